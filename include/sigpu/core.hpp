@@ -1,0 +1,50 @@
+// sigpu core types shared by every module: backends, errors, devices.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigpu {
+
+/// Where an operation runs. `cpu` is the serial reference; `cpu_parallel` uses all cores;
+/// `cuda` the GPU; `automatic` picks cuda when a device is present, else cpu_parallel.
+enum class Backend { cpu, cpu_parallel, cuda, automatic };
+
+std::string_view to_string(Backend b);
+/// Parses "cpu", "cpu-parallel", "cuda" or "auto"; throws Error on anything else.
+Backend parse_backend(std::string_view name);
+/// Resolves `automatic` to the backend that will actually run.
+Backend resolve(Backend b);
+
+/// Every failure sigpu reports is an Error (or a subclass) with a human-readable message
+/// that names where it happened.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Raised when a CUDA call fails; the message names the call and file:line.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int sm_count = 0;
+  int compute_major = 0, compute_minor = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+/// True when this build has the CUDA backend compiled in.
+bool cuda_compiled();
+/// Devices visible to this process; empty without CUDA or without a GPU. Never throws.
+std::vector<DeviceInfo> cuda_devices();
+/// Version of the library, e.g. "0.1.0".
+std::string_view version();
+
+}  // namespace sigpu

@@ -1,0 +1,191 @@
+// sigpu FLAC decoding (RFC 9639): every frame found and decoded in parallel, on all CPU cores
+// or on the GPU, bit-exact with libFLAC.
+//
+//   auto out = sigpu::flac::decode_file("song.flac", {.backend = sigpu::Backend::cuda});
+//   if (!out.report.ok()) for (auto& d : out.report.damage) std::cerr << d.message() << "\n";
+//   const std::int32_t* pcm = out.pcm.samples<std::int32_t>();   // interleaved
+//
+// Damaged frames are reported, never passed off as good: by default their span is filled
+// with silence (timing kept) and decoding goes on after them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <sigpu/core.hpp>
+
+namespace sigpu::flac {
+
+/// STREAMINFO (RFC 9639 section 8.2). Zero means "unknown" for the frame sizes and total.
+struct StreamInfo {
+  std::uint32_t min_block_size = 0, max_block_size = 0;
+  std::uint32_t min_frame_size = 0, max_frame_size = 0;
+  std::uint32_t sample_rate = 0;
+  std::uint32_t channels = 0;
+  std::uint32_t bits_per_sample = 0;
+  std::uint64_t total_samples = 0;  ///< per channel
+  std::array<std::uint8_t, 16> md5{};
+  bool md5_set() const;
+};
+
+/// What a caller supplies for streams without STREAMINFO whose frame headers defer to it.
+struct StreamParams {
+  std::uint32_t sample_rate = 0;
+  std::uint32_t channels = 0;
+  std::uint32_t bits_per_sample = 0;
+};
+
+struct MetadataBlock {
+  std::uint8_t type = 0;       ///< 0 STREAMINFO, 1 PADDING, 2 APPLICATION, 3 SEEKTABLE,
+                               ///< 4 VORBIS_COMMENT, 5 CUESHEET, 6 PICTURE, others unknown
+  std::uint64_t offset = 0;    ///< byte offset of the block header in the file
+  std::uint32_t length = 0;    ///< body length in bytes
+  std::string summary;         ///< one line for `sigpu flac info`
+};
+
+struct SeekPoint {
+  std::uint64_t sample = 0, offset = 0;
+  std::uint16_t samples = 0;
+};
+
+/// The container around the audio: everything before the first frame.
+struct Stream {
+  StreamInfo info;
+  bool has_streaminfo = false;
+  std::vector<MetadataBlock> blocks;
+  std::vector<SeekPoint> seek_points;
+  std::string vendor;
+  std::vector<std::string> comments;  ///< Vorbis comments, "NAME=value"
+  std::uint64_t audio_offset = 0;     ///< first byte of the first frame
+  std::vector<std::string> warnings;  ///< odd but tolerated metadata
+};
+
+/// Parses the marker (after an optional ID3v2 tag) and the metadata blocks, or accepts data
+/// that starts at a frame header. Throws Error with the byte offset on malformed metadata.
+Stream parse_stream(std::span<const std::uint8_t> file);
+
+enum class SampleFormat {
+  raw32,  ///< int32 holding the coded integer (right-aligned), as libFLAC gives it
+  s16,    ///< int16 full scale (narrower samples shifted up, wider ones truncated)
+  s32,    ///< int32 full scale (left-aligned)
+  f32,    ///< float in [-1, 1)
+};
+enum class Layout { interleaved, planar };
+
+std::size_t bytes_per_sample(SampleFormat f);
+
+/// One damaged unit, with where it was and which check failed.
+struct Damage {
+  std::uint64_t byte_offset = 0;   ///< where the damaged frame (or gap) starts
+  std::uint64_t byte_length = 0;
+  std::uint64_t frame_number = 0;  ///< index of the frame in decoding order
+  std::uint64_t first_sample = 0;  ///< span filled with silence
+  std::uint64_t samples = 0;
+  std::string what;
+  std::string message() const;
+};
+
+enum class Md5Check { match, mismatch, not_set, skipped };
+
+struct DecodeReport {
+  Backend backend = Backend::cpu;
+  std::uint64_t frames = 0;
+  std::vector<Damage> damage;
+  Md5Check md5 = Md5Check::skipped;
+  std::string md5_expected, md5_computed;  ///< hex, when known
+  std::vector<std::string> warnings;
+  bool ok() const { return damage.empty() && md5 != Md5Check::mismatch; }
+};
+
+struct DecodeOptions {
+  Backend backend = Backend::automatic;
+  SampleFormat format = SampleFormat::raw32;
+  Layout layout = Layout::interleaved;
+  bool verify_md5 = true;       ///< only possible when the sample format is lossless
+  bool stop_on_damage = false;  ///< throw at the first damaged frame instead of going on
+  std::optional<StreamParams> params;  ///< for streams without STREAMINFO
+  int device = 0;               ///< CUDA device index
+  /// Refuse streams whose output would be larger (0: no limit). A few bytes of CONSTANT
+  /// frames can legally describe hours of audio; services decoding untrusted files set this.
+  std::uint64_t max_output_bytes = 0;
+};
+
+/// A byte vector whose resize() leaves new bytes uninitialised: outputs are gigabytes, and the
+/// decoder writes every byte itself (in parallel, so pages are first touched by many cores).
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using ByteBuffer = std::vector<std::uint8_t, UninitAllocator<std::uint8_t>>;
+
+/// Decoded PCM in host memory.
+struct Pcm {
+  SampleFormat format = SampleFormat::raw32;
+  Layout layout = Layout::interleaved;
+  std::uint32_t sample_rate = 0, channels = 0, bits_per_sample = 0;
+  std::uint64_t samples = 0;  ///< per channel
+  ByteBuffer bytes;
+  template <typename T>
+  const T* samples_as() const { return reinterpret_cast<const T*>(bytes.data()); }
+};
+
+struct Decoded {
+  Stream stream;
+  Pcm pcm;
+  DecodeReport report;
+};
+
+/// Decodes a whole FLAC file held in memory.
+Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
+/// Reads and decodes a file; errors name the path.
+Decoded decode_file(const std::string& path, const DecodeOptions& options = {});
+
+/// Decoded PCM in device memory, for pipelines that want it on the GPU. Freed with the object.
+struct DevicePcm {
+  SampleFormat format = SampleFormat::raw32;
+  Layout layout = Layout::interleaved;
+  std::uint32_t sample_rate = 0, channels = 0, bits_per_sample = 0;
+  std::uint64_t samples = 0;
+  void* data = nullptr;  ///< device pointer
+  std::size_t size_bytes = 0;
+  std::shared_ptr<void> owner;
+};
+
+/// A GPU decoder that keeps its stream and buffers between calls. Throws Error when the
+/// build has no CUDA or no device is present.
+class CudaDecoder {
+ public:
+  explicit CudaDecoder(int device = 0);
+  ~CudaDecoder();
+  CudaDecoder(CudaDecoder&&) noexcept;
+  CudaDecoder& operator=(CudaDecoder&&) noexcept;
+
+  /// Host bytes in, host PCM out (copies both ways included).
+  Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
+
+  /// Compressed bytes already in device memory (4-byte aligned), PCM left in device memory.
+  /// `stream` must describe the same file (parse_stream on a host copy of its metadata).
+  DevicePcm decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
+                          const DecodeOptions& options, DecodeReport& report);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sigpu::flac

@@ -1,0 +1,61 @@
+// CRC-8 (poly 0x07) and CRC-16 (poly 0x8005), MSB-first, zero initial value, as FLAC uses.
+// The tables are built at compile time; device code reads a copy placed in constant or shared
+// memory (see core/cuda/crc_tables.cuh), so the update functions take the table explicitly.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace sigpu {
+
+struct CrcTables {
+  std::uint8_t crc8[256];
+  std::uint16_t crc16[256];
+};
+
+constexpr CrcTables make_crc_tables() {
+  CrcTables t{};
+  for (unsigned i = 0; i < 256; ++i) {
+    unsigned c8 = i;
+    unsigned c16 = i << 8;
+    for (int b = 0; b < 8; ++b) {
+      c8 = (c8 & 0x80) ? ((c8 << 1) ^ 0x07) : (c8 << 1);
+      c16 = (c16 & 0x8000) ? ((c16 << 1) ^ 0x8005) : (c16 << 1);
+    }
+    t.crc8[i] = static_cast<std::uint8_t>(c8);
+    t.crc16[i] = static_cast<std::uint16_t>(c16);
+  }
+  return t;
+}
+
+inline constexpr CrcTables kCrcTables = make_crc_tables();
+
+SIGPU_HD inline std::uint8_t crc8_update(std::uint8_t crc, const std::uint8_t* p, std::size_t n,
+                                         const std::uint8_t* table) {
+  for (std::size_t i = 0; i < n; ++i) crc = table[crc ^ p[i]];
+  return crc;
+}
+
+SIGPU_HD SIGPU_FORCEINLINE std::uint16_t crc16_byte(std::uint16_t crc, std::uint8_t byte,
+                                                    const std::uint16_t* table) {
+  return static_cast<std::uint16_t>((crc << 8) ^ table[(crc >> 8) ^ byte]);
+}
+
+SIGPU_HD inline std::uint16_t crc16_update(std::uint16_t crc, const std::uint8_t* p, std::size_t n,
+                                           const std::uint16_t* table) {
+  for (std::size_t i = 0; i < n; ++i) crc = crc16_byte(crc, p[i], table);
+  return crc;
+}
+
+/// Host conveniences over the compile-time tables.
+inline std::uint8_t crc8(const std::uint8_t* p, std::size_t n) {
+  return crc8_update(0, p, n, kCrcTables.crc8);
+}
+inline std::uint16_t crc16(const std::uint8_t* p, std::size_t n) {
+  return crc16_update(0, p, n, kCrcTables.crc16);
+}
+
+}  // namespace sigpu

@@ -1,0 +1,120 @@
+// Owning device and pinned-host buffers. Allocation happens when sizes change, not per use:
+// reserve() keeps the allocation when it is already large enough.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "core/cuda/check.hpp"
+
+namespace sigpu::cuda {
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) { reserve(n); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(capacity_, o.capacity_);
+    return *this;
+  }
+
+  /// Ensures room for n elements; contents are not preserved when it grows.
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    release();
+    // A few bytes of tail padding let word-wise readers load the last partial word.
+    SIGPU_CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T) + 16));
+    capacity_ = n;
+  }
+  void release() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    capacity_ = 0;
+  }
+  T* get() const { return ptr_; }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) { reserve(n); }
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(capacity_, o.capacity_);
+    return *this;
+  }
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    release();
+    SIGPU_CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T) + 16));
+    capacity_ = n;
+  }
+  void release() {
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    capacity_ = 0;
+  }
+  T* get() const { return ptr_; }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+/// An owned stream; one per decoder instance.
+class Stream {
+ public:
+  Stream() { SIGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void synchronize() const { SIGPU_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+/// Times device work on a stream with events.
+class EventTimer {
+ public:
+  EventTimer() {
+    SIGPU_CUDA_CHECK(cudaEventCreate(&start_));
+    SIGPU_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void start(cudaStream_t s) { SIGPU_CUDA_CHECK(cudaEventRecord(start_, s)); }
+  /// Records the stop event, waits for it and returns the elapsed seconds.
+  double stop(cudaStream_t s) {
+    SIGPU_CUDA_CHECK(cudaEventRecord(stop_, s));
+    SIGPU_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms / 1000.0;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+}  // namespace sigpu::cuda

@@ -1,0 +1,44 @@
+// The decoding backends behind sigpu::flac::decode. Each fills a DecodeOutput.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <sigpu/flac.hpp>
+
+#include "core/thread_pool.hpp"
+#include "flac/frame_index.hpp"
+#include "flac/pcm_store.hpp"
+
+namespace sigpu::flac {
+
+struct DecodeOutput {
+  Pcm pcm;
+  std::vector<Damage> damage;
+  std::vector<std::string> warnings;
+  std::uint64_t frames = 0;
+};
+
+/// The serial reference: one frame after another, like libFLAC. Output is raw32 interleaved;
+/// the caller converts.
+DecodeOutput decode_serial(std::span<const std::uint8_t> file, const Stream& stream,
+                           const std::optional<StreamParams>& params);
+
+/// Parallel frame search on the CPU: candidates in position order, successors linked.
+std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                         ThreadPool& pool);
+
+/// Decodes a frame on the host to check it (the FrameProbe of build_frame_index).
+FrameProbe host_probe(std::span<const std::uint8_t> file);
+
+/// Every frame of the index decoded in parallel on the CPU straight into `target`.
+/// Frames that fail are added to `damage` and left silent.
+void decode_frames_cpu(std::span<const std::uint8_t> file, const FrameIndex& index, const PcmTarget& target,
+                       ThreadPool& pool, std::vector<Damage>& damage);
+
+/// Allocates a host Pcm for the index's format with every byte zero (silence).
+Pcm make_pcm(const FrameIndex& index, SampleFormat format, Layout layout, std::uint64_t max_bytes);
+
+}  // namespace sigpu::flac

@@ -1,0 +1,205 @@
+// The CUDA backend's driver: owns the stream and buffers, launches the search, builds the
+// frame index on the host, launches the decode. Buffers grow when inputs grow and are kept.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/cuda/buffer.hpp"
+#include "flac/backends.hpp"
+#include "flac/cuda/kernels.cuh"
+#include "flac/decoder_common.hpp"
+#include "flac/frame_host.hpp"
+
+namespace sigpu::flac {
+
+using sigpu::cuda::DeviceBuffer;
+using namespace sigpu::flac::cuda;
+
+struct CudaDecoder::Impl {
+  int device = 0;
+  std::unique_ptr<sigpu::cuda::Stream> stream;
+  DeviceBuffer<CrcTables> tables;
+  DeviceBuffer<std::uint8_t> file;
+  DeviceBuffer<std::uint64_t> positions, positions_sorted;
+  DeviceBuffer<std::uint8_t> sort_temp;
+  DeviceBuffer<std::uint32_t> count;
+  DeviceBuffer<Candidate> cands;
+  DeviceBuffer<FrameEntry> frames;
+  DeviceBuffer<std::uint8_t> status;
+  DeviceBuffer<std::uint8_t> scratch;
+
+  cudaStream_t s() const { return stream->get(); }
+
+  /// Search on the device, link successors, bring the candidates to the host.
+  std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st) {
+    const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
+    const std::size_t span = size - from;
+    std::uint32_t capacity = static_cast<std::uint32_t>(std::min<std::size_t>(span / 512 + 4096, 1u << 30));
+    std::uint32_t n = 0;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      positions.reserve(capacity);
+      count.reserve(1);
+      SIGPU_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(std::uint32_t), s()));
+      const std::size_t threads = (span + kBytesPerThread - 1) / kBytesPerThread;
+      const unsigned block = 256;
+      const auto grid = static_cast<unsigned>((threads + block - 1) / block);
+      if (grid) {
+        FindHeadersKernel<<<grid, block, 0, s()>>>(d, size, from, tables.get(), positions.get(), count.get(), capacity);
+        SIGPU_CUDA_CHECK_LAUNCH();
+      }
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(&n, count.get(), sizeof n, cudaMemcpyDeviceToHost, s()));
+      stream->synchronize();
+      if (n <= capacity) break;
+      capacity = n;  // dense false headers (hostile input): run again with room for all
+    }
+    std::vector<Candidate> host(n);
+    if (n == 0) return host;
+
+    int end_bit = 1;
+    while (end_bit < 64 && (std::uint64_t{1} << end_bit) < size) ++end_bit;
+    positions_sorted.reserve(n);
+    std::size_t temp_bytes = 0;
+    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, positions.get(), positions_sorted.get(),
+                                                    n, 0, end_bit, s()));
+    sort_temp.reserve(temp_bytes);
+    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp.get(), temp_bytes, positions.get(),
+                                                    positions_sorted.get(), n, 0, end_bit, s()));
+    cands.reserve(n);
+    const unsigned block = 128, grid = (n + block - 1) / block;
+    BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n, cands.get());
+    SIGPU_CUDA_CHECK_LAUNCH();
+    const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
+    LinkSuccessorsKernel<<<grid, block, 0, s()>>>(d, tables.get(), cands.get(), n, bps,
+                                                  st.has_streaminfo ? st.info.max_frame_size : 0);
+    SIGPU_CUDA_CHECK_LAUNCH();
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate), cudaMemcpyDeviceToHost, s()));
+    stream->synchronize();
+    return host;
+  }
+
+  /// Decodes the indexed frames into d_out (already zeroed); adds failed frames to damage.
+  void decode(const std::uint8_t* d, std::size_t size, const FrameIndex& index, const PcmTarget& target,
+              std::vector<Damage>& damage) {
+    const auto n = static_cast<std::uint32_t>(index.frames.size());
+    if (n == 0) return;
+    frames.reserve(n);
+    status.reserve(n);
+    const unsigned scratch_bytes = index.bits_per_sample == 32 ? 8 : 4;
+    scratch.reserve(index.total_samples * index.channels * scratch_bytes);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(frames.get(), index.frames.data(), n * sizeof(FrameEntry),
+                                     cudaMemcpyHostToDevice, s()));
+    const unsigned block = 64, grid = (n + block - 1) / block;
+    DecodeFramesKernel<<<grid, block, 0, s()>>>(d, size, frames.get(), n, index.bits_per_sample, index.channels,
+                                                scratch.get(), scratch_bytes, target, status.get());
+    SIGPU_CUDA_CHECK_LAUNCH();
+    std::vector<std::uint8_t> host_status(n);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host_status.data(), status.get(), n, cudaMemcpyDeviceToHost, s()));
+    stream->synchronize();
+    for (std::uint32_t k = 0; k < n; ++k) {
+      if (host_status[k] == 0) continue;
+      const FrameEntry& f = index.frames[k];
+      damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size,
+                        describe(static_cast<FrameError>(host_status[k]))});
+    }
+  }
+
+  /// The whole pipeline over a file already in device memory; the output stays there.
+  DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st, const DecodeOptions& o,
+                   const FrameProbe& probe, DeviceBuffer<std::uint8_t>& out) {
+    const std::vector<Candidate> cands_host = search(d, size, st);
+    FrameIndex index = build_frame_index(cands_host, st, o.params, size, probe);
+    DecodeOutput r;
+    Pcm& p = r.pcm;
+    p.format = o.format;
+    p.layout = o.layout;
+    p.channels = index.channels;
+    p.bits_per_sample = index.bits_per_sample;
+    p.sample_rate = index.sample_rate;
+    p.samples = index.total_samples;
+    const std::uint64_t bytes = p.samples * p.channels * bytes_per_sample(o.format);
+    if (o.max_output_bytes && bytes > o.max_output_bytes)
+      throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
+                  std::to_string(o.max_output_bytes));
+    out.reserve(bytes);
+    // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
+    if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out.get(), 0, bytes, s()));
+    r.damage = std::move(index.damage);
+    r.warnings = std::move(index.warnings);
+    r.frames = index.frames.size();
+    PcmTarget target{out.get(), o.format, o.layout, p.channels, p.bits_per_sample, p.samples};
+    decode(d, size, index, target, r.damage);
+    return r;
+  }
+};
+
+CudaDecoder::CudaDecoder(int device) : impl_(std::make_unique<Impl>()) {
+  if (cuda_devices().empty()) throw Error("the cuda backend needs a CUDA device, and none is present");
+  impl_->device = device;
+  SIGPU_CUDA_CHECK(cudaSetDevice(device));
+  impl_->stream = std::make_unique<sigpu::cuda::Stream>();
+  impl_->tables.reserve(1);
+  static constexpr CrcTables kTables = make_crc_tables();
+  SIGPU_CUDA_CHECK(cudaMemcpy(impl_->tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
+}
+CudaDecoder::~CudaDecoder() = default;
+CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
+CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
+
+Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  Decoded d;
+  d.stream = parse_stream(file);
+  d.report.backend = Backend::cuda;
+  impl_->file.reserve(file.size());
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_->file.get(), file.data(), file.size(), cudaMemcpyHostToDevice, impl_->s()));
+  DeviceBuffer<std::uint8_t> out;
+  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file), out);
+  r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
+  if (!r.pcm.bytes.empty())
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(r.pcm.bytes.data(), out.get(), r.pcm.bytes.size(), cudaMemcpyDeviceToHost,
+                                     impl_->s()));
+  impl_->stream->synchronize();
+  finish_decode(d, std::move(r), o, true);
+  return d;
+}
+
+DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
+                                     const DecodeOptions& o, DecodeReport& report) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  if (reinterpret_cast<std::uintptr_t>(d_file) % 4)
+    throw Error("decode_device: the compressed data must be 4-byte aligned in device memory");
+  // Frames the search cannot verify are checked on the host from a copy of their bytes.
+  FrameProbe probe = [&](const Candidate& c, unsigned bps) -> std::optional<std::uint64_t> {
+    const std::size_t len = std::min<std::size_t>(size - c.pos, 4 * search_span(c, bps, 0) + (1 << 16));
+    std::vector<std::uint8_t> bytes(len);
+    SIGPU_CUDA_CHECK(cudaMemcpy(bytes.data(), d_file + c.pos, len, cudaMemcpyDeviceToHost));
+    Candidate local = c;
+    local.pos = 0;
+    auto end = host_probe(bytes)(local, bps);
+    if (!end) return std::nullopt;
+    return c.pos + *end;
+  };
+  auto out = std::make_shared<DeviceBuffer<std::uint8_t>>();
+  DecodeOutput r = impl_->run(d_file, size, stream, o, probe, *out);
+  impl_->stream->synchronize();
+  Decoded d;
+  d.stream = stream;
+  d.report.backend = Backend::cuda;
+  const Pcm shape = r.pcm;
+  finish_decode(d, std::move(r), o, false);
+  report = std::move(d.report);
+  DevicePcm p;
+  p.format = shape.format;
+  p.layout = shape.layout;
+  p.sample_rate = shape.sample_rate;
+  p.channels = shape.channels;
+  p.bits_per_sample = shape.bits_per_sample;
+  p.samples = shape.samples;
+  p.size_bytes = shape.samples * shape.channels * bytes_per_sample(shape.format);
+  p.data = out->get();
+  p.owner = out;
+  return p;
+}
+
+}  // namespace sigpu::flac

@@ -1,0 +1,89 @@
+// FLAC kernels: thin wrappers over the logic shared with the CPU (frame_search.hpp,
+// frame.hpp). One thread per byte window, per candidate or per frame; the CRC tables are
+// copied into shared memory because threads index them divergently.
+#pragma once
+
+#include <cstdint>
+
+#include "core/crc.hpp"
+#include "flac/frame.hpp"
+#include "flac/frame_index.hpp"
+#include "flac/frame_search.hpp"
+#include "flac/pcm_store.hpp"
+
+namespace sigpu::flac::cuda {
+
+inline constexpr int kBytesPerThread = 16;
+
+__device__ inline void load_crc_tables(CrcTables& s, const CrcTables* g) {
+  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) {
+    s.crc8[i] = g->crc8[i];
+    s.crc16[i] = g->crc16[i];
+  }
+  __syncthreads();
+}
+
+/// Positions of every byte that starts a header with a valid CRC-8, in no particular order.
+__global__ void FindHeadersKernel(const std::uint8_t* d, std::size_t size, std::size_t from,
+                                  const CrcTables* tables, std::uint64_t* positions,
+                                  std::uint32_t* count, std::uint32_t capacity) {
+  __shared__ CrcTables t;
+  load_crc_tables(t, tables);
+  const std::size_t first = from + (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kBytesPerThread;
+  for (std::size_t p = first; p < first + kBytesPerThread && p + 1 < size; ++p) {
+    if (d[p] != 0xFF) continue;
+    Candidate c;
+    if (!header_candidate(d, size, p, t.crc8, c)) continue;
+    const std::uint32_t k = atomicAdd(count, 1u);
+    if (k < capacity) positions[k] = p;
+  }
+}
+
+/// Candidates from sorted positions.
+__global__ void BuildCandidatesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
+                                      const std::uint64_t* positions, std::uint32_t count, Candidate* cands) {
+  __shared__ CrcTables t;
+  load_crc_tables(t, tables);
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) header_candidate(d, size, positions[i], t.crc8, cands[i]);
+}
+
+__global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tables, Candidate* cands,
+                                     std::uint32_t count, unsigned stream_bps, std::uint32_t max_frame_size) {
+  __shared__ CrcTables t;
+  load_crc_tables(t, tables);
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    cands[i].next = find_successor(d, cands, count, i, search_span(cands[i], stream_bps, max_frame_size), t.crc16);
+}
+
+/// Decodes every frame of the index into the output. scratch has room for every sample of the
+/// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; status[k] gets the error.
+__global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, const FrameEntry* frames,
+                                   std::uint32_t count, unsigned bps, unsigned channels, void* scratch,
+                                   unsigned scratch_bytes, PcmTarget target, std::uint8_t* status) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const FrameEntry f = frames[k];
+  FrameHeader h;
+  // The header was parsed and its CRC-8 checked in the search; the table is not needed again.
+  FrameError e = parse_frame_header(d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes,
+                                    h, nullptr);
+  if (e == FrameError::ok) {
+    auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
+    std::size_t end = 0;
+    const std::size_t base = std::size_t(f.out_sample) * channels;
+    if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
+      auto* x = static_cast<std::int64_t*>(scratch) + base;
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, nullptr, false, &end);
+      if (e == FrameError::ok) store_frame(h, x, sink);
+    } else {
+      auto* x = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) + base * scratch_bytes);
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, nullptr, false, &end);
+      if (e == FrameError::ok) store_frame(h, x, sink);
+    }
+  }
+  status[k] = static_cast<std::uint8_t>(e);
+}
+
+}  // namespace sigpu::flac::cuda

@@ -1,0 +1,123 @@
+// The public entry points: parse, pick a backend, decode, check MD5, report.
+#include <algorithm>
+#include <fstream>
+
+#include "core/md5.hpp"
+#include "flac/backends.hpp"
+#include "flac/decoder_common.hpp"
+#include "flac/pcm_md5.hpp"
+
+namespace sigpu::flac {
+
+std::size_t bytes_per_sample(SampleFormat f) { return f == SampleFormat::s16 ? 2 : 4; }
+
+std::string Damage::message() const {
+  std::string m = "byte " + std::to_string(byte_offset) + " (frame " + std::to_string(frame_number) + "): " + what;
+  if (samples)
+    m += "; samples " + std::to_string(first_sample) + ".." + std::to_string(first_sample + samples) +
+         " filled with silence";
+  return m;
+}
+
+namespace {
+
+/// The serial reference produces raw32 interleaved; other formats are converted here.
+Pcm convert(Pcm raw, SampleFormat format, Layout layout) {
+  if (format == SampleFormat::raw32 && layout == Layout::interleaved) return raw;
+  Pcm out = raw;
+  out.format = format;
+  out.layout = layout;
+  out.bytes.resize(raw.samples * raw.channels * bytes_per_sample(format));
+  PcmTarget t{out.bytes.data(), format, layout, raw.channels, raw.bits_per_sample, raw.samples};
+  const auto* src = raw.samples_as<std::int32_t>();
+  for (std::uint64_t i = 0; i < raw.samples; ++i)
+    for (unsigned c = 0; c < raw.channels; ++c) store_sample(t, i, c, src[i * raw.channels + c]);
+  return out;
+}
+
+DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                 const DecodeOptions& o) {
+  ThreadPool& pool = ThreadPool::shared();
+  const std::vector<Candidate> cands = search_frames_cpu(file, stream, pool);
+  FrameIndex index = build_frame_index(cands, stream, o.params, file.size(), host_probe(file));
+  DecodeOutput out;
+  out.pcm = make_pcm(index, o.format, o.layout, o.max_output_bytes);
+  out.damage = std::move(index.damage);
+  out.warnings = std::move(index.warnings);
+  out.frames = index.frames.size();
+  PcmTarget target{out.pcm.bytes.data(), o.format, o.layout, out.pcm.channels, out.pcm.bits_per_sample,
+                   out.pcm.samples};
+  decode_frames_cpu(file, index, target, pool, out.damage);
+  return out;
+}
+
+}  // namespace
+
+void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5) {
+  std::sort(r.damage.begin(), r.damage.end(), [](const Damage& a, const Damage& b) {
+    return a.first_sample != b.first_sample ? a.first_sample < b.first_sample : a.byte_offset < b.byte_offset;
+  });
+  d.report.frames = r.frames;
+  d.report.damage = std::move(r.damage);
+  d.report.warnings = std::move(d.stream.warnings);
+  d.report.warnings.insert(d.report.warnings.end(), r.warnings.begin(), r.warnings.end());
+  d.pcm = std::move(r.pcm);
+  if (o.stop_on_damage && !d.report.damage.empty()) throw Error(d.report.damage.front().message());
+
+  const StreamInfo& info = d.stream.info;
+  if (!d.stream.has_streaminfo || !info.md5_set()) {
+    d.report.md5 = Md5Check::not_set;
+    return;
+  }
+  d.report.md5_expected = to_hex(info.md5.data(), 16);
+  if (!o.verify_md5 || !check_md5 || !d.report.damage.empty() || !lossless_for(d.pcm.format, d.pcm.bits_per_sample)) {
+    d.report.md5 = Md5Check::skipped;
+    return;
+  }
+  const auto got = pcm_md5(d.pcm);
+  d.report.md5_computed = to_hex(got.data(), 16);
+  d.report.md5 = got == info.md5 ? Md5Check::match : Md5Check::mismatch;
+}
+
+Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
+  const Backend backend = resolve(o.backend);
+  if (backend == Backend::cuda) return CudaDecoder(o.device).decode(file, o);
+  Decoded d;
+  d.stream = parse_stream(file);
+  d.report.backend = backend;
+  DecodeOutput r;
+  if (backend == Backend::cpu) {
+    r = decode_serial(file, d.stream, o.params);
+    const std::uint64_t bytes = r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format);
+    if (o.max_output_bytes && bytes > o.max_output_bytes)
+      throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
+                  std::to_string(o.max_output_bytes));
+    r.pcm = convert(std::move(r.pcm), o.format, o.layout);
+  } else {
+    r = decode_parallel_cpu(file, d.stream, o);
+  }
+  finish_decode(d, std::move(r), o, true);
+  return d;
+}
+
+ByteBuffer read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(path + ": cannot open");
+  const auto size = static_cast<std::size_t>(in.tellg());
+  ByteBuffer bytes(size);
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
+    throw Error(path + ": read failed");
+  return bytes;
+}
+
+Decoded decode_file(const std::string& path, const DecodeOptions& o) {
+  const ByteBuffer bytes = read_file(path);
+  try {
+    return decode(bytes, o);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+}  // namespace sigpu::flac

@@ -1,0 +1,96 @@
+// One frame: subframes into a planar scratch, then stereo decorrelation into a sink.
+// Shared by the serial reference, the all-core CPU backend and the CUDA kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/bit_reader.hpp"
+#include "core/crc.hpp"
+#include "core/hd.hpp"
+#include "flac/frame_header.hpp"
+#include "flac/subframe.hpp"
+
+namespace sigpu::flac {
+
+/// The side channel of a decorrelated pair carries one extra bit.
+SIGPU_HD inline unsigned subframe_bits(const FrameHeader& h, unsigned bps, unsigned channel) {
+  const bool side = (h.assignment == kLeftSide && channel == 1) ||
+                    (h.assignment == kSideRight && channel == 0) ||
+                    (h.assignment == kMidSide && channel == 1);
+  return bps + (side ? 1 : 0);
+}
+
+/// 32-bit audio with a side channel needs 64-bit scratch samples.
+SIGPU_HD inline bool needs_wide_scratch(const FrameHeader& h, unsigned bps) {
+  return bps == 32 && h.assignment >= kLeftSide;
+}
+
+struct FrameSpan {
+  std::size_t pos = 0;  ///< first byte of the header
+  std::size_t end = 0;  ///< one past the CRC-16, or 0 when not yet known
+};
+
+/// Decodes the subframes of the frame at span.pos into scratch[c * block_size + i].
+/// With a known end the subframes must finish exactly at it; with check_crc the CRC-16 is
+/// verified (the parallel search has already verified it for frames with a known end).
+/// On success *frame_end is one past the CRC-16.
+template <typename S>
+SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, FrameSpan span,
+                                 const FrameHeader& h, unsigned bps, S* scratch,
+                                 const std::uint16_t* crc16_table, bool check_crc,
+                                 std::size_t* frame_end) {
+  const std::size_t limit = span.end ? span.end : size;
+  BitReader br(data, limit, span.pos + h.header_bytes);
+  for (unsigned c = 0; c < h.channels; ++c) {
+    const FrameError e =
+        decode_subframe(br, scratch + std::size_t(c) * h.block_size, h.block_size, subframe_bits(h, bps, c));
+    if (e != FrameError::ok) return span.end && e == FrameError::truncated ? FrameError::length_mismatch : e;
+  }
+  const unsigned misalign = static_cast<unsigned>(br.bit_position() & 7);
+  if (misalign && br.read(8 - misalign) != 0) return FrameError::bad_padding;
+  const std::size_t end = br.byte_position() + 2;
+  if (br.overrun() || end > limit) return span.end ? FrameError::length_mismatch : FrameError::truncated;
+  if (span.end && end != span.end) return FrameError::length_mismatch;
+  if (check_crc && crc16_update(0, data + span.pos, end - span.pos, crc16_table) != 0)
+    return FrameError::frame_crc;
+  *frame_end = end;
+  return FrameError::ok;
+}
+
+/// Undoes stereo decorrelation and hands every sample to sink(index_in_block, channel, value).
+template <typename S, typename Sink>
+SIGPU_HD void store_frame(const FrameHeader& h, const S* x, Sink&& sink) {
+  using W = std::int64_t;
+  const unsigned n = h.block_size;
+  const S* a = x;
+  const S* b = x + n;
+  switch (h.assignment) {
+    case kLeftSide:
+      for (unsigned i = 0; i < n; ++i) {
+        sink(i, 0, std::int32_t(a[i]));
+        sink(i, 1, std::int32_t(W(a[i]) - b[i]));
+      }
+      break;
+    case kSideRight:
+      for (unsigned i = 0; i < n; ++i) {
+        sink(i, 0, std::int32_t(W(a[i]) + b[i]));
+        sink(i, 1, std::int32_t(b[i]));
+      }
+      break;
+    case kMidSide:
+      for (unsigned i = 0; i < n; ++i) {
+        const W side = b[i];
+        const W mid = W(static_cast<std::uint64_t>(W(a[i])) << 1) | (side & 1);
+        sink(i, 0, std::int32_t((mid + side) >> 1));
+        sink(i, 1, std::int32_t((mid - side) >> 1));
+      }
+      break;
+    default:
+      for (unsigned i = 0; i < n; ++i)
+        for (unsigned c = 0; c < h.channels; ++c) sink(i, c, std::int32_t(x[std::size_t(c) * n + i]));
+      break;
+  }
+}
+
+}  // namespace sigpu::flac

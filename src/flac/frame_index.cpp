@@ -1,0 +1,231 @@
+#include "flac/frame_index.hpp"
+
+#include <algorithm>
+
+namespace sigpu::flac {
+namespace {
+
+std::string at(const Candidate& c) { return "byte " + std::to_string(c.pos); }
+
+struct Link {
+  std::uint32_t cand;
+  std::uint64_t end;  ///< one past the frame, or where the next good frame starts if damaged
+  bool good;
+  std::string why;    ///< for damaged frames
+};
+
+class Walker {
+ public:
+  Walker(const std::vector<Candidate>& cands, const StreamFormat& fmt, const FrameProbe& probe)
+      : cands_(cands), fmt_(fmt), probe_(probe) {}
+
+  /// Same channel count, bit depth and rate as the stream.
+  bool consistent(const Candidate& c) const {
+    return c.channels == fmt_.channels &&
+           (c.bits_per_sample == 0 || c.bits_per_sample == fmt_.bits_per_sample) &&
+           (c.sample_rate == 0 || c.sample_rate == fmt_.sample_rate);
+  }
+
+  [[noreturn]] void refuse(const Candidate& c) const {
+    std::string what;
+    if (c.channels != fmt_.channels)
+      what = "channel count from " + std::to_string(fmt_.channels) + " to " + std::to_string(c.channels);
+    else if (c.bits_per_sample && c.bits_per_sample != fmt_.bits_per_sample)
+      what = "bit depth from " + std::to_string(fmt_.bits_per_sample) + " to " + std::to_string(c.bits_per_sample);
+    else
+      what = "sample rate from " + std::to_string(fmt_.sample_rate) + " to " + std::to_string(c.sample_rate);
+    throw Error("stream changes its " + what + " at the frame at " + at(c) +
+                "; streams with changing parameters are not supported");
+  }
+
+  unsigned bps_of(const Candidate& c) const { return c.bits_per_sample ? c.bits_per_sample : fmt_.bits_per_sample; }
+
+  /// A frame that verifiably decodes: a verified successor or a successful host decode.
+  std::optional<std::uint64_t> verify(std::uint32_t j) const {
+    const Candidate& c = cands_[j];
+    if (c.next >= 0) {
+      if (!consistent(c)) refuse(c);
+      return cands_[c.next].pos;
+    }
+    auto end = probe_(c, bps_of(c));
+    if (end && !consistent(c)) refuse(c);
+    return end;
+  }
+
+  /// First good candidate at or after byte `from` whose samples start after `after_number`.
+  std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev, std::uint64_t min_number) const {
+    auto it = std::lower_bound(cands_.begin(), cands_.end(), from,
+                               [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
+    for (auto j = static_cast<std::uint32_t>(it - cands_.begin()); j < cands_.size(); ++j) {
+      const Candidate& c = cands_[j];
+      if (prev && (c.variable != prev->variable || c.number < min_number)) continue;
+      if (c.channels != fmt_.channels && c.next < 0 && !probe_(c, bps_of(c))) continue;
+      if (verify(j)) return j;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t size, FrameIndex& index) {
+    std::vector<Link> chain;
+    auto start = resync(audio_offset, nullptr, 0);
+    if (!start) return chain;
+    if (cands_[*start].pos != audio_offset)
+      leading_gap_ = {audio_offset, cands_[*start].pos};
+    std::uint32_t cur = *start;
+    for (;;) {
+      const Candidate& c = cands_[cur];
+      auto end = verify(cur);
+      if (end && c.next >= 0) {
+        chain.push_back({cur, *end, true, {}});
+        cur = static_cast<std::uint32_t>(c.next);
+        continue;
+      }
+      const std::uint64_t after = end ? *end : c.pos + 1;
+      const std::uint64_t min_number = c.number + (c.variable ? (end ? c.block_size : 1) : 1);
+      auto j = resync(after, &c, min_number);
+      if (!j) {
+        chain.push_back({cur, end ? *end : size, end.has_value(), end ? "" : "frame does not decode"});
+        if (end && *end < size)
+          index.warnings.push_back(std::to_string(size - *end) + " bytes after the last frame (byte " +
+                                   std::to_string(*end) + ") ignored");
+        return chain;
+      }
+      if (end) {
+        chain.push_back({cur, *end, true, {}});
+        if (cands_[*j].pos > *end) chain.push_back({cur, cands_[*j].pos, false, "undecodable data between frames"});
+      } else {
+        chain.push_back({cur, cands_[*j].pos, false, "frame does not decode (CRC or syntax error)"});
+      }
+      cur = *j;
+    }
+  }
+
+  std::pair<std::uint64_t, std::uint64_t> leading_gap_{0, 0};
+
+ private:
+  const std::vector<Candidate>& cands_;
+  StreamFormat fmt_;
+  const FrameProbe& probe_;
+};
+
+}  // namespace
+
+StreamFormat stream_format(const Candidate& first, const Stream& stream,
+                           const std::optional<StreamParams>& params) {
+  StreamFormat f;
+  f.channels = first.channels;
+  auto pick = [&](std::uint32_t coded, std::uint32_t info, std::uint32_t given, const char* what) {
+    if (coded) return coded;
+    if (stream.has_streaminfo && info) return info;
+    if (params && given) return given;
+    throw Error(std::string("frame header at byte ") + std::to_string(first.pos) + " takes its " + what +
+                " from STREAMINFO, and there is none: give the stream parameters");
+  };
+  f.bits_per_sample = pick(first.bits_per_sample, stream.info.bits_per_sample,
+                           params ? params->bits_per_sample : 0, "bit depth");
+  f.sample_rate = pick(first.sample_rate, stream.info.sample_rate, params ? params->sample_rate : 0, "sample rate");
+  return f;
+}
+
+FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& stream,
+                             const std::optional<StreamParams>& params, std::uint64_t data_size,
+                             const FrameProbe& probe) {
+  FrameIndex index;
+  // The format comes from the first verified frame: a damaged or false first candidate must
+  // not decide it.
+  auto first = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) {
+    return c.pos >= stream.audio_offset && c.next >= 0;
+  });
+  if (first == cands.end())
+    first = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) { return c.pos >= stream.audio_offset; });
+  if (first == cands.end()) {
+    if (stream.info.total_samples || data_size > stream.audio_offset)
+      index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0,
+                              "no decodable frame found"});
+    index.channels = stream.info.channels;
+    index.bits_per_sample = stream.info.bits_per_sample;
+    index.sample_rate = stream.info.sample_rate;
+    return index;
+  }
+  const StreamFormat fmt = stream_format(*first, stream, params);
+  index.channels = fmt.channels;
+  index.bits_per_sample = fmt.bits_per_sample;
+  index.sample_rate = fmt.sample_rate;
+  if (stream.has_streaminfo) {
+    if (stream.info.channels != fmt.channels || stream.info.bits_per_sample != fmt.bits_per_sample ||
+        (stream.info.sample_rate != fmt.sample_rate))
+      index.warnings.push_back("STREAMINFO disagrees with the frame headers; the frames are followed");
+  }
+
+  Walker walker(cands, fmt, probe);
+  std::vector<Link> chain = walker.walk(stream.audio_offset, data_size, index);
+  if (chain.empty()) {
+    index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0, "no decodable frame found"});
+    return index;
+  }
+
+  // Fixed-block-size streams number frames; all but the last share one block size.
+  const Candidate& head = cands[chain.front().cand];
+  std::uint32_t nominal = head.block_size;
+  for (std::size_t k = 0; k + 1 < chain.size(); ++k)
+    if (chain[k].good) {
+      nominal = cands[chain[k].cand].block_size;
+      break;
+    }
+  auto first_sample = [&](const Candidate& c) { return c.variable ? c.number : c.number * nominal; };
+
+  const auto [gap_begin, gap_end] = walker.leading_gap_;
+  const std::uint64_t base = (gap_end > gap_begin && stream.has_streaminfo) ? 0 : first_sample(head);
+  if (gap_end > gap_begin)
+    index.damage.push_back({gap_begin, gap_end - gap_begin, 0, 0, first_sample(head) - base,
+                            "no valid frame where the audio should start"});
+
+  std::size_t last_frame = chain.size() - 1;  // the last link that is a frame, not a gap
+  while (last_frame > 0 && chain[last_frame - 1].cand == chain[last_frame].cand) --last_frame;
+  std::uint64_t out_end = 0;  // one past the last output sample so far
+  std::uint64_t frame_number = 0;
+  for (std::size_t k = 0; k < chain.size(); ++k) {
+    const Link& l = chain[k];
+    const Candidate& c = cands[l.cand];
+    const std::uint64_t begin = first_sample(c) - base;
+    const bool is_gap = k > 0 && chain[k - 1].cand == l.cand;  // bytes after a good frame
+    if (is_gap) {
+      const std::uint64_t next_begin = k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;
+      index.damage.push_back({chain[k - 1].end, l.end - chain[k - 1].end, frame_number, out_end,
+                              next_begin > out_end ? next_begin - out_end : 0, l.why});
+      out_end = std::max(out_end, next_begin);
+      continue;
+    }
+    std::uint64_t span = c.block_size;
+    ++frame_number;
+    if (!c.variable && c.block_size != nominal && !(k == last_frame && c.block_size < nominal)) {
+      index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, nominal,
+                              describe(FrameError::block_size_change)});
+      out_end = std::max(out_end, begin + nominal);
+      continue;
+    }
+    if (l.good) {
+      index.frames.push_back({c.pos, l.end, begin, c.block_size});
+    } else {
+      // A damaged frame covers the samples up to the next good frame, or its own block.
+      const std::uint64_t next_begin =
+          k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : begin + span;
+      span = next_begin > begin ? next_begin - begin : 0;
+      index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, span, l.why});
+    }
+    out_end = std::max(out_end, begin + span);
+  }
+  index.total_samples = out_end;
+  if (stream.has_streaminfo && stream.info.total_samples && stream.info.total_samples != out_end) {
+    if (stream.info.total_samples > out_end)
+      index.damage.push_back({data_size, 0, frame_number, out_end, 0,
+                              "stream ends after " + std::to_string(out_end) + " samples, STREAMINFO says " +
+                                  std::to_string(stream.info.total_samples) + " (truncated?)"});
+    else
+      index.warnings.push_back("STREAMINFO says " + std::to_string(stream.info.total_samples) +
+                               " samples, the frames hold " + std::to_string(out_end));
+  }
+  return index;
+}
+
+}  // namespace sigpu::flac

@@ -1,0 +1,51 @@
+// From header candidates (with verified successors) to the list of frames to decode: the
+// chain of true frames, the damaged spans between them and where every frame's samples go.
+// Runs on the host for every parallel backend; it touches each candidate once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sigpu/flac.hpp>
+
+#include "flac/frame_search.hpp"
+
+namespace sigpu::flac {
+
+struct FrameEntry {
+  std::uint64_t pos = 0, end = 0;  ///< header byte .. one past the CRC-16
+  std::uint64_t out_sample = 0;    ///< index of the first sample in the output
+  std::uint32_t block_size = 0;
+};
+
+struct FrameIndex {
+  std::vector<FrameEntry> frames;
+  std::vector<Damage> damage;  ///< spans already known to be damaged (silence in the output)
+  std::vector<std::string> warnings;
+  std::uint64_t total_samples = 0;  ///< output length per channel
+  std::uint32_t channels = 0, bits_per_sample = 0, sample_rate = 0;
+};
+
+/// The stream parameters every frame must agree with. Throws when a frame header defers to
+/// STREAMINFO and neither STREAMINFO nor the caller gives the value.
+struct StreamFormat {
+  std::uint32_t channels = 0, bits_per_sample = 0, sample_rate = 0;
+};
+StreamFormat stream_format(const Candidate& first, const Stream& stream,
+                           const std::optional<StreamParams>& params);
+
+/// Decodes the frame of a candidate on the host; returns its end when it is valid (CRC-16
+/// included). Used only for frames the parallel search could not verify (the last frame,
+/// frames next to damage).
+using FrameProbe = std::function<std::optional<std::uint64_t>(const Candidate&, unsigned bps)>;
+
+/// `cands` sorted by position with `next` filled. Throws Error for streams whose channel
+/// count, bit depth or sample rate changes.
+FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& stream,
+                             const std::optional<StreamParams>& params, std::uint64_t data_size,
+                             const FrameProbe& probe);
+
+}  // namespace sigpu::flac

@@ -1,0 +1,57 @@
+// Writing decoded samples straight into their final place and format (host and device).
+#pragma once
+
+#include <cstdint>
+
+#include <sigpu/flac.hpp>
+
+#include "core/hd.hpp"
+
+namespace sigpu::flac {
+
+struct PcmTarget {
+  void* data = nullptr;
+  SampleFormat format = SampleFormat::raw32;
+  Layout layout = Layout::interleaved;
+  std::uint32_t channels = 0, bits_per_sample = 0;
+  std::uint64_t samples = 0;  ///< per channel, the whole output
+};
+
+SIGPU_HD inline std::uint64_t pcm_offset(const PcmTarget& t, std::uint64_t index, unsigned channel) {
+  return t.layout == Layout::interleaved ? index * t.channels + channel : channel * t.samples + index;
+}
+
+/// Full-scale conversions: s16/s32 shift to the target width, f32 divides by 2^(bps-1).
+SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t index, unsigned channel,
+                                             std::int32_t v) {
+  const std::uint64_t o = pcm_offset(t, index, channel);
+  const unsigned bps = t.bits_per_sample;
+  switch (t.format) {
+    case SampleFormat::raw32:
+      static_cast<std::int32_t*>(t.data)[o] = v;
+      break;
+    case SampleFormat::s32:
+      static_cast<std::int32_t*>(t.data)[o] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (32 - bps));
+      break;
+    case SampleFormat::s16:
+      static_cast<std::int16_t*>(t.data)[o] = static_cast<std::int16_t>(
+          bps >= 16 ? v >> (bps - 16) : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
+      break;
+    case SampleFormat::f32:
+      static_cast<float*>(t.data)[o] = static_cast<float>(v) * (1.0f / static_cast<float>(1ull << (bps - 1)));
+      break;
+  }
+}
+
+/// True when the original coded integers can be recovered exactly from this format.
+inline bool lossless_for(SampleFormat f, unsigned bps) {
+  switch (f) {
+    case SampleFormat::raw32:
+    case SampleFormat::s32: return true;
+    case SampleFormat::s16: return bps <= 16;
+    case SampleFormat::f32: return bps <= 24;
+  }
+  return false;
+}
+
+}  // namespace sigpu::flac

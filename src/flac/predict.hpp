@@ -1,0 +1,63 @@
+// Restoring samples from residuals: FIXED and LPC predictors, in place.
+// out[0 .. order) holds the warm-up samples and out[order .. n) the residuals.
+#pragma once
+
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace sigpu::flac {
+
+template <typename S>
+SIGPU_HD void restore_fixed(S* x, unsigned n, unsigned order) {
+  using W = std::int64_t;
+  switch (order) {
+    case 1:
+      for (unsigned i = 1; i < n; ++i) x[i] = S(W(x[i]) + x[i - 1]);
+      break;
+    case 2:
+      for (unsigned i = 2; i < n; ++i) x[i] = S(W(x[i]) + 2 * W(x[i - 1]) - x[i - 2]);
+      break;
+    case 3:
+      for (unsigned i = 3; i < n; ++i)
+        x[i] = S(W(x[i]) + 3 * (W(x[i - 1]) - x[i - 2]) + x[i - 3]);
+      break;
+    case 4:
+      for (unsigned i = 4; i < n; ++i)
+        x[i] = S(W(x[i]) + 4 * (W(x[i - 1]) + x[i - 3]) - 6 * W(x[i - 2]) - x[i - 4]);
+      break;
+    default:
+      break;
+  }
+}
+
+SIGPU_HD inline unsigned floor_log2(unsigned v) {
+  unsigned r = 0;
+  while (v >>= 1) ++r;
+  return r;
+}
+
+/// sample_bits is the subframe's sample size. When it, the coefficient precision and the
+/// order guarantee that every sum fits in 32 bits, the sum is accumulated in 32 bits (as
+/// libFLAC does); otherwise in 64. Both give the exact sum for a valid stream; for a hostile one
+/// the 32-bit sum wraps (unsigned, so defined), identically on every backend.
+template <typename S>
+SIGPU_HD void restore_lpc(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift,
+                          unsigned sample_bits, unsigned precision) {
+  if (sample_bits + precision + floor_log2(order) <= 32) {
+    for (unsigned i = order; i < n; ++i) {
+      std::uint32_t sum = 0;
+      for (unsigned j = 0; j < order; ++j)
+        sum += static_cast<std::uint32_t>(coef[j]) * static_cast<std::uint32_t>(x[i - 1 - j]);
+      x[i] = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
+    }
+  } else {
+    for (unsigned i = order; i < n; ++i) {
+      std::int64_t sum = 0;
+      for (unsigned j = 0; j < order; ++j) sum += std::int64_t(coef[j]) * x[i - 1 - j];
+      x[i] = S(std::int64_t(x[i]) + (sum >> shift));
+    }
+  }
+}
+
+}  // namespace sigpu::flac

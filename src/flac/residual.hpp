@@ -1,0 +1,50 @@
+// Partitioned Rice residual decoding (RFC 9639 section 9.2.7), shared by host and device.
+// This is the plain twin: one thread walks the partitions bit by bit.
+#pragma once
+
+#include <cstdint>
+
+#include "core/bit_reader.hpp"
+#include "core/hd.hpp"
+#include "flac/errors.hpp"
+
+namespace sigpu::flac {
+
+SIGPU_HD SIGPU_FORCEINLINE std::int32_t zigzag_decode(std::uint32_t u) {
+  return static_cast<std::int32_t>(u >> 1) ^ -static_cast<std::int32_t>(u & 1);
+}
+
+/// Decodes the residual of a subframe with `n` samples and predictor order `order` into
+/// out[order .. n).
+template <typename S>
+SIGPU_HD FrameError decode_residual(BitReader& br, S* out, unsigned n, unsigned order) {
+  const unsigned method = br.read(2);
+  if (method > 1) return FrameError::bad_residual_coding;
+  const unsigned param_bits = method ? 5 : 4;
+  const unsigned escape = method ? 31 : 15;
+  const unsigned partition_order = br.read(4);
+  const unsigned partition_size = n >> partition_order;
+  if ((partition_size << partition_order) != n || partition_size < order)
+    return FrameError::bad_partition_order;
+
+  unsigned i = order;
+  for (unsigned p = 0; p < (1u << partition_order); ++p) {
+    const unsigned end = (p + 1) * partition_size;
+    const unsigned k = br.read(param_bits);
+    if (k == escape) {
+      const unsigned bits = br.read(5);
+      for (; i < end; ++i) out[i] = br.read_signed(bits);
+    } else {
+      const std::uint32_t max_quotient = 0xFFFFFFFFu >> k;
+      for (; i < end; ++i) {
+        const std::uint32_t q = br.read_unary();
+        if (q > max_quotient) return br.overrun() ? FrameError::truncated : FrameError::rice_overflow;
+        out[i] = zigzag_decode((q << k) | br.read(k));
+      }
+    }
+    if (br.overrun()) return FrameError::truncated;
+  }
+  return FrameError::ok;
+}
+
+}  // namespace sigpu::flac
