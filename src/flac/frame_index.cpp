@@ -68,7 +68,15 @@ class Walker {
   std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t size, FrameIndex& index) {
     std::vector<Link> chain;
     auto start = resync(audio_offset, nullptr, 0);
-    if (!start) return chain;
+    if (!start) {
+      // Nothing decodes; a valid header where the audio starts is still a damaged frame.
+      auto it = std::lower_bound(cands_.begin(), cands_.end(), audio_offset,
+                                 [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
+      if (it != cands_.end() && it->pos == audio_offset && consistent(*it))
+        chain.push_back({static_cast<std::uint32_t>(it - cands_.begin()), size, false,
+                         "frame does not decode (CRC or syntax error)"});
+      return chain;
+    }
     if (cands_[*start].pos != audio_offset)
       leading_gap_ = {audio_offset, cands_[*start].pos};
     std::uint32_t cur = *start;
@@ -108,6 +116,19 @@ class Walker {
   const FrameProbe& probe_;
 };
 
+/// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
+void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_size, std::uint64_t frame_number) {
+  const std::uint64_t have = index.total_samples, want = stream.info.total_samples;
+  if (!stream.has_streaminfo || !want || want == have) return;
+  if (want > have)
+    index.damage.push_back({data_size, 0, frame_number, have, 0,
+                            "stream ends after " + std::to_string(have) + " samples, STREAMINFO says " +
+                                std::to_string(want) + " (truncated?)"});
+  else
+    index.warnings.push_back("STREAMINFO says " + std::to_string(want) + " samples, the frames hold " +
+                             std::to_string(have));
+}
+
 }  // namespace
 
 StreamFormat stream_format(const Candidate& first, const Stream& stream,
@@ -145,6 +166,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     index.channels = stream.info.channels;
     index.bits_per_sample = stream.info.bits_per_sample;
     index.sample_rate = stream.info.sample_rate;
+    check_total(index, stream, data_size, 0);
     return index;
   }
   const StreamFormat fmt = stream_format(*first, stream, params);
@@ -161,6 +183,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   std::vector<Link> chain = walker.walk(stream.audio_offset, data_size, index);
   if (chain.empty()) {
     index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0, "no decodable frame found"});
+    check_total(index, stream, data_size, 0);
     return index;
   }
 
@@ -216,15 +239,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     out_end = std::max(out_end, begin + span);
   }
   index.total_samples = out_end;
-  if (stream.has_streaminfo && stream.info.total_samples && stream.info.total_samples != out_end) {
-    if (stream.info.total_samples > out_end)
-      index.damage.push_back({data_size, 0, frame_number, out_end, 0,
-                              "stream ends after " + std::to_string(out_end) + " samples, STREAMINFO says " +
-                                  std::to_string(stream.info.total_samples) + " (truncated?)"});
-    else
-      index.warnings.push_back("STREAMINFO says " + std::to_string(stream.info.total_samples) +
-                               " samples, the frames hold " + std::to_string(out_end));
-  }
+  check_total(index, stream, data_size, frame_number);
   return index;
 }
 

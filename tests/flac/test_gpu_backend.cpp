@@ -1,0 +1,118 @@
+// The CUDA backend against the CPU reference: formats, layouts, damage, device-resident output.
+// Runs on the GPU machine (label `gpu`); skips cleanly without a device.
+#include <gtest/gtest.h>
+
+#include <sigpu/flac.hpp>
+
+#include <cstring>
+
+#include "support/libflac_oracle.hpp"
+#include "support/signals.hpp"
+
+#ifdef SIGPU_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace sigpu::flac {
+namespace {
+
+class FlacGpuBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+std::vector<std::uint8_t> encode(test::Signal sig, unsigned channels, unsigned bps, std::size_t n, unsigned level,
+                                 unsigned blocksize = 0) {
+  const auto pcm = test::make_signal(sig, channels, bps, n, 11);
+  test::LibflacEncoderOptions o;
+  o.level = level;
+  o.blocksize = blocksize;
+  return test::encode_with_libflac(pcm, channels, bps, 48000, o);
+}
+
+void expect_same(const Decoded& a, const Decoded& b, const std::string& what) {
+  EXPECT_EQ(a.pcm.samples, b.pcm.samples) << what;
+  ASSERT_EQ(a.pcm.bytes.size(), b.pcm.bytes.size()) << what;
+  EXPECT_EQ(std::memcmp(a.pcm.bytes.data(), b.pcm.bytes.data(), a.pcm.bytes.size()), 0) << what;
+  ASSERT_EQ(a.report.damage.size(), b.report.damage.size()) << what;
+  for (std::size_t k = 0; k < a.report.damage.size(); ++k) {
+    EXPECT_EQ(a.report.damage[k].byte_offset, b.report.damage[k].byte_offset) << what;
+    EXPECT_EQ(a.report.damage[k].samples, b.report.damage[k].samples) << what;
+  }
+}
+
+TEST_F(FlacGpuBackend, EveryFormatAndLayoutMatchesTheCpu) {
+  for (unsigned bps : {8u, 16u, 24u, 32u})
+    for (unsigned ch : {1u, 2u, 6u}) {
+      const auto f = encode(test::Signal::music, ch, bps, 40000, 8);
+      for (auto fmt : {SampleFormat::raw32, SampleFormat::s16, SampleFormat::s32, SampleFormat::f32})
+        for (auto layout : {Layout::interleaved, Layout::planar}) {
+          DecodeOptions o{.backend = Backend::cpu_parallel, .format = fmt, .layout = layout};
+          const Decoded cpu = decode(f, o);
+          o.backend = Backend::cuda;
+          const Decoded gpu = decode(f, o);
+          const std::string what = std::to_string(bps) + " bit " + std::to_string(ch) + " ch fmt " +
+                                   std::to_string(int(fmt)) + " layout " + std::to_string(int(layout));
+          expect_same(gpu, cpu, what);
+          EXPECT_EQ(gpu.report.md5, cpu.report.md5) << what;
+        }
+    }
+}
+
+TEST_F(FlacGpuBackend, DamagedStreamsMatchTheCpu) {
+  auto f = encode(test::Signal::music, 2, 16, 100000, 5, 1152);
+  f[f.size() / 3] ^= 0x40;
+  f[f.size() / 2 + 5] ^= 0x01;
+  f.resize(f.size() - 300);
+  const Decoded cpu = decode(f, {.backend = Backend::cpu_parallel});
+  const Decoded gpu = decode(f, {.backend = Backend::cuda});
+  EXPECT_GE(gpu.report.damage.size(), 3u);
+  expect_same(gpu, cpu, "damaged");
+}
+
+TEST_F(FlacGpuBackend, FalseSyncsNeverChangeTheOutput) {
+  const auto pcm = test::make_adversarial(2, 16, 80000, {48000, 4096, false}, 5);
+  test::LibflacEncoderOptions o;
+  o.level = 0;
+  o.blocksize = 4096;
+  o.disable_constant_subframes = o.disable_fixed_subframes = true;
+  const auto f = test::encode_with_libflac(pcm, 2, 16, 48000, o);
+  const Decoded gpu = decode(f, {.backend = Backend::cuda});
+  EXPECT_TRUE(gpu.report.ok());
+  EXPECT_EQ(gpu.report.md5, Md5Check::match);
+  ASSERT_EQ(gpu.pcm.bytes.size(), pcm.size() * 4);
+  EXPECT_EQ(std::memcmp(gpu.pcm.bytes.data(), pcm.data(), pcm.size() * 4), 0);
+}
+
+#ifdef SIGPU_HAVE_CUDA
+TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
+  const auto f = encode(test::Signal::music, 2, 24, 200000, 8);
+  const Decoded cpu = decode(f, {.backend = Backend::cpu, .format = SampleFormat::s32});
+  void* d_file = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_file, f.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_file, f.data(), f.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  CudaDecoder dec;
+  DecodeReport report;
+  const Stream stream = parse_stream(f);
+  DevicePcm pcm = dec.decode_device(static_cast<const std::uint8_t*>(d_file), f.size(), stream,
+                                    {.format = SampleFormat::s32}, report);
+  EXPECT_TRUE(report.ok());
+  ASSERT_EQ(pcm.size_bytes, cpu.pcm.bytes.size());
+  std::vector<std::uint8_t> host(pcm.size_bytes);
+  ASSERT_EQ(cudaMemcpy(host.data(), pcm.data, pcm.size_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(host.data(), cpu.pcm.bytes.data(), host.size()), 0);
+  cudaFree(d_file);
+}
+#endif
+
+TEST(FlacNoGpu, CudaBackendRefusesClearlyWithoutADevice) {
+  if (!cuda_devices().empty()) GTEST_SKIP() << "a device is present";
+  const auto f = encode(test::Signal::music, 1, 16, 1000, 0);
+  EXPECT_THROW(decode(f, {.backend = Backend::cuda}), Error);
+  EXPECT_NO_THROW(decode(f, {.backend = Backend::automatic}));
+}
+
+}  // namespace
+}  // namespace sigpu::flac
