@@ -1,44 +1,63 @@
 #include "flac/pcm_md5.hpp"
 
 #include <cmath>
-#include <vector>
+#include <cstring>
 
 #include "core/md5.hpp"
 
 namespace sigpu::flac {
 namespace {
 
-std::int32_t coded_value(const Pcm& p, std::uint64_t offset) {
-  const unsigned bps = p.bits_per_sample;
-  switch (p.format) {
-    case SampleFormat::raw32: return p.samples_as<std::int32_t>()[offset];
-    case SampleFormat::s32: return p.samples_as<std::int32_t>()[offset] >> (32 - bps);
-    case SampleFormat::s16: return p.samples_as<std::int16_t>()[offset] >> (16 - bps);
-    case SampleFormat::f32:
-      return static_cast<std::int32_t>(std::ldexp(p.samples_as<float>()[offset], static_cast<int>(bps) - 1));
+/// Packs samples [first, first + count) of the interleaved order into little-endian bytes of
+/// `width` bytes each. Get(offset) gives the coded integer at a buffer offset.
+template <typename Get>
+std::size_t pack(const Pcm& p, std::uint64_t first, std::size_t count, unsigned width, Get get,
+                 std::uint8_t* out) {
+  std::uint8_t* o = out;
+  for (std::uint64_t k = first; k < first + count; ++k) {
+    std::uint64_t offset = k;
+    if (p.layout == Layout::planar) offset = (k % p.channels) * p.samples + k / p.channels;
+    const auto v = static_cast<std::uint32_t>(get(offset));
+    for (unsigned b = 0; b < width; ++b) *o++ = static_cast<std::uint8_t>(v >> (8 * b));
   }
-  return 0;
+  return static_cast<std::size_t>(o - out);
+}
+
+template <typename Get>
+void hash_all(const Pcm& p, Md5& md5, Get get) {
+  const unsigned width = (p.bits_per_sample + 7) / 8;
+  constexpr std::size_t kSamples = 1 << 14;
+  std::vector<std::uint8_t> chunk(kSamples * 4);
+  const std::uint64_t total = p.samples * p.channels;
+  for (std::uint64_t k = 0; k < total; k += kSamples) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kSamples, total - k));
+    md5.update(chunk.data(), pack(p, k, n, width, get, chunk.data()));
+  }
 }
 
 }  // namespace
 
 std::array<std::uint8_t, 16> pcm_md5(const Pcm& p) {
   Md5 md5;
-  const unsigned width = (p.bits_per_sample + 7) / 8;
-  std::vector<std::uint8_t> chunk;
-  chunk.reserve(1 << 16);
-  const std::uint64_t total = p.samples * p.channels;
-  for (std::uint64_t k = 0; k < total; ++k) {
-    const std::uint64_t i = k / p.channels, c = k % p.channels;
-    const std::uint64_t offset = p.layout == Layout::interleaved ? k : c * p.samples + i;
-    const auto v = static_cast<std::uint32_t>(coded_value(p, offset));
-    for (unsigned b = 0; b < width; ++b) chunk.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
-    if (chunk.size() + 4 > chunk.capacity()) {
-      md5.update(chunk.data(), chunk.size());
-      chunk.clear();
-    }
+  const unsigned bps = p.bits_per_sample;
+  // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian hosts).
+  if (p.format == SampleFormat::s16 && bps == 16 && p.layout == Layout::interleaved) {
+    md5.update(p.bytes.data(), p.samples * p.channels * 2);
+    return md5.finish();
   }
-  md5.update(chunk.data(), chunk.size());
+  const auto* i32 = p.samples_as<std::int32_t>();
+  const auto* i16 = p.samples_as<std::int16_t>();
+  const auto* f32 = p.samples_as<float>();
+  switch (p.format) {
+    case SampleFormat::raw32: hash_all(p, md5, [&](std::uint64_t o) { return i32[o]; }); break;
+    case SampleFormat::s32: hash_all(p, md5, [&](std::uint64_t o) { return i32[o] >> (32 - bps); }); break;
+    case SampleFormat::s16: hash_all(p, md5, [&](std::uint64_t o) { return i16[o] >> (16 - bps); }); break;
+    case SampleFormat::f32:
+      hash_all(p, md5, [&](std::uint64_t o) {
+        return static_cast<std::int32_t>(std::ldexp(f32[o], static_cast<int>(bps) - 1));
+      });
+      break;
+  }
   return md5.finish();
 }
 
