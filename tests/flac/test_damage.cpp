@@ -8,6 +8,7 @@
 
 #include "support/libflac_oracle.hpp"
 #include "support/signals.hpp"
+#include "support/var_encoder.hpp"
 
 namespace sigpu::flac {
 namespace {
@@ -186,6 +187,36 @@ TEST(FlacDamage, FalseSyncsInsideAudioNeverChangeTheOutput) {
     EXPECT_EQ(d.report.md5, Md5Check::match);
     ASSERT_EQ(d.pcm.samples * 2, pcm.size());
     EXPECT_EQ(std::memcmp(raw(d), pcm.data(), pcm.size() * 4), 0);
+  }
+}
+
+// A stream whose sixth frame changes the channel count, the sample rate or the bit depth.
+std::vector<std::uint8_t> changing_stream(unsigned channels, unsigned rate, unsigned bps) {
+  const auto pcm = test::make_signal(Signal::music, 2, 16, 4096 * 5, 3);
+  test::VarEncoderOptions o;
+  o.variable_blocksize = false;
+  o.fixed_block = 4096;
+  auto f = test::var_encode(pcm, o);
+  const auto tail = test::make_signal(Signal::music, channels, bps, 4096, 4);
+  std::vector<std::vector<std::int64_t>> planar(channels);
+  for (std::size_t i = 0; i < tail.size(); ++i) planar[i % channels].push_back(tail[i]);
+  const auto frame = test::flacbits::encode_frame(planar, bps, rate, false, 5);
+  f.insert(f.end(), frame.begin(), frame.end());
+  return f;
+}
+
+TEST(FlacDamage, ParameterChangesMidStreamAreRefusedClearly) {
+  for (auto [ch, rate, bps] : {std::tuple{1u, 44100u, 16u}, {2u, 48000u, 16u}, {2u, 44100u, 24u}}) {
+    const auto f = changing_stream(ch, rate, bps);
+    for (Backend b : cpu_backends()) {
+      try {
+        decode(f, {.backend = b});
+        ADD_FAILURE() << "a stream changing to " << ch << " ch " << rate << " Hz " << bps << " bit was accepted";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("changes"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("byte"), std::string::npos) << e.what();
+      }
+    }
   }
 }
 
