@@ -33,12 +33,11 @@ std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, con
 /// Decodes a frame on the host to check it (the FrameProbe of build_frame_index).
 FrameProbe host_probe(std::span<const std::uint8_t> file);
 
-/// Every frame of the index decoded in parallel on the CPU straight into `target`.
-/// Frames that fail are added to `damage` and left silent.
-void decode_frames_cpu(std::span<const std::uint8_t> file, const FrameIndex& index, const PcmTarget& target,
-                       ThreadPool& pool, std::vector<Damage>& damage);
+/// The all-core CPU backend: search, index and decode straight into a host Pcm.
+DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                 const DecodeOptions& options);
 
-/// Allocates a host Pcm for the index's format with every byte zero (silence).
-Pcm make_pcm(const FrameIndex& index, SampleFormat format, Layout layout, std::uint64_t max_bytes);
+/// Bytes of output an index needs; throws when over a non-zero limit.
+std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes);
 
 }  // namespace sigpu::flac

@@ -35,22 +35,6 @@ Pcm convert(Pcm raw, SampleFormat format, Layout layout) {
   return out;
 }
 
-DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
-                                 const DecodeOptions& o) {
-  ThreadPool& pool = ThreadPool::shared();
-  const std::vector<Candidate> cands = search_frames_cpu(file, stream, pool);
-  FrameIndex index = build_frame_index(cands, stream, o.params, file.size(), host_probe(file));
-  DecodeOutput out;
-  out.pcm = make_pcm(index, o.format, o.layout, o.max_output_bytes);
-  out.damage = std::move(index.damage);
-  out.warnings = std::move(index.warnings);
-  out.frames = index.frames.size();
-  PcmTarget target{out.pcm.bytes.data(), o.format, o.layout, out.pcm.channels, out.pcm.bits_per_sample,
-                   out.pcm.samples};
-  decode_frames_cpu(file, index, target, pool, out.damage);
-  return out;
-}
-
 }  // namespace
 
 void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5) {

@@ -31,6 +31,7 @@ enum class FrameError : std::uint8_t {
   frame_crc,             ///< CRC-16 of the frame does not match
   length_mismatch,       ///< the subframes end before or after the next frame begins
   block_size_change,     ///< a fixed-block-size stream changes block size before its last frame
+  relink,                ///< internal: the frame verifies but ends elsewhere than the search linked
 };
 
 SIGPU_HD inline const char* describe(FrameError e) {
@@ -58,6 +59,7 @@ SIGPU_HD inline const char* describe(FrameError e) {
     case FrameError::frame_crc: return "frame CRC-16 mismatch";
     case FrameError::length_mismatch: return "frame length does not match its subframes";
     case FrameError::block_size_change: return "block size changes in a fixed-block-size stream";
+    case FrameError::relink: return "frame ends elsewhere than its header chain says";
   }
   return "unknown error";
 }

@@ -31,30 +31,33 @@ struct FrameSpan {
   std::size_t end = 0;  ///< one past the CRC-16, or 0 when not yet known
 };
 
-/// Decodes the subframes of the frame at span.pos into scratch[c * block_size + i].
-/// With a known end the subframes must finish exactly at it; with check_crc the CRC-16 is
-/// verified (the parallel search has already verified it for frames with a known end).
-/// On success *frame_end is one past the CRC-16.
+/// Decodes the subframes of the frame at span.pos into scratch[c * block_size + i] and sets
+/// *frame_end to one past its CRC-16. With a known span.end (the search's link, CRC-16 already
+/// verified over it) the frame must end exactly there; if it ends elsewhere but its own CRC-16
+/// holds, the link was to a false header whose CRC happened (or was made) to match, and
+/// FrameError::relink tells the caller to correct the chain. Without span.end, check_crc
+/// verifies the CRC-16.
 template <typename S>
 SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, FrameSpan span,
                                  const FrameHeader& h, unsigned bps, S* scratch,
                                  const std::uint16_t* crc16_table, bool check_crc,
                                  std::size_t* frame_end) {
-  const std::size_t limit = span.end ? span.end : size;
-  BitReader br(data, limit, span.pos + h.header_bytes);
+  BitReader br(data, size, span.pos + h.header_bytes);
   for (unsigned c = 0; c < h.channels; ++c) {
     const FrameError e =
         decode_subframe(br, scratch + std::size_t(c) * h.block_size, h.block_size, subframe_bits(h, bps, c));
-    if (e != FrameError::ok) return span.end && e == FrameError::truncated ? FrameError::length_mismatch : e;
+    if (e != FrameError::ok) return e;
   }
   const unsigned misalign = static_cast<unsigned>(br.bit_position() & 7);
   if (misalign && br.read(8 - misalign) != 0) return FrameError::bad_padding;
   const std::size_t end = br.byte_position() + 2;
-  if (br.overrun() || end > limit) return span.end ? FrameError::length_mismatch : FrameError::truncated;
-  if (span.end && end != span.end) return FrameError::length_mismatch;
-  if (check_crc && crc16_update(0, data + span.pos, end - span.pos, crc16_table) != 0)
-    return FrameError::frame_crc;
+  if (br.overrun() || end > size) return FrameError::truncated;
   *frame_end = end;
+  if (span.end && end != span.end)
+    return crc16_update(0, data + span.pos, end - span.pos, crc16_table) == 0 ? FrameError::relink
+                                                                             : FrameError::length_mismatch;
+  if (!span.end && check_crc && crc16_update(0, data + span.pos, end - span.pos, crc16_table) != 0)
+    return FrameError::frame_crc;
   return FrameError::ok;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "core/hd.hpp"
 
@@ -37,6 +38,26 @@ SIGPU_HD inline unsigned floor_log2(unsigned v) {
   return r;
 }
 
+/// The 32-bit prediction with the order known at compile time: the compiler unrolls the dot
+/// product and keeps the coefficients in registers (the variable-order loop runs several
+/// times slower, on both CPU and GPU).
+template <unsigned Order, typename S>
+SIGPU_HD void restore_lpc32(S* x, unsigned n, const std::int32_t* coef_in, int shift) {
+  std::uint32_t coef[Order];
+  for (unsigned j = 0; j < Order; ++j) coef[j] = static_cast<std::uint32_t>(coef_in[j]);
+  for (unsigned i = Order; i < n; ++i) {
+    std::uint32_t sum = 0;
+    for (unsigned j = 0; j < Order; ++j) sum += coef[j] * static_cast<std::uint32_t>(x[i - 1 - j]);
+    x[i] = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
+  }
+}
+
+template <typename S, unsigned... Orders>
+SIGPU_HD bool restore_lpc32_dispatch(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift,
+                                     std::integer_sequence<unsigned, Orders...>) {
+  return ((order == Orders + 1 ? (restore_lpc32<Orders + 1>(x, n, coef, shift), true) : false) || ...);
+}
+
 /// sample_bits is the subframe's sample size. When it, the coefficient precision and the
 /// order guarantee that every sum fits in 32 bits, the sum is accumulated in 32 bits (as
 /// libFLAC does); otherwise in 64. Both give the exact sum for a valid stream; for a hostile one
@@ -45,12 +66,7 @@ template <typename S>
 SIGPU_HD void restore_lpc(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift,
                           unsigned sample_bits, unsigned precision) {
   if (sample_bits + precision + floor_log2(order) <= 32) {
-    for (unsigned i = order; i < n; ++i) {
-      std::uint32_t sum = 0;
-      for (unsigned j = 0; j < order; ++j)
-        sum += static_cast<std::uint32_t>(coef[j]) * static_cast<std::uint32_t>(x[i - 1 - j]);
-      x[i] = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
-    }
+    restore_lpc32_dispatch(x, n, coef, order, shift, std::make_integer_sequence<unsigned, 32>{});
   } else {
     for (unsigned i = order; i < n; ++i) {
       std::int64_t sum = 0;

@@ -1,44 +1,136 @@
-// The parallel frame search and frame decode on all CPU cores.
+// The all-core CPU backend: parallel frame search, then frames decoded in parallel rounds.
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
+#include "core/crc_combine.hpp"
 #include "flac/backends.hpp"
 #include "flac/frame_host.hpp"
+#include "flac/parallel_decode.hpp"
 
 namespace sigpu::flac {
+namespace {
 
-std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
-                                         ThreadPool& pool) {
+constexpr std::size_t kChunk = 1 << 20;
+
+/// Candidates with the CRC-16 of all bytes before each (its prefix CRC), so that every
+/// successor test is O(log n) instead of a pass over the frame: hostile input with thousands of
+/// false headers would otherwise cost candidates x frame size.
+struct Search {
+  std::vector<Candidate> cands;
+  std::vector<std::uint16_t> prefix;
+};
+
+Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, ThreadPool& pool,
+                       const Crc16Shift& shift) {
   const std::uint8_t* d = file.data();
-  const std::size_t n = file.size(), from = std::min<std::size_t>(stream.audio_offset, n);
-  constexpr std::size_t kChunk = 1 << 20;
+  const std::size_t n = file.size();
   const std::size_t chunks = (n - from + kChunk - 1) / kChunk;
-  std::vector<std::vector<Candidate>> parts(chunks);
+  struct Part {
+    std::vector<Candidate> cands;
+    std::vector<std::uint16_t> local;  ///< CRC from the chunk start to each candidate
+    std::uint16_t crc = 0;             ///< CRC of the whole chunk
+  };
+  std::vector<Part> parts(chunks);
   pool.parallel_for(chunks, [&](std::size_t b, std::size_t e) {
     for (std::size_t k = b; k < e; ++k) {
       const std::size_t lo = from + k * kChunk, hi = std::min(n, lo + kChunk);
+      Part& part = parts[k];
+      std::size_t done = lo;
       for (std::size_t p = lo; p < hi; ++p) {
         const void* ff = std::memchr(d + p, 0xFF, hi - p);
         if (!ff) break;
         p = static_cast<const std::uint8_t*>(ff) - d;
         Candidate c;
-        if (header_candidate(d, n, p, kCrcTables.crc8, c)) parts[k].push_back(c);
+        if (!header_candidate(d, n, p, kCrcTables.crc8, c)) continue;
+        part.crc = crc16_update(part.crc, d + done, p - done, kCrcTables.crc16);
+        done = p;
+        part.cands.push_back(c);
+        part.local.push_back(part.crc);
       }
+      part.crc = crc16_update(part.crc, d + done, hi - done, kCrcTables.crc16);
     }
   });
-  std::vector<Candidate> cands;
-  for (auto& part : parts) cands.insert(cands.end(), part.begin(), part.end());
+  Search s;
+  std::uint16_t at_chunk = 0;  // CRC of every byte from `from` to this chunk's start
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const std::size_t lo = from + k * kChunk;
+    for (std::size_t i = 0; i < parts[k].cands.size(); ++i) {
+      s.cands.push_back(parts[k].cands[i]);
+      s.prefix.push_back(static_cast<std::uint16_t>(shift.shift(at_chunk, parts[k].cands[i].pos - lo) ^ parts[k].local[i]));
+    }
+    at_chunk = static_cast<std::uint16_t>(shift.shift(at_chunk, std::min(n, lo + kChunk) - lo) ^ parts[k].crc);
+  }
+  return s;
+}
 
+/// The same rule as find_successor (frame_search.hpp), with the span CRC from prefixes.
+std::int32_t successor_from_prefix(const Search& s, std::uint32_t i, std::uint64_t max_span, const Crc16Shift& shift) {
+  const Candidate& a = s.cands[i];
+  for (std::uint32_t j = i + 1; j < s.cands.size(); ++j) {
+    const Candidate& b = s.cands[j];
+    if (b.pos - a.pos > max_span) break;
+    if (continues(a, b) && shift.shift(s.prefix[i], b.pos - a.pos) == s.prefix[j]) return static_cast<std::int32_t>(j);
+  }
+  return -1;
+}
+
+class CpuExecutor : public FrameExecutor {
+ public:
+  CpuExecutor(std::span<const std::uint8_t> file, const DecodeOptions& o, ThreadPool& pool, Pcm& pcm)
+      : file_(file), o_(o), pool_(pool), pcm_(pcm) {}
+
+  void prepare_output(const FrameIndex& index) override {
+    pcm_.format = o_.format;
+    pcm_.layout = o_.layout;
+    pcm_.channels = index.channels;
+    pcm_.bits_per_sample = index.bits_per_sample;
+    pcm_.sample_rate = index.sample_rate;
+    pcm_.samples = index.total_samples;
+    const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
+    pcm_.bytes.resize(bytes);
+    pool_.parallel_for((bytes + kChunk - 1) / kChunk, [&](std::size_t b, std::size_t e) {
+      const std::size_t lo = b * kChunk, hi = std::min<std::size_t>(bytes, e * kChunk);
+      std::memset(pcm_.bytes.data() + lo, 0, hi - lo);
+    });
+  }
+
+  std::vector<FrameResult> decode(const FrameIndex& index) override {
+    const PcmTarget target{pcm_.bytes.data(), o_.format, o_.layout, pcm_.channels, pcm_.bits_per_sample,
+                           pcm_.samples};
+    std::vector<FrameResult> results(index.frames.size());
+    pool_.parallel_for(index.frames.size(), [&](std::size_t b, std::size_t e) {
+      std::vector<std::int64_t> scratch;
+      for (std::size_t k = b; k < e; ++k) {
+        const FrameEntry& f = index.frames[k];
+        auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
+        const auto r = decode_frame_host(file_.data(), file_.size(), {f.pos, f.end}, index.bits_per_sample, false,
+                                         scratch, sink);
+        results[k] = {r.error, r.end};
+      }
+    }, 16);
+    return results;
+  }
+
+ private:
+  std::span<const std::uint8_t> file_;
+  const DecodeOptions& o_;
+  ThreadPool& pool_;
+  Pcm& pcm_;
+};
+
+}  // namespace
+
+std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                         ThreadPool& pool) {
+  static const Crc16Shift shift;
+  Search s = find_candidates(file, std::min<std::size_t>(stream.audio_offset, file.size()), pool, shift);
   const unsigned bps = stream.has_streaminfo ? stream.info.bits_per_sample : 32;
   const auto max_frame = stream.has_streaminfo ? stream.info.max_frame_size : 0;
-  const auto count = static_cast<std::uint32_t>(cands.size());
-  pool.parallel_for(cands.size(), [&](std::size_t b, std::size_t e) {
+  pool.parallel_for(s.cands.size(), [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i)
-      cands[i].next = find_successor(d, cands.data(), count, static_cast<std::uint32_t>(i),
-                                     search_span(cands[i], bps, max_frame), kCrcTables.crc16);
-  }, 64);
-  return cands;
+      s.cands[i].next = successor_from_prefix(s, static_cast<std::uint32_t>(i), search_span(s.cands[i], bps, max_frame), shift);
+  }, 256);
+  return std::move(s.cands);
 }
 
 FrameProbe host_probe(std::span<const std::uint8_t> file) {
@@ -51,42 +143,24 @@ FrameProbe host_probe(std::span<const std::uint8_t> file) {
   };
 }
 
-void decode_frames_cpu(std::span<const std::uint8_t> file, const FrameIndex& index, const PcmTarget& target,
-                       ThreadPool& pool, std::vector<Damage>& damage) {
-  std::mutex mutex;
-  pool.parallel_for(index.frames.size(), [&](std::size_t b, std::size_t e) {
-    std::vector<std::int64_t> scratch;
-    for (std::size_t k = b; k < e; ++k) {
-      const FrameEntry& f = index.frames[k];
-      auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
-      // The search verified this frame's CRC-16 over exactly [pos, end).
-      auto r = decode_frame_host(file.data(), file.size(), {f.pos, f.end}, index.bits_per_sample, false, scratch, sink);
-      if (r.error != FrameError::ok) {
-        std::lock_guard lock(mutex);
-        damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size, describe(r.error)});
-      }
-    }
-  }, 16);
-}
-
-Pcm make_pcm(const FrameIndex& index, SampleFormat format, Layout layout, std::uint64_t max_bytes) {
-  Pcm p;
-  p.format = format;
-  p.layout = layout;
-  p.channels = index.channels;
-  p.bits_per_sample = index.bits_per_sample;
-  p.sample_rate = index.sample_rate;
-  p.samples = index.total_samples;
-  const std::uint64_t bytes = p.samples * p.channels * bytes_per_sample(format);
+std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes) {
+  const std::uint64_t bytes = index.total_samples * index.channels * bytes_per_sample(format);
   if (max_bytes && bytes > max_bytes)
     throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " + std::to_string(max_bytes));
-  p.bytes.resize(bytes);
-  constexpr std::size_t kChunk = 1 << 22;
-  ThreadPool::shared().parallel_for((bytes + kChunk - 1) / kChunk, [&](std::size_t b, std::size_t e) {
-    const std::size_t lo = b * kChunk, hi = std::min<std::size_t>(bytes, e * kChunk);
-    std::memset(p.bytes.data() + lo, 0, hi - lo);
-  });
-  return p;
+  return bytes;
+}
+
+DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream, const DecodeOptions& o) {
+  ThreadPool& pool = ThreadPool::shared();
+  std::vector<Candidate> cands = search_frames_cpu(file, stream, pool);
+  DecodeOutput out;
+  CpuExecutor executor(file, o, pool, out.pcm);
+  ParallelDecodeResult r =
+      decode_in_rounds(cands, stream, o.params, file.size(), host_probe(file), executor, [file] { return file; });
+  out.damage = std::move(r.damage);
+  out.warnings = std::move(r.index.warnings);
+  out.frames = r.index.frames.size();
+  return out;
 }
 
 }  // namespace sigpu::flac

@@ -26,3 +26,27 @@ TEST(Crc, AppendingTheCrcGivesZero) {
 
 }  // namespace
 }  // namespace sigpu
+
+#include "core/crc_combine.hpp"
+
+#include <random>
+#include <vector>
+
+namespace sigpu {
+namespace {
+
+TEST(Crc, SpanCrcFromPrefixesMatchesDirectComputation) {
+  std::mt19937 rng(5);
+  std::vector<std::uint8_t> d(100000);
+  for (auto& b : d) b = static_cast<std::uint8_t>(rng());
+  const Crc16Shift shift;
+  for (int t = 0; t < 200; ++t) {
+    std::size_t a = rng() % d.size(), b = rng() % d.size();
+    if (a > b) std::swap(a, b);
+    const std::uint16_t ra = crc16(d.data(), a), rb = crc16(d.data(), b);
+    ASSERT_EQ(static_cast<std::uint16_t>(rb ^ shift.shift(ra, b - a)), crc16(d.data() + a, b - a));
+  }
+}
+
+}  // namespace
+}  // namespace sigpu

@@ -13,6 +13,7 @@
 #include "flac/cuda/kernels.cuh"
 #include "flac/decoder_common.hpp"
 #include "flac/frame_host.hpp"
+#include "flac/parallel_decode.hpp"
 
 namespace sigpu::flac {
 
@@ -29,7 +30,7 @@ struct CudaDecoder::Impl {
   DeviceBuffer<std::uint32_t> count;
   DeviceBuffer<Candidate> cands;
   DeviceBuffer<FrameEntry> frames;
-  DeviceBuffer<std::uint8_t> status;
+  DeviceBuffer<FrameResultDevice> results;
   DeviceBuffer<std::uint8_t> scratch;
 
   cudaStream_t s() const { return stream->get(); }
@@ -81,65 +82,77 @@ struct CudaDecoder::Impl {
     return host;
   }
 
-  /// Decodes the indexed frames into d_out (already zeroed); adds failed frames to damage.
-  void decode(const std::uint8_t* d, std::size_t size, const FrameIndex& index, const PcmTarget& target,
-              std::vector<Damage>& damage) {
-    const auto n = static_cast<std::uint32_t>(index.frames.size());
-    if (n == 0) return;
-    frames.reserve(n);
-    status.reserve(n);
-    const unsigned scratch_bytes = index.bits_per_sample == 32 ? 8 : 4;
-    scratch.reserve(index.total_samples * index.channels * scratch_bytes);
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(frames.get(), index.frames.data(), n * sizeof(FrameEntry),
-                                     cudaMemcpyHostToDevice, s()));
-    const unsigned block = 64, grid = (n + block - 1) / block;
-    DecodeFramesKernel<<<grid, block, 0, s()>>>(d, size, frames.get(), n, index.bits_per_sample, index.channels,
-                                                scratch.get(), scratch_bytes, target, status.get());
-    SIGPU_CUDA_CHECK_LAUNCH();
-    std::vector<std::uint8_t> host_status(n);
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host_status.data(), status.get(), n, cudaMemcpyDeviceToHost, s()));
-    stream->synchronize();
-    for (std::uint32_t k = 0; k < n; ++k) {
-      if (host_status[k] == 0) continue;
-      const FrameEntry& f = index.frames[k];
-      damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size,
-                        describe(static_cast<FrameError>(host_status[k]))});
+  /// Decodes every frame of an index into the output buffer on the device.
+  class Executor : public FrameExecutor {
+   public:
+    Executor(Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
+             DeviceBuffer<std::uint8_t>& out, Pcm& shape)
+        : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape) {}
+
+    void prepare_output(const FrameIndex& index) override {
+      shape_.format = o_.format;
+      shape_.layout = o_.layout;
+      shape_.channels = index.channels;
+      shape_.bits_per_sample = index.bits_per_sample;
+      shape_.sample_rate = index.sample_rate;
+      shape_.samples = index.total_samples;
+      const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
+      out_.reserve(bytes);
+      // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
+      if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0, bytes, impl_.s()));
     }
-  }
+
+    std::vector<FrameResult> decode(const FrameIndex& index) override {
+      const auto n = static_cast<std::uint32_t>(index.frames.size());
+      std::vector<FrameResult> out(n);
+      if (n == 0) return out;
+      impl_.frames.reserve(n);
+      impl_.results.reserve(n);
+      const unsigned scratch_bytes = index.bits_per_sample == 32 ? 8 : 4;
+      impl_.scratch.reserve(index.total_samples * index.channels * scratch_bytes);
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.frames.get(), index.frames.data(), n * sizeof(FrameEntry),
+                                       cudaMemcpyHostToDevice, impl_.s()));
+      const PcmTarget target{out_.get(), o_.format, o_.layout, shape_.channels, shape_.bits_per_sample,
+                             shape_.samples};
+      const unsigned block = 64, grid = (n + block - 1) / block;
+      DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(d_, size_, impl_.tables.get(), impl_.frames.get(), n,
+                                                        index.bits_per_sample, index.channels,
+                                                        impl_.scratch.get(), scratch_bytes, target,
+                                                        impl_.results.get());
+      SIGPU_CUDA_CHECK_LAUNCH();
+      std::vector<FrameResultDevice> host(n);
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), impl_.results.get(), n * sizeof(FrameResultDevice),
+                                       cudaMemcpyDeviceToHost, impl_.s()));
+      impl_.stream->synchronize();
+      for (std::uint32_t k = 0; k < n; ++k) out[k] = {static_cast<FrameError>(host[k].error), host[k].end};
+      return out;
+    }
+
+   private:
+    Impl& impl_;
+    const std::uint8_t* d_;
+    std::size_t size_;
+    const DecodeOptions& o_;
+    DeviceBuffer<std::uint8_t>& out_;
+    Pcm& shape_;
+  };
 
   /// The whole pipeline over a file already in device memory; the output stays there.
   DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st, const DecodeOptions& o,
-                   const FrameProbe& probe, DeviceBuffer<std::uint8_t>& out) {
+                   const FrameProbe& probe, const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
     Stopwatch clock;
-    const std::vector<Candidate> cands_host = search(d, size, st);
+    std::vector<Candidate> cands_host = search(d, size, st);
     const double t_search = clock.seconds();
-    FrameIndex index = build_frame_index(cands_host, st, o.params, size, probe);
-    const double t_index = clock.seconds();
     DecodeOutput r;
-    Pcm& p = r.pcm;
-    p.format = o.format;
-    p.layout = o.layout;
-    p.channels = index.channels;
-    p.bits_per_sample = index.bits_per_sample;
-    p.sample_rate = index.sample_rate;
-    p.samples = index.total_samples;
-    const std::uint64_t bytes = p.samples * p.channels * bytes_per_sample(o.format);
-    if (o.max_output_bytes && bytes > o.max_output_bytes)
-      throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
-                  std::to_string(o.max_output_bytes));
-    out.reserve(bytes);
-    // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
-    if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out.get(), 0, bytes, s()));
-    r.damage = std::move(index.damage);
-    r.warnings = std::move(index.warnings);
-    r.frames = index.frames.size();
-    PcmTarget target{out.get(), o.format, o.layout, p.channels, p.bits_per_sample, p.samples};
-    decode(d, size, index, target, r.damage);
+    Executor executor(*this, d, size, o, out, r.pcm);
+    ParallelDecodeResult pr = decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
+    r.damage = std::move(pr.damage);
+    r.warnings = std::move(pr.index.warnings);
+    r.frames = pr.index.frames.size();
     // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
     if (std::getenv("SIGPU_TRACE"))
-      std::fprintf(stderr, "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index %.2f ms, decode %.2f ms\n",
-                   cands_host.size(), index.frames.size(), t_search * 1e3, (t_index - t_search) * 1e3,
-                   (clock.seconds() - t_index) * 1e3);
+      std::fprintf(stderr, "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index + decode %.2f ms\n",
+                   cands_host.size(), pr.index.frames.size(), t_search * 1e3, (clock.seconds() - t_search) * 1e3);
     return r;
   }
 };
@@ -165,7 +178,7 @@ Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOpti
   impl_->file.reserve(file.size());
   SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_->file.get(), file.data(), file.size(), cudaMemcpyHostToDevice, impl_->s()));
   DeviceBuffer<std::uint8_t> out;
-  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file), out);
+  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; }, out);
   r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
   if (!r.pcm.bytes.empty())
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(r.pcm.bytes.data(), out.get(), r.pcm.bytes.size(), cudaMemcpyDeviceToHost,
@@ -191,8 +204,17 @@ DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t siz
     if (!end) return std::nullopt;
     return c.pos + *end;
   };
+  // Only a stream that traps the CRC-16 links needs all of its bytes on the host.
+  std::vector<std::uint8_t> host_copy;
+  HostBytes host_bytes = [&]() -> std::span<const std::uint8_t> {
+    if (host_copy.empty()) {
+      host_copy.resize(size);
+      SIGPU_CUDA_CHECK(cudaMemcpy(host_copy.data(), d_file, size, cudaMemcpyDeviceToHost));
+    }
+    return host_copy;
+  };
   auto out = std::make_shared<DeviceBuffer<std::uint8_t>>();
-  DecodeOutput r = impl_->run(d_file, size, stream, o, probe, *out);
+  DecodeOutput r = impl_->run(d_file, size, stream, o, probe, host_bytes, *out);
   impl_->stream->synchronize();
   Decoded d;
   d.stream = stream;

@@ -15,6 +15,11 @@ namespace sigpu::flac::cuda {
 
 inline constexpr int kBytesPerThread = 16;
 
+struct FrameResultDevice {
+  std::uint64_t end;
+  std::uint8_t error;
+};
+
 __device__ inline void load_crc_tables(CrcTables& s, const CrcTables* g) {
   for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) {
     s.crc8[i] = g->crc8[i];
@@ -58,10 +63,14 @@ __global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tab
 }
 
 /// Decodes every frame of the index into the output. scratch has room for every sample of the
-/// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; status[k] gets the error.
-__global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, const FrameEntry* frames,
-                                   std::uint32_t count, unsigned bps, unsigned channels, void* scratch,
-                                   unsigned scratch_bytes, PcmTarget target, std::uint8_t* status) {
+/// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; results[k] gets the error
+/// and where the frame really ends.
+__global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
+                                   const FrameEntry* frames, std::uint32_t count, unsigned bps, unsigned channels,
+                                   void* scratch, unsigned scratch_bytes, PcmTarget target, FrameResultDevice* results) {
+  __shared__ std::uint16_t crc16[256];
+  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) crc16[i] = tables->crc16[i];
+  __syncthreads();
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const FrameEntry f = frames[k];
@@ -69,21 +78,21 @@ __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, cons
   // The header was parsed and its CRC-8 checked in the search; the table is not needed again.
   FrameError e = parse_frame_header(d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes,
                                     h, nullptr);
+  std::size_t end = 0;
   if (e == FrameError::ok) {
     auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
-    std::size_t end = 0;
     const std::size_t base = std::size_t(f.out_sample) * channels;
     if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
       auto* x = static_cast<std::int64_t*>(scratch) + base;
-      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, nullptr, false, &end);
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     } else {
       auto* x = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) + base * scratch_bytes);
-      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, nullptr, false, &end);
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     }
   }
-  status[k] = static_cast<std::uint8_t>(e);
+  results[k] = {end, static_cast<std::uint8_t>(e)};
 }
 
 }  // namespace sigpu::flac::cuda

@@ -1,0 +1,375 @@
+// `sigpu flac info|decode|test`. Each file is handled on its own: a bad file is reported and
+// the others still run; the exit code says whether any failed.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sigpu/flac.hpp>
+
+#include "commands.hpp"
+#include "core/md5.hpp"
+#include "core/timer.hpp"
+#include "flac/wav_writer.hpp"
+#include "progress.hpp"
+
+namespace sigpu::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InfoArgs {
+  std::vector<std::string> inputs;
+};
+
+struct DecodeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string backend = "auto";
+  std::string format = "wav";
+  std::string sample_format;  ///< empty: the coded width, as `flac -d` writes it
+  int device = 0;
+  bool no_md5 = false, stop_on_damage = false, force = false, quiet = false;
+};
+
+struct TestArgs {
+  std::vector<std::string> inputs;
+  std::string backend = "auto";
+  int device = 0;
+};
+
+const std::vector<std::string> kBackendNames = {"auto", "cpu", "cpu-parallel", "cuda"};
+
+std::uint64_t size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const auto n = fs::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
+std::uint64_t total_size(const std::vector<std::string>& paths) {
+  std::uint64_t n = 0;
+  for (const auto& p : paths) n += size_or_zero(p);
+  return n;
+}
+
+std::vector<std::uint8_t> read_prefix(const std::string& path, std::uint64_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open '" + path + "'");
+  std::vector<std::uint8_t> bytes(std::min(size_or_zero(path), max_bytes));
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (std::uint64_t(in.gcount()) != bytes.size()) throw Error("cannot read '" + path + "'");
+  return bytes;
+}
+
+std::string duration(std::uint64_t samples, std::uint32_t rate) {
+  if (rate == 0) return "?";
+  const double s = double(samples) / rate;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu:%06.3f", static_cast<unsigned long long>(s / 60),
+                s - 60 * std::floor(s / 60));
+  return buf;
+}
+
+const char* block_type_name(std::uint8_t type) {
+  static const char* const kNames[] = {"STREAMINFO",     "PADDING",  "APPLICATION", "SEEKTABLE",
+                                       "VORBIS_COMMENT", "CUESHEET", "PICTURE"};
+  if (type < std::size(kNames)) return kNames[type];
+  return type == 127 ? "INVALID" : "RESERVED";
+}
+
+std::string md5_text(const flac::DecodeReport& r) {
+  switch (r.md5) {
+    case flac::Md5Check::match:
+      return "MD5 ok";
+    case flac::Md5Check::mismatch:
+      return "MD5 MISMATCH: expected " + r.md5_expected + ", decoded " + r.md5_computed;
+    case flac::Md5Check::not_set:
+      return "no MD5 in STREAMINFO";
+    case flac::Md5Check::skipped:
+      return "MD5 not checked";
+  }
+  return "?";
+}
+
+// ---- info ----------------------------------------------------------------------------------
+
+flac::Stream parse_file(const std::string& path) {
+  // Metadata is usually a few KB: try a prefix before reading a whole (large) file.
+  constexpr std::uint64_t kPrefix = 4 << 20;
+  try {
+    return flac::parse_stream(read_prefix(path, kPrefix));
+  } catch (const Error& e) {
+    if (size_or_zero(path) <= kPrefix) throw Error(path + ": " + e.what());
+  }
+  try {
+    return flac::parse_stream(read_prefix(path, UINT64_MAX));
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+void print_stream(const std::string& path, const flac::Stream& s) {
+  const auto& i = s.info;
+  std::printf("%s\n", path.c_str());
+  if (s.has_streaminfo) {
+    std::printf("  sample rate       %u Hz\n", i.sample_rate);
+    std::printf("  channels          %u\n", i.channels);
+    std::printf("  bits per sample   %u\n", i.bits_per_sample);
+    if (i.total_samples)
+      std::printf("  total samples     %llu (%s)\n",
+                  static_cast<unsigned long long>(i.total_samples),
+                  duration(i.total_samples, i.sample_rate).c_str());
+    else
+      std::printf("  total samples     unknown\n");
+    std::printf("  block size        %u..%u\n", i.min_block_size, i.max_block_size);
+    // Only a fixed block size makes the count follow from STREAMINFO; otherwise it takes a
+    // decode (`sigpu flac test` prints it).
+    if (i.min_block_size == i.max_block_size && i.max_block_size && i.total_samples)
+      std::printf("  frames            %llu\n",
+                  static_cast<unsigned long long>((i.total_samples + i.max_block_size - 1) /
+                                                  i.max_block_size));
+    else
+      std::printf("  frames            not in STREAMINFO ('sigpu flac test' counts them)\n");
+    if (i.min_frame_size || i.max_frame_size)
+      std::printf("  frame size        %u..%u bytes\n", i.min_frame_size, i.max_frame_size);
+    std::printf("  MD5               %s\n",
+                i.md5_set() ? to_hex(i.md5.data(), i.md5.size()).c_str() : "not set");
+  } else {
+    std::printf("  no STREAMINFO: the data starts at a frame header\n");
+  }
+  std::printf("  audio starts at   byte %llu\n", static_cast<unsigned long long>(s.audio_offset));
+  if (!s.vendor.empty()) std::printf("  vendor            %s\n", s.vendor.c_str());
+  if (!s.blocks.empty()) std::printf("  metadata blocks\n");
+  for (std::size_t n = 0; n < s.blocks.size(); ++n) {
+    const auto& b = s.blocks[n];
+    std::printf("    #%-2zu %-15s at byte %-8llu %7u bytes  %s\n", n, block_type_name(b.type),
+                static_cast<unsigned long long>(b.offset), b.length, b.summary.c_str());
+  }
+  if (!s.comments.empty()) std::printf("  comments\n");
+  for (const auto& c : s.comments) std::printf("    %s\n", c.c_str());
+  if (!s.seek_points.empty()) std::printf("  seek points       %zu\n", s.seek_points.size());
+  for (const auto& w : s.warnings) std::printf("  warning: %s\n", w.c_str());
+}
+
+int run_info(const InfoArgs& a) {
+  int rc = kExitOk;
+  for (std::size_t n = 0; n < a.inputs.size(); ++n) {
+    if (n) std::printf("\n");
+    try {
+      print_stream(a.inputs[n], parse_file(a.inputs[n]));
+    } catch (const std::exception& e) {
+      std::fflush(stdout);
+      print_error(e.what());
+      rc = kExitFailed;
+    }
+  }
+  return rc;
+}
+
+// ---- decode --------------------------------------------------------------------------------
+
+/// For comparing paths; /dev/stdout on a pipe has no canonical form.
+std::string canonical_or_as_is(const std::string& path) {
+  std::error_code ec;
+  const auto p = fs::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+std::vector<std::string> output_paths(const DecodeArgs& a) {
+  const std::string ext = a.format == "raw" ? ".raw" : ".wav";
+  auto into = [&](const std::string& dir, const std::string& in) {
+    return (fs::path(dir) / fs::path(in).filename().replace_extension(ext)).string();
+  };
+  std::vector<std::string> out;
+  if (a.inputs.size() == 1) {
+    if (a.output == "-")
+      out.push_back("/dev/stdout");  // the writer needs no seeking when the length is known
+    else if (a.output.empty())
+      out.push_back(fs::path(a.inputs[0]).replace_extension(ext).string());
+    else if (fs::is_directory(a.output))
+      out.push_back(into(a.output, a.inputs[0]));
+    else
+      out.push_back(a.output);
+  } else {
+    if (a.output.empty() || !fs::is_directory(a.output))
+      throw UsageError("several inputs need -o to name an existing directory");
+    for (const auto& in : a.inputs) out.push_back(into(a.output, in));
+  }
+  std::map<std::string, std::string> seen;
+  for (std::size_t n = 0; n < out.size(); ++n) {
+    const auto canon = canonical_or_as_is(out[n]);
+    if (canon == canonical_or_as_is(a.inputs[n]))
+      throw UsageError("output '" + out[n] + "' would overwrite its input");
+    if (auto [it, fresh] = seen.emplace(canon, a.inputs[n]); !fresh)
+      throw UsageError("inputs '" + it->second + "' and '" + a.inputs[n] + "' would both write '" +
+                       out[n] + "'");
+  }
+  return out;
+}
+
+flac::SampleFormat sample_format(const std::string& name) {
+  if (name == "s16") return flac::SampleFormat::s16;
+  if (name == "s32") return flac::SampleFormat::s32;
+  if (name == "f32") return flac::SampleFormat::f32;
+  return flac::SampleFormat::raw32;
+}
+
+/// Streams the PCM out in pieces, crediting the progress bar with the input bytes it stands for.
+void write_output(const std::string& path, const flac::Pcm& pcm, flac::FileFormat format,
+                  Progress& progress, std::uint64_t input_bytes) {
+  flac::PcmFileWriter w(path, flac::shape_of(pcm),
+                        {.format = format, .expected_samples = pcm.samples});
+  constexpr std::uint64_t kStep = 1 << 18;
+  std::uint64_t credited = 0;
+  for (std::uint64_t at = 0; at < pcm.samples; at += kStep) {
+    const std::uint64_t n = std::min(kStep, pcm.samples - at);
+    w.append(pcm, at, n);
+    const auto due = std::uint64_t(double(input_bytes) * double(at + n) / double(pcm.samples));
+    progress.add_bytes(due - std::min(due, credited));
+    credited = std::max(credited, due);
+  }
+  w.finalize();
+  progress.add_bytes(input_bytes - std::min(input_bytes, credited));
+}
+
+/// Prints what went wrong (or, unless quiet, what was written); returns the file's exit code.
+int report_decode(const std::string& in, const std::string& out, const flac::Decoded& d,
+                  double seconds, bool quiet) {
+  for (const auto& w : d.stream.warnings) print_error(in + ": warning: " + w);
+  for (const auto& w : d.report.warnings) print_error(in + ": warning: " + w);
+  for (const auto& dmg : d.report.damage) print_error(in + ": " + dmg.message());
+  if (!d.report.damage.empty())
+    print_error(in + ": " + std::to_string(d.report.damage.size()) +
+                " damaged frame(s); their samples are silence in '" + out + "'");
+  if (d.report.md5 == flac::Md5Check::mismatch) print_error(in + ": " + md5_text(d.report));
+  if (!quiet && d.report.ok()) {
+    const auto& p = d.pcm;
+    std::fprintf(stderr, "%s -> %s  (%s, %u Hz, %u ch, %u bit; %s; %s in %.2f s)\n", in.c_str(),
+                 out.c_str(), duration(p.samples, p.sample_rate).c_str(), p.sample_rate, p.channels,
+                 p.bits_per_sample, md5_text(d.report).c_str(),
+                 std::string(to_string(d.report.backend)).c_str(), seconds);
+  }
+  return d.report.ok() ? kExitOk : kExitFailed;
+}
+
+int run_decode(const DecodeArgs& a) {
+  const auto outputs = output_paths(a);
+  flac::DecodeOptions opt;
+  opt.backend = parse_backend(a.backend);
+  opt.format = sample_format(a.sample_format);
+  opt.layout = flac::Layout::interleaved;
+  opt.verify_md5 = !a.no_md5;
+  opt.stop_on_damage = a.stop_on_damage;
+  opt.device = a.device;
+  const auto format = a.format == "raw" ? flac::FileFormat::raw : flac::FileFormat::wav;
+
+  Progress progress(total_size(a.inputs), a.inputs.size());
+  int rc = kExitOk;
+  for (std::size_t n = 0; n < a.inputs.size(); ++n) {
+    const auto& in = a.inputs[n];
+    const auto& out = outputs[n];
+    progress.set_current(in);
+    try {
+      if (!a.force && fs::is_regular_file(out))
+        throw Error("'" + out + "' exists (use --force to overwrite)");
+      Stopwatch clock;
+      const auto decoded = flac::decode_file(in, opt);
+      const double seconds = clock.seconds();
+      write_output(out, decoded.pcm, format, progress, size_or_zero(in));
+      progress.clear();
+      rc = std::max(rc, report_decode(in, out, decoded, seconds, a.quiet));
+    } catch (const std::exception& e) {
+      progress.clear();
+      print_error(e.what());
+      rc = kExitFailed;
+    }
+    progress.file_done();
+  }
+  return rc;
+}
+
+// ---- test ----------------------------------------------------------------------------------
+
+int run_test(const TestArgs& a) {
+  flac::DecodeOptions opt;
+  opt.backend = parse_backend(a.backend);
+  opt.device = a.device;
+  opt.verify_md5 = true;
+  Progress progress(total_size(a.inputs), a.inputs.size());
+  int rc = kExitOk;
+  for (const auto& in : a.inputs) {
+    progress.set_current(in);
+    try {
+      const auto d = flac::decode_file(in, opt);
+      progress.clear();
+      const auto& r = d.report;
+      std::printf("%s: %s (%s, %llu frames)\n", in.c_str(), r.ok() ? "OK" : "FAILED",
+                  md5_text(r).c_str(), static_cast<unsigned long long>(r.frames));
+      for (const auto& dmg : r.damage) std::printf("  %s\n", dmg.message().c_str());
+      for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
+      if (!r.ok()) rc = kExitFailed;
+    } catch (const std::exception& e) {
+      progress.clear();
+      std::printf("%s: FAILED\n", in.c_str());
+      std::fflush(stdout);
+      print_error(e.what());
+      rc = kExitFailed;
+    }
+    std::fflush(stdout);
+    progress.add_bytes(size_or_zero(in));
+    progress.file_done();
+  }
+  return rc;
+}
+
+}  // namespace
+
+void add_flac_commands(CLI::App& app, Action& action) {
+  auto* flac = app.add_subcommand("flac", "FLAC decoding");
+  flac->require_subcommand(1);
+
+  auto info = std::make_shared<InfoArgs>();
+  auto* ci = flac->add_subcommand("info", "Print STREAMINFO, the metadata blocks and warnings");
+  ci->add_option("files", info->inputs, "FLAC files")->required();
+  ci->callback([&action, info] { action = [info] { return run_info(*info); }; });
+
+  auto dec = std::make_shared<DecodeArgs>();
+  auto* cd = flac->add_subcommand("decode", "Decode FLAC files to WAV or raw PCM");
+  cd->add_option("files", dec->inputs, "FLAC files")->required();
+  cd->add_option("-o,--output", dec->output,
+                 "Output file ('-': stdout), or directory (required with several inputs); "
+                 "default: the input with a .wav/.raw extension");
+  cd->add_option("--backend", dec->backend, "cpu, cpu-parallel, cuda or auto")
+      ->check(CLI::IsMember(kBackendNames))
+      ->capture_default_str();
+  cd->add_option("--format", dec->format, "Output container")
+      ->check(CLI::IsMember({"wav", "raw"}))
+      ->capture_default_str();
+  cd->add_option("--sample-format", dec->sample_format,
+                 "s16, s32 or f32 (default: the stream's own bit depth)")
+      ->check(CLI::IsMember({"s16", "s32", "f32"}));
+  cd->add_option("--device", dec->device, "CUDA device index")->capture_default_str();
+  cd->add_flag("--no-md5", dec->no_md5, "Skip the MD5 check");
+  cd->add_flag("--stop-on-damage", dec->stop_on_damage,
+               "Fail at the first damaged frame instead of silencing it and going on");
+  cd->add_flag("-f,--force", dec->force, "Overwrite existing output files");
+  cd->add_flag("-q,--quiet", dec->quiet, "Print only problems");
+  cd->callback([&action, dec] { action = [dec] { return run_decode(*dec); }; });
+
+  auto test = std::make_shared<TestArgs>();
+  auto* ct = flac->add_subcommand("test", "Decode and verify (CRCs, MD5) without writing output");
+  ct->add_option("files", test->inputs, "FLAC files")->required();
+  ct->add_option("--backend", test->backend, "cpu, cpu-parallel, cuda or auto")
+      ->check(CLI::IsMember(kBackendNames))
+      ->capture_default_str();
+  ct->add_option("--device", test->device, "CUDA device index")->capture_default_str();
+  ct->callback([&action, test] { action = [test] { return run_test(*test); }; });
+}
+
+}  // namespace sigpu::cli
