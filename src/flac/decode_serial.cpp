@@ -147,7 +147,7 @@ class SerialDecoder {
     p.sample_rate = fmt_ ? fmt_->sample_rate : stream_.info.sample_rate;
     p.samples = out_end_;
     p.bytes.resize(samples_.size() * 4);
-    std::memcpy(p.bytes.data(), samples_.data(), p.bytes.size());
+    if (!samples_.empty()) std::memcpy(p.bytes.data(), samples_.data(), p.bytes.size());
   }
 
   const std::uint8_t* d_;

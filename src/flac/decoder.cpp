@@ -37,7 +37,13 @@ Pcm convert(Pcm raw, SampleFormat format, Layout layout) {
 
 }  // namespace
 
-void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5) {
+bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape) {
+  return o.verify_md5 && stream.has_streaminfo && stream.info.md5_set() &&
+         lossless_for(shape.format, shape.bits_per_sample);
+}
+
+void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5,
+                   const std::array<std::uint8_t, 16>* computed) {
   std::sort(r.damage.begin(), r.damage.end(), [](const Damage& a, const Damage& b) {
     return a.first_sample != b.first_sample ? a.first_sample < b.first_sample : a.byte_offset < b.byte_offset;
   });
@@ -58,7 +64,7 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
     d.report.md5 = Md5Check::skipped;
     return;
   }
-  const auto got = pcm_md5(d.pcm);
+  const auto got = computed ? *computed : pcm_md5(d.pcm);
   d.report.md5_computed = to_hex(got.data(), 16);
   d.report.md5 = got == info.md5 ? Md5Check::match : Md5Check::mismatch;
 }

@@ -1,6 +1,7 @@
 // Pieces of the public glue shared by the CPU entry points and the CUDA decoder.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "flac/backends.hpp"
@@ -8,8 +9,13 @@
 namespace sigpu::flac {
 
 /// Moves a backend's output into `d`, sorts the damage list, applies stop_on_damage and checks
-/// the MD5 (when asked, possible and the stream is undamaged).
-void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5);
+/// the MD5 (when asked, possible and the stream is undamaged). A backend that hashed the output
+/// while it arrived passes the digest in `computed`.
+void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5,
+                   const std::array<std::uint8_t, 16>* computed = nullptr);
+
+/// Whether finish_decode will want an MD5 of this output.
+bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape);
 
 /// Reads a whole file; errors name the path.
 ByteBuffer read_file(const std::string& path);

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/md5.hpp"
 
 namespace sigpu::flac {
 namespace {
@@ -24,41 +23,49 @@ std::size_t pack(const Pcm& p, std::uint64_t first, std::size_t count, unsigned 
 }
 
 template <typename Get>
-void hash_all(const Pcm& p, Md5& md5, Get get) {
+void hash_range(const Pcm& p, Md5& md5, std::uint64_t first, std::uint64_t count, Get get) {
   const unsigned width = (p.bits_per_sample + 7) / 8;
   constexpr std::size_t kSamples = 1 << 14;
-  std::vector<std::uint8_t> chunk(kSamples * 4);
-  const std::uint64_t total = p.samples * p.channels;
-  for (std::uint64_t k = 0; k < total; k += kSamples) {
-    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kSamples, total - k));
-    md5.update(chunk.data(), pack(p, k, n, width, get, chunk.data()));
+  std::uint8_t chunk[kSamples * 4];
+  for (std::uint64_t k = first; k < first + count; k += kSamples) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kSamples, first + count - k));
+    md5.update(chunk, pack(p, k, n, width, get, chunk));
   }
 }
 
 }  // namespace
 
-std::array<std::uint8_t, 16> pcm_md5(const Pcm& p) {
-  Md5 md5;
+void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
+  const Pcm& p = pcm_;
   const unsigned bps = p.bits_per_sample;
   // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian hosts).
   if (p.format == SampleFormat::s16 && bps == 16 && p.layout == Layout::interleaved) {
-    md5.update(p.bytes.data(), p.samples * p.channels * 2);
-    return md5.finish();
+    md5_.update(p.bytes.data() + first * 2, count * 2);
+    return;
   }
   const auto* i32 = p.samples_as<std::int32_t>();
   const auto* i16 = p.samples_as<std::int16_t>();
   const auto* f32 = p.samples_as<float>();
   switch (p.format) {
-    case SampleFormat::raw32: hash_all(p, md5, [&](std::uint64_t o) { return i32[o]; }); break;
-    case SampleFormat::s32: hash_all(p, md5, [&](std::uint64_t o) { return i32[o] >> (32 - bps); }); break;
-    case SampleFormat::s16: hash_all(p, md5, [&](std::uint64_t o) { return i16[o] >> (16 - bps); }); break;
+    case SampleFormat::raw32: hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o]; }); break;
+    case SampleFormat::s32:
+      hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o] >> (32 - bps); });
+      break;
+    case SampleFormat::s16:
+      hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i16[o] >> (16 - bps); });
+      break;
     case SampleFormat::f32:
-      hash_all(p, md5, [&](std::uint64_t o) {
+      hash_range(p, md5_, first, count, [&](std::uint64_t o) {
         return static_cast<std::int32_t>(std::ldexp(f32[o], static_cast<int>(bps) - 1));
       });
       break;
   }
-  return md5.finish();
+}
+
+std::array<std::uint8_t, 16> pcm_md5(const Pcm& p) {
+  PcmMd5 h(p);
+  h.update(0, p.samples * p.channels);
+  return h.finish();
 }
 
 }  // namespace sigpu::flac

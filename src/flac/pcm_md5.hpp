@@ -7,9 +7,24 @@
 
 #include <sigpu/flac.hpp>
 
+#include "core/md5.hpp"
+
 namespace sigpu::flac {
 
-/// Precondition: the Pcm's format is lossless for its bit depth (see lossless_for).
+/// Hashes a Pcm in pieces, in interleaved sample order, so hashing can follow the output as it
+/// arrives. Precondition: the Pcm's format is lossless for its bit depth (see lossless_for).
+class PcmMd5 {
+ public:
+  explicit PcmMd5(const Pcm& pcm) : pcm_(pcm) {}
+  /// Values [first, first + count) in interleaved order (value = one sample of one channel).
+  void update(std::uint64_t first, std::uint64_t count);
+  std::array<std::uint8_t, 16> finish() { return md5_.finish(); }
+
+ private:
+  const Pcm& pcm_;
+  Md5 md5_;
+};
+
 std::array<std::uint8_t, 16> pcm_md5(const Pcm& pcm);
 
 }  // namespace sigpu::flac

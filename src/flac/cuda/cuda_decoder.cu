@@ -3,17 +3,22 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/cuda/buffer.hpp"
+#include "core/cuda/staging.hpp"
 #include "core/timer.hpp"
 #include "flac/backends.hpp"
 #include "flac/cuda/kernels.cuh"
 #include "flac/decoder_common.hpp"
 #include "flac/frame_host.hpp"
 #include "flac/parallel_decode.hpp"
+#include "flac/pcm_md5.hpp"
 
 namespace sigpu::flac {
 
@@ -32,6 +37,8 @@ struct CudaDecoder::Impl {
   DeviceBuffer<FrameEntry> frames;
   DeviceBuffer<FrameResultDevice> results;
   DeviceBuffer<std::uint8_t> scratch;
+  DeviceBuffer<std::uint8_t> output;  ///< host decodes reuse it
+  std::unique_ptr<sigpu::cuda::Stager> stager;
 
   cudaStream_t s() const { return stream->get(); }
 
@@ -170,21 +177,86 @@ CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
 CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 
+namespace {
+
+/// Hashes the output on its own thread as chunks land on the host, so the (serial) MD5 runs
+/// alongside the copies instead of after them.
+class FollowingMd5 {
+ public:
+  explicit FollowingMd5(const Pcm& pcm) : md5_(pcm), bytes_per_value_(bytes_per_sample(pcm.format)) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FollowingMd5() {
+    if (thread_.joinable()) finish();
+  }
+  void landed(std::size_t end_byte) {
+    {
+      std::lock_guard lock(mutex_);
+      landed_ = end_byte / bytes_per_value_;
+    }
+    cv_.notify_one();
+  }
+  std::array<std::uint8_t, 16> finish() {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+    return md5_.finish();
+  }
+
+ private:
+  void run() {
+    std::uint64_t done = 0;
+    for (;;) {
+      std::uint64_t upto;
+      bool closing;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return landed_ > done || closing_; });
+        upto = landed_;
+        closing = closing_;
+      }
+      if (upto > done) md5_.update(done, upto - done);
+      done = upto;
+      if (closing) return;
+    }
+  }
+
+  PcmMd5 md5_;
+  std::size_t bytes_per_value_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t landed_ = 0;
+  bool closing_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
 Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = Backend::cuda;
+  ThreadPool& pool = ThreadPool::shared();
+  if (!impl_->stager) impl_->stager = std::make_unique<sigpu::cuda::Stager>();
   impl_->file.reserve(file.size());
-  SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_->file.get(), file.data(), file.size(), cudaMemcpyHostToDevice, impl_->s()));
-  DeviceBuffer<std::uint8_t> out;
-  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; }, out);
+  impl_->stager->upload(impl_->file.get(), file.data(), file.size(), impl_->s(), pool);
+  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file),
+                              [file] { return file; }, impl_->output);
   r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
-  if (!r.pcm.bytes.empty())
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(r.pcm.bytes.data(), out.get(), r.pcm.bytes.size(), cudaMemcpyDeviceToHost,
-                                     impl_->s()));
-  impl_->stream->synchronize();
-  finish_decode(d, std::move(r), o, true);
+  const bool hash = r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
+  std::optional<FollowingMd5> md5;
+  if (hash) md5.emplace(r.pcm);
+  impl_->stager->download(r.pcm.bytes.data(), impl_->output.get(), r.pcm.bytes.size(), impl_->s(), pool,
+                          [&](std::size_t off, std::size_t len) {
+                            if (md5) md5->landed(off + len);
+                          });
+  std::array<std::uint8_t, 16> digest{};
+  if (md5) digest = md5->finish();
+  finish_decode(d, std::move(r), o, true, md5 ? &digest : nullptr);
   return d;
 }
 
