@@ -43,29 +43,42 @@ class SerialDecoder {
     Candidate c;
     if (!header_candidate(d_, n_, pos, kCrcTables.crc8, c)) return 0;
     if (have_last_ && (c.variable != last_.variable || c.number < min_number_)) return 0;
-    if (!fmt_) fmt_ = stream_format(c, stream_, params_);
+    // Until a frame has decoded, a header is judged by its own parameters; the first frame
+    // that decodes sets the stream's format (the parallel backends use the same rule).
+    std::optional<StreamFormat> own_format;
+    try {
+      own_format = fmt_ ? *fmt_ : stream_format(c, stream_, params_);
+    } catch (const Error& e) {
+      if (!params_error_) params_error_ = e;  // rethrown if no frame decodes at all
+      return 0;
+    }
+    const StreamFormat f = *own_format;
+    const bool consistent = c.channels == f.channels &&
+                            (!c.bits_per_sample || c.bits_per_sample == f.bits_per_sample) &&
+                            (!c.sample_rate || c.sample_rate == f.sample_rate);
+    if (!consistent) {
+      // Different parameters: a real change if it directly continues the last good frame and
+      // decodes (refused), otherwise a false sync.
+      const auto own = decode_frame_host(d_, n_, {pos, 0}, c.bits_per_sample ? c.bits_per_sample : f.bits_per_sample,
+                                         true, scratch_, [](unsigned, unsigned, std::int32_t) {});
+      if (have_last_ && !damage_ && continues(last_, c) && own.error == FrameError::ok)
+        throw Error("stream changes its channel count, bit depth or sample rate at the frame at byte " +
+                    std::to_string(pos) + "; streams with changing parameters are not supported");
+      return 0;
+    }
     if (!nominal_) nominal_ = c.block_size;
-    const bool consistent = c.channels == fmt_->channels &&
-                            (!c.bits_per_sample || c.bits_per_sample == fmt_->bits_per_sample) &&
-                            (!c.sample_rate || c.sample_rate == fmt_->sample_rate);
     const std::uint64_t begin = have_base_ ? first_sample(c) - base_ : 0;
     const std::size_t ch = c.channels;
     const std::size_t old_size = samples_.size();
-    if (consistent) samples_.resize(std::max(old_size, (begin + c.block_size) * ch));
+    samples_.resize(std::max(old_size, (begin + c.block_size) * ch));
     auto sink = [&](unsigned i, unsigned channel, std::int32_t v) { samples_[(begin + i) * ch + channel] = v; };
-    auto discard = [](unsigned, unsigned, std::int32_t) {};
-    const HostFrameResult r =
-        consistent ? decode_frame_host(d_, n_, {pos, 0}, fmt_->bits_per_sample, true, scratch_, sink)
-                   : decode_frame_host(d_, n_, {pos, 0}, c.bits_per_sample ? c.bits_per_sample : fmt_->bits_per_sample,
-                                       true, scratch_, discard);
+    const HostFrameResult r = decode_frame_host(d_, n_, {pos, 0}, f.bits_per_sample, true, scratch_, sink);
     if (r.error != FrameError::ok) {
       samples_.resize(old_size);
       if (!damage_) pending_block_ = c.block_size;
       return 0;
     }
-    if (!consistent)
-      throw Error("stream changes its channel count, bit depth or sample rate at the frame at byte " +
-                  std::to_string(pos) + "; streams with changing parameters are not supported");
+    if (!fmt_) fmt_ = f;
     if (!have_base_) {
       have_base_ = true;
       const bool leading_damage = pos != stream_.audio_offset;
@@ -118,6 +131,7 @@ class SerialDecoder {
   }
 
   void finish() {
+    if (!fmt_ && params_error_) throw *params_error_;
     if (damage_) {
       if (damage_->block) {
         out_.damage.push_back({damage_->pos, n_ - damage_->pos, frame_number_, damage_->first_sample,
@@ -158,6 +172,7 @@ class SerialDecoder {
   std::vector<std::int32_t> samples_;  // interleaved
   std::vector<std::int64_t> scratch_;
   std::optional<StreamFormat> fmt_;
+  std::optional<Error> params_error_;
   std::optional<Pending> damage_;
   std::uint64_t pending_block_ = 0;
   std::uint32_t nominal_ = 0;

@@ -43,23 +43,24 @@ class Walker {
   /// A frame that verifiably decodes: a verified successor or a successful host decode.
   std::optional<std::uint64_t> verify(std::uint32_t j) const {
     const Candidate& c = cands_[j];
-    if (c.next >= 0) {
-      if (!consistent(c)) refuse(c);
-      return cands_[c.next].pos;
-    }
-    auto end = probe_(c, bps_of(c));
-    if (end && !consistent(c)) refuse(c);
-    return end;
+    if (c.next >= 0) return cands_[c.next].pos;
+    return probe_(c, bps_of(c));
   }
 
-  /// First good candidate at or after byte `from` whose samples start after `after_number`.
+  /// First good candidate at or after byte `from` whose samples start at or after
+  /// `min_number`. A header whose parameters differ from the stream's is a false sync here,
+  /// unless it directly continues the last good frame and decodes: then the stream really
+  /// changes its parameters, which is refused (the serial decoder applies the same rule).
   std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev, std::uint64_t min_number) const {
     auto it = std::lower_bound(cands_.begin(), cands_.end(), from,
                                [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
     for (auto j = static_cast<std::uint32_t>(it - cands_.begin()); j < cands_.size(); ++j) {
       const Candidate& c = cands_[j];
       if (prev && (c.variable != prev->variable || c.number < min_number)) continue;
-      if (c.channels != fmt_.channels && c.next < 0 && !probe_(c, bps_of(c))) continue;
+      if (!consistent(c)) {
+        if (prev && continues(*prev, c) && probe_(c, bps_of(c))) refuse(c);
+        continue;
+      }
       if (verify(j)) return j;
     }
     return std::nullopt;
@@ -82,6 +83,7 @@ class Walker {
     std::uint32_t cur = *start;
     for (;;) {
       const Candidate& c = cands_[cur];
+      if (!consistent(c)) refuse(c);  // reached as the successor of a good frame
       auto end = verify(cur);
       if (end && c.next >= 0) {
         chain.push_back({cur, *end, true, {}});
@@ -152,11 +154,25 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
                              const std::optional<StreamParams>& params, std::uint64_t data_size,
                              const FrameProbe& probe) {
   FrameIndex index;
-  // The format comes from the first verified frame: a damaged or false first candidate must
-  // not decide it.
-  auto first = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) {
-    return c.pos >= stream.audio_offset && c.next >= 0;
-  });
+  // The format comes from the first frame that decodes (as in the serial decoder): a damaged
+  // or false first candidate must not decide it.
+  auto first = cands.end();
+  std::optional<StreamFormat> found;
+  std::optional<Error> params_error;
+  for (auto it = std::lower_bound(cands.begin(), cands.end(), stream.audio_offset,
+                                  [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
+       it != cands.end() && !found; ++it) {
+    try {
+      const StreamFormat f = stream_format(*it, stream, params);
+      if (probe(*it, f.bits_per_sample)) {
+        found = f;
+        first = it;
+      }
+    } catch (const Error& e) {
+      if (!params_error) params_error = e;
+    }
+  }
+  if (!found && params_error) throw *params_error;
   if (first == cands.end())
     first = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) { return c.pos >= stream.audio_offset; });
   if (first == cands.end()) {
@@ -169,7 +185,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     check_total(index, stream, data_size, 0);
     return index;
   }
-  const StreamFormat fmt = stream_format(*first, stream, params);
+  const StreamFormat fmt = found ? *found : stream_format(*first, stream, params);
   index.channels = fmt.channels;
   index.bits_per_sample = fmt.bits_per_sample;
   index.sample_rate = fmt.sample_rate;
