@@ -37,6 +37,9 @@ FrameProbe host_probe(std::span<const std::uint8_t> file);
 DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                  const DecodeOptions& options);
 
+/// Gives a Pcm the format and length an index describes, as the options ask.
+void shape_pcm(Pcm& pcm, const FrameIndex& index, const DecodeOptions& options);
+
 /// Bytes of output an index needs; throws when over a non-zero limit.
 std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes);
 

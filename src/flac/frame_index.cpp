@@ -49,16 +49,18 @@ class Walker {
 
   /// First good candidate at or after byte `from` whose samples start at or after
   /// `min_number`. A header whose parameters differ from the stream's is a false sync here,
-  /// unless it directly continues the last good frame and decodes: then the stream really
-  /// changes its parameters, which is refused (the serial decoder applies the same rule).
-  std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev, std::uint64_t min_number) const {
+  /// unless it starts exactly where the last good frame ended (`adjacent`), continues its
+  /// numbering and decodes: then the stream really changes its parameters, which is refused
+  /// (the serial decoder applies the same rule).
+  std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev, std::uint64_t min_number,
+                                      bool adjacent) const {
     auto it = std::lower_bound(cands_.begin(), cands_.end(), from,
                                [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
     for (auto j = static_cast<std::uint32_t>(it - cands_.begin()); j < cands_.size(); ++j) {
       const Candidate& c = cands_[j];
       if (prev && (c.variable != prev->variable || c.number < min_number)) continue;
       if (!consistent(c)) {
-        if (prev && continues(*prev, c) && probe_(c, bps_of(c))) refuse(c);
+        if (adjacent && c.pos == from && continues(*prev, c) && probe_(c, bps_of(c))) refuse(c);
         continue;
       }
       if (verify(j)) return j;
@@ -68,7 +70,7 @@ class Walker {
 
   std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t size, FrameIndex& index) {
     std::vector<Link> chain;
-    auto start = resync(audio_offset, nullptr, 0);
+    auto start = resync(audio_offset, nullptr, 0, false);
     if (!start) {
       // Nothing decodes; a valid header where the audio starts is still a damaged frame.
       auto it = std::lower_bound(cands_.begin(), cands_.end(), audio_offset,
@@ -83,18 +85,21 @@ class Walker {
     std::uint32_t cur = *start;
     for (;;) {
       const Candidate& c = cands_[cur];
-      if (!consistent(c)) refuse(c);  // reached as the successor of a good frame
       auto end = verify(cur);
       if (end && c.next >= 0) {
-        chain.push_back({cur, *end, true, {}});
-        cur = static_cast<std::uint32_t>(c.next);
-        continue;
+        if (consistent(cands_[c.next])) {
+          chain.push_back({cur, *end, true, {}});
+          cur = static_cast<std::uint32_t>(c.next);
+          continue;
+        }
+        // A successor with other parameters: decided below, from where this frame really ends.
+        end = probe_(c, bps_of(c));
       }
       const std::uint64_t after = end ? *end : c.pos + 1;
       const std::uint64_t min_number = c.number + (c.variable ? (end ? c.block_size : 1) : 1);
-      auto j = resync(after, &c, min_number);
+      auto j = resync(after, &c, min_number, end.has_value());
       if (!j) {
-        chain.push_back({cur, end ? *end : size, end.has_value(), end ? "" : "frame does not decode"});
+        chain.push_back({cur, end ? *end : size, end.has_value(), end ? "" : "frame does not decode (CRC or syntax error)"});
         if (end && *end < size)
           index.warnings.push_back(std::to_string(size - *end) + " bytes after the last frame (byte " +
                                    std::to_string(*end) + ") ignored");

@@ -80,12 +80,7 @@ class CpuExecutor : public FrameExecutor {
       : file_(file), o_(o), pool_(pool), pcm_(pcm) {}
 
   void prepare_output(const FrameIndex& index) override {
-    pcm_.format = o_.format;
-    pcm_.layout = o_.layout;
-    pcm_.channels = index.channels;
-    pcm_.bits_per_sample = index.bits_per_sample;
-    pcm_.sample_rate = index.sample_rate;
-    pcm_.samples = index.total_samples;
+    shape_pcm(pcm_, index, o_);
     const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
     pcm_.bytes.resize(bytes);
     pool_.parallel_for((bytes + kChunk - 1) / kChunk, [&](std::size_t b, std::size_t e) {
@@ -141,6 +136,15 @@ FrameProbe host_probe(std::span<const std::uint8_t> file) {
     if (r.error != FrameError::ok) return std::nullopt;
     return r.end;
   };
+}
+
+void shape_pcm(Pcm& p, const FrameIndex& index, const DecodeOptions& o) {
+  p.format = o.format;
+  p.layout = o.layout;
+  p.channels = index.channels;
+  p.bits_per_sample = index.bits_per_sample;
+  p.sample_rate = index.sample_rate;
+  p.samples = index.total_samples;
 }
 
 std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes) {

@@ -28,6 +28,7 @@ using Action = std::function<int()>;
 void add_info_command(CLI::App& app, Action& action);
 void add_flac_commands(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_turbo_commands(CLI::App& app, Action& action);
 
 /// Prints "sigpu: <message>" on stderr.
 void print_error(std::string_view message);

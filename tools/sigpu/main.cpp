@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_info_command(app, action);
   add_flac_commands(app, action);
   add_demo_command(app, action);
+  add_turbo_commands(app, action);
 
   try {
     app.parse(argc, argv);

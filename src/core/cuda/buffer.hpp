@@ -9,15 +9,32 @@
 
 namespace sigpu::cuda {
 
-template <typename T>
-class DeviceBuffer {
+/// Where a buffer lives: device memory, or page-locked host memory that DMA reads directly.
+struct DeviceMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    SIGPU_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+  }
+  static void release(void* p) { cudaFree(p); }
+};
+struct PinnedMemory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    SIGPU_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    return p;
+  }
+  static void release(void* p) { cudaFreeHost(p); }
+};
+
+template <typename T, typename Memory>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) { reserve(n); }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  Buffer() = default;
+  explicit Buffer(std::size_t n) { reserve(n); }
+  ~Buffer() { release(); }
+  Buffer(Buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+  Buffer& operator=(Buffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(capacity_, o.capacity_);
     return *this;
@@ -28,11 +45,11 @@ class DeviceBuffer {
     if (n <= capacity_) return;
     release();
     // A few bytes of tail padding let word-wise readers load the last partial word.
-    SIGPU_CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T) + 16));
+    ptr_ = static_cast<T*>(Memory::allocate(n * sizeof(T) + 16));
     capacity_ = n;
   }
   void release() {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_) Memory::release(ptr_);
     ptr_ = nullptr;
     capacity_ = 0;
   }
@@ -45,36 +62,9 @@ class DeviceBuffer {
 };
 
 template <typename T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t n) { reserve(n); }
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(capacity_, o.capacity_);
-    return *this;
-  }
-  void reserve(std::size_t n) {
-    if (n <= capacity_) return;
-    release();
-    SIGPU_CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T) + 16));
-    capacity_ = n;
-  }
-  void release() {
-    if (ptr_) cudaFreeHost(ptr_);
-    ptr_ = nullptr;
-    capacity_ = 0;
-  }
-  T* get() const { return ptr_; }
-  std::size_t capacity() const { return capacity_; }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t capacity_ = 0;
-};
+using DeviceBuffer = Buffer<T, DeviceMemory>;
+template <typename T>
+using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 /// An owned stream; one per decoder instance.
 class Stream {

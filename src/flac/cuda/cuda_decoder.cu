@@ -97,12 +97,7 @@ struct CudaDecoder::Impl {
         : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape) {}
 
     void prepare_output(const FrameIndex& index) override {
-      shape_.format = o_.format;
-      shape_.layout = o_.layout;
-      shape_.channels = index.channels;
-      shape_.bits_per_sample = index.bits_per_sample;
-      shape_.sample_rate = index.sample_rate;
-      shape_.samples = index.total_samples;
+      shape_pcm(shape_, index, o_);
       const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
       out_.reserve(bytes);
       // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.

@@ -1,0 +1,238 @@
+// sigpu LTE turbo coding (3GPP TS 36.212 section 5.1): CRC24A/B, code block segmentation,
+// the rate-1/3 turbo encoder with its QPP interleaver, a BPSK/QPSK AWGN channel keyed by
+// (seed, frame, position), and an iterative decoder on the CPU and on the GPU.
+//
+//   auto cw = sigpu::turbo::encode(bits);                       // K = bits.size()
+//   std::vector<float> llr(sigpu::turbo::llr_count(K));
+//   sigpu::turbo::awgn_llrs(cw, {.ebn0_db = 1.0}, /*frame=*/0, llr);
+//   auto out = sigpu::turbo::decode(std::vector<int>{K}, llr, {.subdecoders = 64});
+//
+// Bits are one per byte (0 or 1). LLRs are log(P(bit = 0) / P(bit = 1)): positive means 0.
+// A code block's LLRs are its three encoder streams d0 | d1 | d2, each K + 4 long, exactly
+// as 36.212 section 5.1.3.2.2 orders them (tail bits included).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sigpu/core.hpp>
+
+namespace sigpu::turbo {
+
+// ---- block sizes and interleaver (36.212 Table 5.1.3-3) ----------------------------------
+
+inline constexpr int kMinK = 40, kMaxK = 6144, kNumBlockSizes = 188;
+
+/// The 188 code block sizes, ascending.
+std::span<const int> block_sizes();
+/// Index of K in block_sizes(), or -1 when K is not one of them.
+int block_size_index(int K);
+bool valid_block_size(int K);
+/// Throws Error naming K when it is not one of the 188 sizes.
+void check_block_size(int K);
+/// f1, f2 of the QPP interleaver for K (throws Error for an invalid K).
+std::pair<int, int> qpp_coefficients(int K);
+/// pi(i) = (f1 i + f2 i^2) mod K: the interleaver output bit i is input bit pi(i).
+std::vector<std::uint16_t> qpp_interleaver(int K);
+
+// ---- CRC and segmentation (36.212 5.1.1, 5.1.2) -------------------------------------------
+
+/// The 24 parity bits of CRC24A / CRC24B over `bits`, as a number whose MSB is p0.
+std::uint32_t crc24a(std::span<const std::uint8_t> bits);
+std::uint32_t crc24b(std::span<const std::uint8_t> bits);
+
+/// The code block sizes 36.212 5.1.2 gives a transport block of A bits (CRC24A included: B =
+/// A + 24).
+struct Segmentation {
+  int A = 0;              ///< transport block bits
+  int B = 0;              ///< A + 24
+  int C = 0;              ///< code blocks
+  int C_plus = 0, C_minus = 0;
+  int K_plus = 0, K_minus = 0;
+  int F = 0;              ///< filler bits at the start of code block 0
+  int L = 0;              ///< 24 when C > 1 (each block carries CRC24B), else 0
+  std::vector<int> K;     ///< size of each code block
+};
+/// Throws Error when A < 1.
+Segmentation plan_segmentation(int A);
+
+/// Attaches CRC24A, splits into code blocks (filler bits are 0), attaches CRC24B to each block
+/// when there are several. Returns the code blocks concatenated (sum of plan.K bits).
+std::vector<std::uint8_t> segment(std::span<const std::uint8_t> transport_block, const Segmentation& plan);
+
+struct Desegmented {
+  std::vector<std::uint8_t> bits;     ///< the A transport block bits
+  bool crc24a_ok = false;
+  std::vector<bool> crc24b_ok;        ///< per code block; all true when C == 1
+  bool ok() const;
+};
+/// The inverse of segment(): removes filler bits, checks and strips CRC24B, then CRC24A.
+/// Throws Error when code_blocks does not hold sum(plan.K) bits.
+Desegmented desegment(std::span<const std::uint8_t> code_blocks, const Segmentation& plan);
+
+// ---- encoder (36.212 5.1.3.2) -------------------------------------------------------------
+
+inline std::size_t llr_count(int K) { return 3 * (static_cast<std::size_t>(K) + 4); }
+
+/// d0 | d1 | d2, each K + 4 bits (the layout the decoder reads).
+struct Codeword {
+  int K = 0;
+  std::vector<std::uint8_t> d;  ///< 3 (K + 4) bits
+  std::span<const std::uint8_t> stream(int i) const {
+    return {d.data() + static_cast<std::size_t>(i) * (K + 4), static_cast<std::size_t>(K) + 4};
+  }
+};
+/// Encodes one code block of K = bits.size() bits (K must be one of the 188 sizes).
+Codeword encode(std::span<const std::uint8_t> bits);
+
+// ---- channel ------------------------------------------------------------------------------
+
+enum class Modulation { bpsk, qpsk };  ///< QPSK is Gray-mapped: bit 2i on I, bit 2i+1 on Q
+
+struct ChannelOptions {
+  Modulation modulation = Modulation::bpsk;
+  double ebn0_db = 1.0;    ///< per information bit, rate K / (3K + 12)
+  std::uint64_t seed = 1;
+};
+/// Standard deviation of the noise per real dimension, for unit-energy symbols (BPSK
+/// amplitude 1, QPSK 1/sqrt(2) per dimension) at o.ebn0_db and rate K / (3K + 12).
+double noise_sigma(int K, const ChannelOptions& o);
+/// Sends a codeword over AWGN and writes its LLRs (llr_count(K) floats). The noise is a pure
+/// function of (seed, frame, bit position): Philox4x32-10 + Box-Muller.
+void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame, std::span<float> llr);
+
+/// Fixed point: round(llr * 2^frac_bits), saturated to +-(2^(bits-1) - 1).
+void quantize(std::span<const float> llr, int frac_bits, std::span<std::int16_t> out);
+void quantize(std::span<const float> llr, int frac_bits, std::span<std::int8_t> out);
+
+// ---- decoder ------------------------------------------------------------------------------
+
+enum class Algorithm {
+  log_map,      ///< max* with the correction term log(1 + e^-|a-b|) (float, CPU only)
+  max_log_map,  ///< max, extrinsic scaled by `scaling`
+};
+enum class Sync {
+  strict,  ///< every sub-decoder reads its neighbours' boundary metrics and the other
+           ///< decoder's extrinsics from the previous half-iteration: deterministic, and the
+           ///< CPU and GPU give bit-identical output
+  loose,   ///< GPU: all iterations in one launch, no grid-wide barrier; sub-decoders read
+           ///< whatever their neighbours have written so far (the CPU runs strict)
+};
+
+struct DecoderOptions {
+  Backend backend = Backend::automatic;
+  Algorithm algorithm = Algorithm::max_log_map;
+  int iterations = 6;
+  /// P: sub-decoders per code block, 1..K (larger values are clamped to K). Sub-decoder i
+  /// decodes bits [i K / P, (i + 1) K / P).
+  int subdecoders = 1;
+  float scaling = 0.75f;  ///< extrinsic scaling for max-log-map (fixed point: in 1/16 steps)
+  Sync sync = Sync::strict;
+  int device = 0;
+};
+
+struct DecodeResult {
+  std::vector<std::uint8_t> bits;  ///< K per block, concatenated
+  Backend backend = Backend::cpu;
+  double seconds = 0;              ///< decoding time (device time for cuda)
+};
+
+/// Decodes code blocks of sizes `K` (mixed sizes allowed) from their LLRs, concatenated,
+/// llr_count(K[b]) per block. Fixed-point LLRs use max-log-map (metrics in int32, extrinsics
+/// saturated to the LLR type). Throws Error for an invalid K, a wrong LLR count, non-finite
+/// LLRs, zero blocks or bad options, naming the value.
+DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o);
+DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr, const DecoderOptions& o);
+DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr, const DecoderOptions& o);
+
+/// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
+/// One CUDA stream per instance. Throws Error in builds without CUDA.
+class CudaDecoder {
+ public:
+  explicit CudaDecoder(int device = 0);
+  ~CudaDecoder();
+  CudaDecoder(CudaDecoder&&) noexcept;
+  CudaDecoder& operator=(CudaDecoder&&) noexcept;
+
+  /// Copies the LLRs (and interleaver tables) to the device; checks them like decode().
+  void load(std::span<const int> K, std::span<const float> llr);
+  void load(std::span<const int> K, std::span<const std::int16_t> llr);
+  void load(std::span<const int> K, std::span<const std::int8_t> llr);
+  /// Decodes what load() placed on the device; returns device seconds (CUDA events).
+  /// Only max-log-map is available on the GPU.
+  double run(const DecoderOptions& o);
+  /// Hard decisions of the last run(), K per block.
+  std::vector<std::uint8_t> bits() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- simulation ---------------------------------------------------------------------------
+
+enum class LlrType { f32, i16, i8 };
+
+struct SimOptions {
+  int K = 6144;
+  Modulation modulation = Modulation::bpsk;
+  LlrType llr = LlrType::f32;
+  int frac_bits = -1;                  ///< fixed point; -1: 6 for int16, 2 for int8
+  DecoderOptions decoder;
+  std::uint64_t seed = 1;
+  std::uint64_t max_frames = 1000;
+  std::uint64_t target_frame_errors = 0;  ///< stop early once this many frames failed (0: never)
+  int batch = 64;                         ///< frames per decode() call
+};
+
+struct SimPoint {
+  double ebn0_db = 0;
+  std::uint64_t frames = 0, frame_errors = 0, bits = 0, bit_errors = 0;
+  double decode_seconds = 0;  ///< time inside decode()
+  double ber() const { return bits ? double(bit_errors) / double(bits) : 0.0; }
+  double fer() const { return frames ? double(frame_errors) / double(frames) : 0.0; }
+  /// Information bits decoded per second (decode time only).
+  double mbps() const { return decode_seconds > 0 ? double(bits) / decode_seconds / 1e6 : 0.0; }
+};
+
+/// Monte-Carlo BER/FER at one Eb/N0: random information bits (seeded by seed and frame),
+/// encode, channel, quantise, decode, count. Frame f always sees the same bits and noise.
+SimPoint simulate(const SimOptions& o, double ebn0_db);
+
+// ---- benchmark (issue 3 item 7) -----------------------------------------------------------
+
+struct BenchOptions {
+  int K = 6144;
+  std::vector<int> batches{1, 8, 96, 1536};
+  std::vector<LlrType> types{LlrType::f32, LlrType::i16, LlrType::i8};
+  std::vector<int> subdecoders{64, 768};  ///< P for the GPU rows; the CPU always runs P = 1
+  int iterations = 6;
+  double ebn0_db = 1.0;
+  bool cpu = true;   ///< measure the CPU parallel decoder for the ratio
+  bool gpu = true;   ///< needs a device
+  int reps = 10;     ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
+  int cpu_threads = 0;  ///< informative: the shared pool's size
+};
+
+/// One (LLR type, batch, P) point. Times in seconds; Mbps = K * blocks / time / 1e6.
+struct BenchRow {
+  LlrType type = LlrType::f32;
+  int blocks = 0, P = 0;
+  double strict_min = 0, strict_median = 0, strict_max = 0;
+  double loose_median = 0;
+  double cpu_median = 0;             ///< CPU parallel, P = 1, strict (0: not run)
+  bool strict_matches_cpu_p = false; ///< GPU strict bits == CPU parallel bits at the same P
+  double ber_strict = 0, ber_loose = 0, ber_cpu = 0;
+};
+
+/// Runs the benchmark: LLRs in device memory, fixed iterations, no early termination. Calls
+/// on_row after each point. Throws Error when gpu is set and no device is present.
+std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
+std::string_view to_string(LlrType t);
+
+}  // namespace sigpu::turbo

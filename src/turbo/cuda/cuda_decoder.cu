@@ -1,0 +1,155 @@
+// The GPU turbo decoder: LLRs and every working array stay in device memory; strict mode runs
+// one launch per half-iteration (the kernel boundary is the barrier), loose mode one launch.
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <sigpu/turbo.hpp>
+
+#include "core/cuda/buffer.hpp"
+#include "turbo/cuda/kernels.cuh"
+#include "turbo/plan.hpp"
+
+namespace sigpu::turbo {
+
+enum class LlrKind { f32, i16, i8 };
+
+struct CudaDecoder::Impl {
+  int device = 0;
+  sigpu::cuda::Stream stream;
+  BatchPlan plan;
+  LlrKind kind = LlrKind::f32;
+  bool loaded = false;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> llr;        // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint16_t> pi, pi_inv;
+  sigpu::cuda::DeviceBuffer<BlockDesc> blocks;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> ext1, ext2;  // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> bounds;      // alpha then beta, Metric type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> scratch;     // Metric type, 8 per bit
+  sigpu::cuda::DeviceBuffer<std::uint8_t> bits;
+
+  explicit Impl(int dev) : device(dev) {}
+
+  template <typename T>
+  void load(std::span<const int> K, std::span<const T> host) {
+    plan = make_plan(K, 1, host.size());  // P is chosen per run(); this checks K and the count
+    check_llrs(host);
+    kind = std::is_same_v<T, float> ? LlrKind::f32 : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
+    llr.reserve(host.size_bytes());
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
+    pi.reserve(plan.pi.size());
+    pi_inv.reserve(plan.pi.size());
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi.get(), plan.pi.data(), plan.pi.size() * 2, cudaMemcpyHostToDevice, stream.get()));
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(pi_inv.get(), plan.pi_inv.data(), plan.pi.size() * 2, cudaMemcpyHostToDevice, stream.get()));
+    stream.synchronize();
+    loaded = true;
+  }
+
+  template <class Tr>
+  double run(const DecoderOptions& o) {
+    using Llr = typename Tr::Llr;
+    using M = typename Tr::Metric;
+    std::vector<int> K;
+    for (const auto& b : plan.blocks) K.push_back(b.K);
+    const BatchPlan p = make_plan(K, o.subdecoders, plan.total_llr);  // same tables, new P
+    blocks.reserve(p.blocks.size());
+    const std::size_t ext_bytes = std::size_t(p.total_bits) * sizeof(Llr);
+    const std::size_t bound_bytes = std::size_t(p.total_bounds) * 8 * 4 * sizeof(M);
+    ext1.reserve(ext_bytes);
+    ext2.reserve(ext_bytes);
+    bounds.reserve(2 * bound_bytes);
+    scratch.reserve(std::size_t(p.total_bits) * 8 * sizeof(M));
+    bits.reserve(p.total_bits);
+    cudaStream_t s = stream.get();
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(blocks.get(), p.blocks.data(), p.blocks.size() * sizeof(BlockDesc), cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(cudaStreamSynchronize(s));  // host vector p goes out of scope
+
+    HalfIteration<Tr> h;
+    h.blocks = blocks.get();
+    h.llr = reinterpret_cast<const Llr*>(llr.get());
+    h.pi = pi.get();
+    h.pi_inv = pi_inv.get();
+    h.alpha_bounds = reinterpret_cast<M*>(bounds.get());
+    h.beta_bounds = reinterpret_cast<M*>(bounds.get() + bound_bytes);
+    h.total_bounds = p.total_bounds;
+    h.scale = o.scaling;
+    h.scale_q4 = scale_q4(o.scaling);
+    Llr* e1 = reinterpret_cast<Llr*>(ext1.get());
+    Llr* e2 = reinterpret_cast<Llr*>(ext2.get());
+    M* sc = reinterpret_cast<M*>(scratch.get());
+    const int nblocks = static_cast<int>(p.blocks.size());
+    const unsigned grid = (p.total_subs + cuda::kThreadsPerBlock - 1) / cuda::kThreadsPerBlock;
+
+    sigpu::cuda::EventTimer timer;
+    timer.start(s);
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(e1, 0, ext_bytes, s));
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(e2, 0, ext_bytes, s));
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(bounds.get(), 0, 2 * bound_bytes, s));
+    if (o.sync == Sync::strict) {
+      for (int it = 0; it < o.iterations; ++it) {
+        for (int c = 0; c < 2; ++c) {
+          h.component = c;
+          h.read_buf = it & 1;
+          h.write_buf = h.read_buf ^ 1;
+          h.ext_in = c == 0 ? e2 : e1;
+          h.ext_out = c == 0 ? e1 : e2;
+          h.bits = (it == o.iterations - 1 && c == 1) ? bits.get() : nullptr;
+          cuda::HalfIterationKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, nblocks, p.total_subs, sc);
+          SIGPU_CUDA_CHECK_LAUNCH();
+        }
+      }
+    } else {
+      cuda::LooseKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, e1, e2, nblocks, p.total_subs, sc,
+                                                                    o.iterations, bits.get());
+      SIGPU_CUDA_CHECK_LAUNCH();
+    }
+    const double seconds = timer.stop(s);
+    bits_count = p.total_bits;
+    return seconds;
+  }
+
+  std::uint32_t bits_count = 0;
+};
+
+CudaDecoder::CudaDecoder(int device) {
+  const auto devices = cuda_devices();
+  if (device < 0 || device >= static_cast<int>(devices.size()))
+    throw Error("turbo: CUDA device " + std::to_string(device) + " is not available (" +
+                std::to_string(devices.size()) + " device(s) visible)");
+  SIGPU_CUDA_CHECK(cudaSetDevice(device));
+  impl_ = std::make_unique<Impl>(device);
+}
+CudaDecoder::~CudaDecoder() = default;
+CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
+CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
+
+void CudaDecoder::load(std::span<const int> K, std::span<const float> llr) { impl_->load(K, llr); }
+void CudaDecoder::load(std::span<const int> K, std::span<const std::int16_t> llr) { impl_->load(K, llr); }
+void CudaDecoder::load(std::span<const int> K, std::span<const std::int8_t> llr) { impl_->load(K, llr); }
+
+double CudaDecoder::run(const DecoderOptions& o) {
+  if (!impl_->loaded) throw Error("turbo: CudaDecoder::run before load");
+  check_options(o);
+  if (o.algorithm != Algorithm::max_log_map) throw Error("turbo: the cuda backend decodes max-log-map only");
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  switch (impl_->kind) {
+    case LlrKind::f32: return impl_->run<FloatTraits>(o);
+    case LlrKind::i16: return impl_->run<FixedTraits<std::int16_t>>(o);
+    case LlrKind::i8: return impl_->run<FixedTraits<std::int8_t>>(o);
+  }
+  return 0;
+}
+
+std::vector<std::uint8_t> CudaDecoder::bits() const {
+  std::vector<std::uint8_t> out(impl_->bits_count);
+  if (!out.empty()) {
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), impl_->bits.get(), out.size(), cudaMemcpyDeviceToHost,
+                                     impl_->stream.get()));
+    impl_->stream.synchronize();
+  }
+  return out;
+}
+
+}  // namespace sigpu::turbo

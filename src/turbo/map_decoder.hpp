@@ -1,0 +1,269 @@
+// The per-sub-block MAP recursion of the parallel turbo decoder, written once for the CPU and
+// the GPU (SIGPU_HD). A code block of K bits is split among P sub-decoders; sub-decoder i runs
+// the forward (alpha) and backward (beta) recursions over bits [i K / P, (i + 1) K / P) of one
+// component code, starting from the boundary state metrics its neighbours wrote in the
+// previous iteration (uniform in the first), and writes its extrinsic LLRs and its own
+// boundary metrics for the neighbours' next iteration.
+//
+// Trellis of the 36.212 RSC code (feedback 1 + D^2 + D^3, feedforward 1 + D + D^3): state
+// s = r0 << 2 | r1 << 1 | r2 with r0 the newest register bit. Input u gives the feedback bit
+// a = u ^ r1 ^ r2, parity p = a ^ r0 ^ r2 and next state a << 2 | r0 << 1 | r1.
+// With LLR = log P(0)/P(1) the branch metric of (u, p) is -(u A + p Lp), A = Ls + La.
+#pragma once
+
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+#ifndef __CUDACC__
+#include <cmath>
+#endif
+
+// Full unrolling turns the state loops into straight-line code with the 8 metrics in registers.
+#ifdef __CUDACC__
+#define TURBO_UNROLL _Pragma("unroll")
+#else
+#define TURBO_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+namespace sigpu::turbo {
+
+/// One code block of a batch, as the decoders see it. Offsets index the batch's arrays.
+struct BlockDesc {
+  std::int32_t K = 0;
+  std::int32_t P = 1;               ///< sub-decoders
+  std::uint32_t llr_offset = 0;     ///< first LLR (d0[0]) of the block
+  std::uint32_t bit_offset = 0;     ///< first bit in bits / extrinsic arrays (sum of earlier K)
+  std::uint32_t perm_offset = 0;    ///< first entry in the pi / pi_inv tables
+  std::uint32_t sub_offset = 0;     ///< global index of sub-decoder 0
+  std::uint32_t bound_offset = 0;   ///< first of the block's P + 1 boundary slots
+};
+
+/// Sub-block [begin, end) of sub-decoder i of P over K bits.
+SIGPU_HD SIGPU_FORCEINLINE int sub_begin(int K, int P, int i) {
+  return static_cast<int>(static_cast<std::int64_t>(i) * K / P);
+}
+
+/// Index of the block holding global sub-decoder t (blocks sorted by sub_offset).
+SIGPU_HD inline int find_block(const BlockDesc* blocks, int n, std::uint32_t t) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (blocks[mid].sub_offset <= t) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+struct FloatTraits {
+  using Llr = float;
+  using Metric = float;
+  static constexpr float kNeg = -1.0e30f;
+  SIGPU_HD static SIGPU_FORCEINLINE Llr extrinsic(Metric le, float scale, int /*scale_q4*/) {
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(le, scale);  // never contracted into an FMA: same bits as the CPU
+#else
+    return le * scale;
+#endif
+  }
+};
+
+template <typename T>
+struct FixedTraits {
+  using Llr = T;
+  using Metric = std::int32_t;
+  static constexpr std::int32_t kNeg = -(1 << 24);
+  static constexpr std::int32_t kMax = (T(1) << (sizeof(T) * 8 - 2)) * 2 - 1;  // 127 / 32767
+  SIGPU_HD static SIGPU_FORCEINLINE Llr extrinsic(Metric le, float /*scale*/, int scale_q4) {
+    std::int32_t v = (le * scale_q4) >> 4;  // arithmetic shift: floor
+    v = v > kMax ? kMax : (v < -kMax ? -kMax : v);
+    return static_cast<Llr>(v);
+  }
+};
+
+template <bool kLogMap, typename M>
+SIGPU_HD SIGPU_FORCEINLINE M max_star(M a, M b) {
+  const M m = a > b ? a : b;
+  if constexpr (kLogMap) {
+    const M d = a > b ? a - b : b - a;
+    return m + log1pf(expf(-d));
+  } else {
+    return m;
+  }
+}
+
+/// Plain loads; the GPU's loose mode uses loads that bypass L1 (see cuda/kernels.cuh).
+struct PlainLoad {
+  template <typename T>
+  SIGPU_HD static SIGPU_FORCEINLINE T ld(const T* p) { return *p; }
+};
+
+/// Everything a half-iteration needs, for the whole batch.
+template <class Tr>
+struct HalfIteration {
+  using Llr = typename Tr::Llr;
+  using Metric = typename Tr::Metric;
+  const BlockDesc* blocks = nullptr;
+  const Llr* llr = nullptr;
+  const std::uint16_t* pi = nullptr;
+  const std::uint16_t* pi_inv = nullptr;
+  const Llr* ext_in = nullptr;   ///< c = 0: Le2 (interleaved order); c = 1: Le1 (natural order)
+  Llr* ext_out = nullptr;
+  Metric* alpha_bounds = nullptr;  ///< [c][buffer][slot][8]
+  Metric* beta_bounds = nullptr;
+  std::uint32_t total_bounds = 0;
+  int component = 0;
+  int read_buf = 0, write_buf = 0;
+  float scale = 1.0f;
+  int scale_q4 = 16;
+  std::uint8_t* bits = nullptr;  ///< set on the last half-iteration (c = 1): hard decisions
+};
+
+template <class Tr>
+SIGPU_HD SIGPU_FORCEINLINE typename Tr::Metric* bound_slot(typename Tr::Metric* base, std::uint32_t total,
+                                                           int c, int buf, std::uint32_t slot) {
+  return base + ((static_cast<std::size_t>(c) * 2 + buf) * total + slot) * 8;
+}
+
+/// One trellis step forward: alpha_{k+1} from alpha_k with branch metrics of A, Lp.
+template <bool kLogMap, typename M>
+SIGPU_HD SIGPU_FORCEINLINE void forward_step(M (&al)[8], M A, M Lp) {
+  M na[8];
+TURBO_UNROLL
+  for (int n = 0; n < 8; ++n) {
+    const int a = n >> 2, r0 = (n >> 1) & 1, r1 = n & 1;
+    M v[2];
+TURBO_UNROLL
+    for (int r2 = 0; r2 < 2; ++r2) {
+      const int s = (r0 << 2) | (r1 << 1) | r2;
+      const int u = a ^ r1 ^ r2, p = a ^ r0 ^ r2;
+      M g = 0;
+      if (u) g = g - A;
+      if (p) g = g - Lp;
+      v[r2] = al[s] + g;
+    }
+    na[n] = max_star<kLogMap>(v[0], v[1]);
+  }
+  const M norm = na[0];
+TURBO_UNROLL
+  for (int n = 0; n < 8; ++n) al[n] = na[n] - norm;
+}
+
+/// One trellis step backward: beta_k from beta_{k+1}.
+template <bool kLogMap, typename M>
+SIGPU_HD SIGPU_FORCEINLINE void backward_step(M (&be)[8], M A, M Lp) {
+  M nb[8];
+TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) {
+    const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
+    M v[2];
+TURBO_UNROLL
+    for (int u = 0; u < 2; ++u) {
+      const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
+      const int n = (a << 2) | (r0 << 1) | r1;
+      M g = 0;
+      if (u) g = g - A;
+      if (p) g = g - Lp;
+      v[u] = g + be[n];
+    }
+    nb[s] = max_star<kLogMap>(v[0], v[1]);
+  }
+  const M norm = nb[0];
+TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) be[s] = nb[s] - norm;
+}
+
+/// beta_K of component c from its three tail steps (trellis ends in state 0 at K + 3).
+/// Tail LLRs of component c: x_{K+j} and z_{K+j} are symbols 2j and 2j + 1 of the sequence
+/// d0[K+2c], d1[K+2c], d2[K+2c], d0[K+2c+1], d1[K+2c+1], d2[K+2c+1] (36.212 5.1.3.2.2).
+template <class Tr, bool kLogMap>
+SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c, typename Tr::Metric (&be)[8]) {
+  using M = typename Tr::Metric;
+TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) be[s] = s == 0 ? M(0) : M(Tr::kNeg);
+  for (int j = 2; j >= 0; --j) {
+    const int mx = 2 * j, mz = 2 * j + 1;
+    const M x = static_cast<M>(llr[(mx % 3) * (K + 4) + K + 2 * c + mx / 3]);
+    const M z = static_cast<M>(llr[(mz % 3) * (K + 4) + K + 2 * c + mz / 3]);
+    backward_step<kLogMap>(be, x, z);
+  }
+}
+
+/// Sub-decoder i of block b for one half-iteration. alpha: scratch of 8 (end - begin) metrics.
+template <class Tr, bool kLogMap, class Load = PlainLoad>
+SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc& b, int i,
+                                     typename Tr::Metric* alpha) {
+  using M = typename Tr::Metric;
+  using Llr = typename Tr::Llr;
+  const int K = b.K, P = b.P, c = h.component;
+  const int begin = sub_begin(K, P, i), end = sub_begin(K, P, i + 1);
+  const Llr* sys = h.llr + b.llr_offset;
+  const Llr* par = sys + static_cast<std::size_t>(K + 4) * (1 + c);
+  const std::uint16_t* pi = h.pi + b.perm_offset;
+  const std::uint16_t* pi_inv = h.pi_inv + b.perm_offset;
+  const Llr* ext_in = h.ext_in + b.bit_offset;
+  Llr* ext_out = h.ext_out + b.bit_offset;
+
+  // A = Ls + La at position k of this component's order.
+  auto a_at = [&](int k) -> M {
+    const int ks = c == 0 ? k : pi[k];
+    const int ke = c == 0 ? pi_inv[k] : pi[k];
+    return static_cast<M>(sys[ks]) + static_cast<M>(Load::ld(ext_in + ke));
+  };
+
+  M al[8], be[8];
+  if (i == 0) {
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) al[s] = s == 0 ? M(0) : M(Tr::kNeg);
+  } else {
+    const M* src = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i);
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) al[s] = Load::ld(src + s);
+  }
+  if (i == P - 1) {
+    tail_beta<Tr, kLogMap>(sys, K, c, be);
+  } else {
+    const M* src = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i + 1);
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
+  }
+
+  for (int k = begin; k < end; ++k) {
+    M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) row[s] = al[s];
+    forward_step<kLogMap>(al, a_at(k), static_cast<M>(par[k]));
+  }
+  if (i < P - 1) {
+    M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i + 1);
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) dst[s] = al[s];
+  }
+
+  for (int k = end - 1; k >= begin; --k) {
+    const M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
+    const M A = a_at(k), Lp = static_cast<M>(par[k]);
+    M l[2] = {M(0), M(0)};
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) {
+      const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
+TURBO_UNROLL
+      for (int u = 0; u < 2; ++u) {
+        const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
+        const int n = (a << 2) | (r0 << 1) | r1;
+        const M v = (p ? row[s] - Lp : row[s]) + be[n];
+        l[u] = s == 0 ? v : max_star<kLogMap>(l[u], v);
+      }
+    }
+    const M le = l[0] - l[1];
+    ext_out[k] = Tr::extrinsic(le, h.scale, h.scale_q4);
+    if (h.bits) h.bits[b.bit_offset + (c == 0 ? k : pi[k])] = (A + le) < M(0) ? 1 : 0;
+    backward_step<kLogMap>(be, A, Lp);
+  }
+  if (i > 0) {
+    M* dst = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i);
+TURBO_UNROLL
+    for (int s = 0; s < 8; ++s) dst[s] = be[s];
+  }
+}
+
+}  // namespace sigpu::turbo

@@ -1,0 +1,63 @@
+#include "turbo/plan.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace sigpu::turbo {
+
+BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_size) {
+  if (K.empty()) throw Error("turbo: zero code blocks to decode");
+  if (K.size() > (1u << 24)) throw Error("turbo: " + std::to_string(K.size()) + " code blocks is too many for one batch");
+  if (subdecoders < 1)
+    throw Error("turbo: sub-decoders per block P = " + std::to_string(subdecoders) + " must be at least 1");
+  BatchPlan plan;
+  std::map<int, std::uint32_t> perm_offset;
+  std::uint64_t llr = 0, bits = 0, subs = 0, bounds = 0;
+  for (std::size_t b = 0; b < K.size(); ++b) {
+    if (!valid_block_size(K[b]))
+      throw Error("turbo: code block " + std::to_string(b) + ": invalid size K = " + std::to_string(K[b]) +
+                  " (must be one of the 188 sizes of 36.212 Table 5.1.3-3, 40..6144)");
+    auto [it, fresh] = perm_offset.try_emplace(K[b], static_cast<std::uint32_t>(plan.pi.size()));
+    if (fresh) {
+      const auto pi = qpp_interleaver(K[b]);
+      std::vector<std::uint16_t> inv(K[b]);
+      for (int i = 0; i < K[b]; ++i) inv[pi[i]] = static_cast<std::uint16_t>(i);
+      plan.pi.insert(plan.pi.end(), pi.begin(), pi.end());
+      plan.pi_inv.insert(plan.pi_inv.end(), inv.begin(), inv.end());
+    }
+    BlockDesc d;
+    d.K = K[b];
+    d.P = std::min(subdecoders, K[b]);
+    d.llr_offset = static_cast<std::uint32_t>(llr);
+    d.bit_offset = static_cast<std::uint32_t>(bits);
+    d.perm_offset = it->second;
+    d.sub_offset = static_cast<std::uint32_t>(subs);
+    d.bound_offset = static_cast<std::uint32_t>(bounds);
+    plan.blocks.push_back(d);
+    plan.max_sub_len = std::max(plan.max_sub_len, (K[b] + d.P - 1) / d.P);
+    llr += llr_count(K[b]);
+    bits += K[b];
+    subs += d.P;
+    bounds += d.P + 1;
+  }
+  if (llr > 0xFFFFFFFFull) throw Error("turbo: batch of " + std::to_string(K.size()) + " blocks is too large");
+  if (llr_size != llr)
+    throw Error("turbo: LLR buffer holds " + std::to_string(llr_size) + " values, the " + std::to_string(K.size()) +
+                " code block(s) need " + std::to_string(llr) + " (3 (K + 4) each)");
+  plan.total_llr = llr;
+  plan.total_bits = static_cast<std::uint32_t>(bits);
+  plan.total_subs = static_cast<std::uint32_t>(subs);
+  plan.total_bounds = static_cast<std::uint32_t>(bounds);
+  return plan;
+}
+
+void check_options(const DecoderOptions& o) {
+  if (o.iterations < 1 || o.iterations > 64)
+    throw Error("turbo: iterations = " + std::to_string(o.iterations) + " (must be 1..64)");
+  if (!(o.scaling > 0.0f && o.scaling <= 1.0f))
+    throw Error("turbo: extrinsic scaling = " + std::to_string(o.scaling) + " (must be in (0, 1])");
+  if (o.subdecoders < 1)
+    throw Error("turbo: sub-decoders per block P = " + std::to_string(o.subdecoders) + " must be at least 1");
+}
+
+}  // namespace sigpu::turbo

@@ -1,0 +1,45 @@
+// The batch layout both decoders use: block descriptors, concatenated interleaver tables, and
+// the checks every decode entry point runs on its input.
+#pragma once
+
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <sigpu/turbo.hpp>
+
+#include "turbo/map_decoder.hpp"
+
+namespace sigpu::turbo {
+
+struct BatchPlan {
+  std::vector<BlockDesc> blocks;
+  std::vector<std::uint16_t> pi, pi_inv;  ///< one table per distinct K, concatenated
+  std::uint32_t total_subs = 0;           ///< sub-decoders over all blocks
+  std::uint32_t total_bits = 0;           ///< sum of K
+  std::uint32_t total_bounds = 0;         ///< sum of P + 1
+  std::size_t total_llr = 0;
+  int max_sub_len = 0;                    ///< longest sub-block
+};
+
+/// Checks K (each one of the 188 sizes, at least one block), P and the LLR count; throws Error
+/// naming the offending value.
+BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_size);
+
+/// Checks the options shared by every backend.
+void check_options(const DecoderOptions& o);
+
+/// Float LLRs must be finite (fixed-point ones always are).
+inline void check_llrs(std::span<const float> llr) {
+  for (std::size_t i = 0; i < llr.size(); ++i)
+    if (!std::isfinite(llr[i]))
+      throw Error("turbo: LLR " + std::to_string(i) + " is " + std::to_string(llr[i]) + " (not finite)");
+}
+template <typename T>
+void check_llrs(std::span<const T>) {}
+
+/// Extrinsic scaling in 1/16 steps for the fixed-point decoders.
+inline int scale_q4(float scaling) { return static_cast<int>(std::lround(scaling * 16.0f)); }
+
+}  // namespace sigpu::turbo
