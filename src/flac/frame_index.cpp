@@ -100,7 +100,16 @@ class Walker {
       auto j = resync(after, &c, min_number, end.has_value());
       if (!j) {
         chain.push_back({cur, end ? *end : size, end.has_value(), end ? "" : "frame does not decode (CRC or syntax error)"});
-        if (end && *end < size)
+        if (!end || *end >= size) return chain;
+        // A header right after the last good frame that does not decode is a damaged frame (a
+        // truncated file's last frame, typically); anything else there is trailing junk.
+        auto at = std::lower_bound(cands_.begin(), cands_.end(), *end,
+                                   [](const Candidate& x, std::uint64_t p) { return x.pos < p; });
+        if (at != cands_.end() && at->pos == *end && consistent(*at) && at->variable == c.variable &&
+            at->number >= min_number)
+          chain.push_back({static_cast<std::uint32_t>(at - cands_.begin()), size, false,
+                           "frame does not decode (CRC or syntax error)"});
+        else
           index.warnings.push_back(std::to_string(size - *end) + " bytes after the last frame (byte " +
                                    std::to_string(*end) + ") ignored");
         return chain;
@@ -231,7 +240,9 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   for (std::size_t k = 0; k < chain.size(); ++k) {
     const Link& l = chain[k];
     const Candidate& c = cands[l.cand];
-    const std::uint64_t begin = first_sample(c) - base;
+    // A damaged frame's own number is not trusted: its silence starts where the good output
+    // ends, as in the serial decoder.
+    const std::uint64_t begin = (!l.good && k > 0) ? out_end : first_sample(c) - base;
     const bool is_gap = k > 0 && chain[k - 1].cand == l.cand;  // bytes after a good frame
     if (is_gap) {
       const std::uint64_t next_begin = k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;

@@ -36,9 +36,10 @@ Decoded decode_all(const std::vector<std::uint8_t>& f, DecodeOptions o = {}) {
   Decoded par = decode(f, o);
   EXPECT_EQ(par.pcm.samples, ref.pcm.samples);
   EXPECT_EQ(par.pcm.bytes.size(), ref.pcm.bytes.size());
-  if (par.pcm.bytes.size() == ref.pcm.bytes.size())
+  if (par.pcm.bytes.size() == ref.pcm.bytes.size()) {
     EXPECT_EQ(std::memcmp(par.pcm.bytes.data(), ref.pcm.bytes.data(), ref.pcm.bytes.size()), 0)
         << "cpu-parallel output differs from the serial reference";
+  }
   EXPECT_EQ(par.report.damage.size(), ref.report.damage.size());
   if (par.report.damage.size() != ref.report.damage.size()) {
     for (auto& d : ref.report.damage) ADD_FAILURE() << "cpu: " << d.message();
