@@ -22,8 +22,9 @@ constexpr std::uint32_t kNoSize = 0xFFFFFFFFu;
 void put_le(std::vector<std::uint8_t>& v, std::uint64_t x, unsigned bytes) {
   for (unsigned i = 0; i < bytes; ++i) v.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
 }
+// Byte by byte: GCC 12 misreads a 4-byte range insert into a growing vector as an overflow.
 void put_id(std::vector<std::uint8_t>& v, const char* id) {
-  v.insert(v.end(), id, id + 4);
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<std::uint8_t>(id[i]));
 }
 
 bool needs_extensible(const PcmShape& s, const SampleEncoding& e) {
