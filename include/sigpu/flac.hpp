@@ -42,11 +42,11 @@ struct StreamParams {
 };
 
 struct MetadataBlock {
-  std::uint8_t type = 0;       ///< 0 STREAMINFO, 1 PADDING, 2 APPLICATION, 3 SEEKTABLE,
-                               ///< 4 VORBIS_COMMENT, 5 CUESHEET, 6 PICTURE, others unknown
-  std::uint64_t offset = 0;    ///< byte offset of the block header in the file
-  std::uint32_t length = 0;    ///< body length in bytes
-  std::string summary;         ///< one line for `sigpu flac info`
+  std::uint8_t type = 0;     ///< 0 STREAMINFO, 1 PADDING, 2 APPLICATION, 3 SEEKTABLE,
+                             ///< 4 VORBIS_COMMENT, 5 CUESHEET, 6 PICTURE, others unknown
+  std::uint64_t offset = 0;  ///< byte offset of the block header in the file
+  std::uint32_t length = 0;  ///< body length in bytes
+  std::string summary;       ///< one line for `sigpu flac info`
 };
 
 struct SeekPoint {
@@ -82,7 +82,7 @@ std::size_t bytes_per_sample(SampleFormat f);
 
 /// One damaged unit, with where it was and which check failed.
 struct Damage {
-  std::uint64_t byte_offset = 0;   ///< where the damaged frame (or gap) starts
+  std::uint64_t byte_offset = 0;  ///< where the damaged frame (or gap) starts
   std::uint64_t byte_length = 0;
   std::uint64_t frame_number = 0;  ///< index of the frame in decoding order
   std::uint64_t first_sample = 0;  ///< span filled with silence
@@ -107,10 +107,10 @@ struct DecodeOptions {
   Backend backend = Backend::automatic;
   SampleFormat format = SampleFormat::raw32;
   Layout layout = Layout::interleaved;
-  bool verify_md5 = true;       ///< only possible when the sample format is lossless
-  bool stop_on_damage = false;  ///< throw at the first damaged frame instead of going on
+  bool verify_md5 = true;              ///< only possible when the sample format is lossless
+  bool stop_on_damage = false;         ///< throw at the first damaged frame instead of going on
   std::optional<StreamParams> params;  ///< for streams without STREAMINFO
-  int device = 0;               ///< CUDA device index
+  int device = 0;                      ///< CUDA device index
   /// Refuse streams whose output would be larger (0: no limit). A few bytes of CONSTANT
   /// frames can legally describe hours of audio; services decoding untrusted files set this.
   std::uint64_t max_output_bytes = 0;
@@ -126,8 +126,10 @@ struct UninitAllocator : std::allocator<T> {
   };
   template <typename U, typename... Args>
   void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
-    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
 using ByteBuffer = std::vector<std::uint8_t, UninitAllocator<std::uint8_t>>;
@@ -140,7 +142,9 @@ struct Pcm {
   std::uint64_t samples = 0;  ///< per channel
   ByteBuffer bytes;
   template <typename T>
-  const T* samples_as() const { return reinterpret_cast<const T*>(bytes.data()); }
+  const T* samples_as() const {
+    return reinterpret_cast<const T*>(bytes.data());
+  }
 };
 
 struct Decoded {

@@ -49,26 +49,27 @@ std::uint32_t crc24b(std::span<const std::uint8_t> bits);
 /// The code block sizes 36.212 5.1.2 gives a transport block of A bits (CRC24A included: B =
 /// A + 24).
 struct Segmentation {
-  int A = 0;              ///< transport block bits
-  int B = 0;              ///< A + 24
-  int C = 0;              ///< code blocks
+  int A = 0;  ///< transport block bits
+  int B = 0;  ///< A + 24
+  int C = 0;  ///< code blocks
   int C_plus = 0, C_minus = 0;
   int K_plus = 0, K_minus = 0;
-  int F = 0;              ///< filler bits at the start of code block 0
-  int L = 0;              ///< 24 when C > 1 (each block carries CRC24B), else 0
-  std::vector<int> K;     ///< size of each code block
+  int F = 0;           ///< filler bits at the start of code block 0
+  int L = 0;           ///< 24 when C > 1 (each block carries CRC24B), else 0
+  std::vector<int> K;  ///< size of each code block
 };
 /// Throws Error when A < 1.
 Segmentation plan_segmentation(int A);
 
 /// Attaches CRC24A, splits into code blocks (filler bits are 0), attaches CRC24B to each block
 /// when there are several. Returns the code blocks concatenated (sum of plan.K bits).
-std::vector<std::uint8_t> segment(std::span<const std::uint8_t> transport_block, const Segmentation& plan);
+std::vector<std::uint8_t> segment(std::span<const std::uint8_t> transport_block,
+                                  const Segmentation& plan);
 
 struct Desegmented {
-  std::vector<std::uint8_t> bits;     ///< the A transport block bits
+  std::vector<std::uint8_t> bits;  ///< the A transport block bits
   bool crc24a_ok = false;
-  std::vector<bool> crc24b_ok;        ///< per code block; all true when C == 1
+  std::vector<bool> crc24b_ok;  ///< per code block; all true when C == 1
   bool ok() const;
 };
 /// The inverse of segment(): removes filler bits, checks and strips CRC24B, then CRC24A.
@@ -77,7 +78,9 @@ Desegmented desegment(std::span<const std::uint8_t> code_blocks, const Segmentat
 
 // ---- encoder (36.212 5.1.3.2) -------------------------------------------------------------
 
-inline std::size_t llr_count(int K) { return 3 * (static_cast<std::size_t>(K) + 4); }
+inline std::size_t llr_count(int K) {
+  return 3 * (static_cast<std::size_t>(K) + 4);
+}
 
 /// d0 | d1 | d2, each K + 4 bits (the layout the decoder reads).
 struct Codeword {
@@ -96,7 +99,7 @@ enum class Modulation { bpsk, qpsk };  ///< QPSK is Gray-mapped: bit 2i on I, bi
 
 struct ChannelOptions {
   Modulation modulation = Modulation::bpsk;
-  double ebn0_db = 1.0;    ///< per information bit, rate K / (3K + 12)
+  double ebn0_db = 1.0;  ///< per information bit, rate K / (3K + 12)
   std::uint64_t seed = 1;
 };
 /// Standard deviation of the noise per real dimension, for unit-energy symbols (BPSK
@@ -104,7 +107,8 @@ struct ChannelOptions {
 double noise_sigma(int K, const ChannelOptions& o);
 /// Sends a codeword over AWGN and writes its LLRs (llr_count(K) floats). The noise is a pure
 /// function of (seed, frame, bit position): Philox4x32-10 + Box-Muller.
-void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame, std::span<float> llr);
+void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame,
+               std::span<float> llr);
 
 /// Fixed point: round(llr * 2^frac_bits), saturated to +-(2^(bits-1) - 1).
 void quantize(std::span<const float> llr, int frac_bits, std::span<std::int16_t> out);
@@ -139,7 +143,7 @@ struct DecoderOptions {
 struct DecodeResult {
   std::vector<std::uint8_t> bits;  ///< K per block, concatenated
   Backend backend = Backend::cpu;
-  double seconds = 0;              ///< decoding time (device time for cuda)
+  double seconds = 0;  ///< decoding time (device time for cuda)
 };
 
 /// Decodes code blocks of sizes `K` (mixed sizes allowed) from their LLRs, concatenated,
@@ -147,8 +151,10 @@ struct DecodeResult {
 /// saturated to the LLR type). Throws Error for an invalid K, a wrong LLR count, non-finite
 /// LLRs, zero blocks or bad options, naming the value.
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o);
-DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr, const DecoderOptions& o);
-DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr, const DecoderOptions& o);
+DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr,
+                    const DecoderOptions& o);
+DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
+                    const DecoderOptions& o);
 
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
 /// One CUDA stream per instance. Throws Error in builds without CUDA.
@@ -182,7 +188,7 @@ struct SimOptions {
   int K = 6144;
   Modulation modulation = Modulation::bpsk;
   LlrType llr = LlrType::f32;
-  int frac_bits = -1;                  ///< fixed point; -1: 6 for int16, 2 for int8
+  int frac_bits = -1;  ///< fixed point; -1: 6 for int16, 2 for int8
   DecoderOptions decoder;
   std::uint64_t seed = 1;
   std::uint64_t max_frames = 1000;
@@ -213,9 +219,9 @@ struct BenchOptions {
   std::vector<int> subdecoders{64, 768};  ///< P for the GPU rows; the CPU always runs P = 1
   int iterations = 6;
   double ebn0_db = 1.0;
-  bool cpu = true;   ///< measure the CPU parallel decoder for the ratio
-  bool gpu = true;   ///< needs a device
-  int reps = 10;     ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
+  bool cpu = true;      ///< measure the CPU parallel decoder for the ratio
+  bool gpu = true;      ///< needs a device
+  int reps = 10;        ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
   int cpu_threads = 0;  ///< informative: the shared pool's size
 };
 
@@ -225,14 +231,15 @@ struct BenchRow {
   int blocks = 0, P = 0;
   double strict_min = 0, strict_median = 0, strict_max = 0;
   double loose_median = 0;
-  double cpu_median = 0;             ///< CPU parallel, P = 1, strict (0: not run)
-  bool strict_matches_cpu_p = false; ///< GPU strict bits == CPU parallel bits at the same P
+  double cpu_median = 0;              ///< CPU parallel, P = 1, strict (0: not run)
+  bool strict_matches_cpu_p = false;  ///< GPU strict bits == CPU parallel bits at the same P
   double ber_strict = 0, ber_loose = 0, ber_cpu = 0;
 };
 
 /// Runs the benchmark: LLRs in device memory, fixed iterations, no early termination. Calls
 /// on_row after each point. Throws Error when gpu is set and no device is present.
-std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
+std::vector<BenchRow> benchmark(const BenchOptions& o,
+                                const std::function<void(const BenchRow&)>& on_row = {});
 std::string_view to_string(LlrType t);
 
 }  // namespace sigpu::turbo

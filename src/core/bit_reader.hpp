@@ -101,7 +101,9 @@ class BitReader {
   SIGPU_HD std::uint64_t bit_position() const {
     return static_cast<std::uint64_t>(word_pos_) * 8 - count_;
   }
-  SIGPU_HD std::size_t byte_position() const { return static_cast<std::size_t>(bit_position() / 8); }
+  SIGPU_HD std::size_t byte_position() const {
+    return static_cast<std::size_t>(bit_position() / 8);
+  }
   SIGPU_HD bool overrun() const { return bit_position() > static_cast<std::uint64_t>(size_) * 8; }
   SIGPU_HD std::size_t size() const { return size_; }
 
@@ -133,9 +135,9 @@ class BitReader {
 
   const std::uint8_t* data_;
   std::size_t size_;
-  std::size_t word_pos_;      ///< byte offset of the next word to load
-  std::uint64_t cache_ = 0;   ///< unread bits, MSB first; bits below count_ are zero
-  unsigned count_ = 0;        ///< valid bits in cache_
+  std::size_t word_pos_;     ///< byte offset of the next word to load
+  std::uint64_t cache_ = 0;  ///< unread bits, MSB first; bits below count_ are zero
+  unsigned count_ = 0;       ///< valid bits in cache_
 };
 
 }  // namespace sigpu

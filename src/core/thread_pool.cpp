@@ -61,7 +61,8 @@ void ThreadPool::worker_loop() {
   }
 }
 
-void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn,
+void ThreadPool::parallel_for(std::size_t n,
+                              const std::function<void(std::size_t, std::size_t)>& fn,
                               std::size_t grain) {
   if (n == 0) return;
   std::lock_guard call(call_mutex_);

@@ -12,7 +12,8 @@ namespace {
 
 class SerialDecoder {
  public:
-  SerialDecoder(std::span<const std::uint8_t> f, const Stream& s, const std::optional<StreamParams>& p)
+  SerialDecoder(std::span<const std::uint8_t> f, const Stream& s,
+                const std::optional<StreamParams>& p)
       : d_(f.data()), n_(f.size()), stream_(s), params_(p) {}
 
   DecodeOutput run() {
@@ -32,10 +33,13 @@ class SerialDecoder {
 
  private:
   struct Pending {
-    std::uint64_t pos, first_sample, block;  // block: samples of the damaged frame if its header was valid
+    std::uint64_t pos, first_sample,
+        block;  // block: samples of the damaged frame if its header was valid
   };
 
-  std::uint64_t first_sample(const Candidate& c) const { return c.variable ? c.number : c.number * nominal_; }
+  std::uint64_t first_sample(const Candidate& c) const {
+    return c.variable ? c.number : c.number * nominal_;
+  }
 
   /// Decodes the frame at pos if there is one that fits the sequence; returns its end or 0.
   std::size_t try_frame(std::size_t pos) {
@@ -59,11 +63,13 @@ class SerialDecoder {
     if (!consistent) {
       // Different parameters: a real change if it directly continues the last good frame and
       // decodes (refused), otherwise a false sync.
-      const auto own = decode_frame_host(d_, n_, {pos, 0}, c.bits_per_sample ? c.bits_per_sample : f.bits_per_sample,
+      const auto own = decode_frame_host(d_, n_, {pos, 0},
+                                         c.bits_per_sample ? c.bits_per_sample : f.bits_per_sample,
                                          true, scratch_, [](unsigned, unsigned, std::int32_t) {});
       if (have_last_ && !damage_ && continues(last_, c) && own.error == FrameError::ok)
-        throw Error("stream changes its channel count, bit depth or sample rate at the frame at byte " +
-                    std::to_string(pos) + "; streams with changing parameters are not supported");
+        throw Error(
+            "stream changes its channel count, bit depth or sample rate at the frame at byte " +
+            std::to_string(pos) + "; streams with changing parameters are not supported");
       return 0;
     }
     if (!nominal_) nominal_ = c.block_size;
@@ -71,8 +77,11 @@ class SerialDecoder {
     const std::size_t ch = c.channels;
     const std::size_t old_size = samples_.size();
     samples_.resize(std::max(old_size, (begin + c.block_size) * ch));
-    auto sink = [&](unsigned i, unsigned channel, std::int32_t v) { samples_[(begin + i) * ch + channel] = v; };
-    const HostFrameResult r = decode_frame_host(d_, n_, {pos, 0}, f.bits_per_sample, true, scratch_, sink);
+    auto sink = [&](unsigned i, unsigned channel, std::int32_t v) {
+      samples_[(begin + i) * ch + channel] = v;
+    };
+    const HostFrameResult r =
+        decode_frame_host(d_, n_, {pos, 0}, f.bits_per_sample, true, scratch_, sink);
     if (r.error != FrameError::ok) {
       samples_.resize(old_size);
       if (!damage_) pending_block_ = c.block_size;
@@ -92,20 +101,21 @@ class SerialDecoder {
     const std::uint64_t frame_begin = first_sample(c) - base_;
     if (have_last_ && !last_.variable && last_.block_size != nominal_) {
       // Only the last frame of a fixed-block-size stream may be shorter; this one was not last.
-      const std::uint64_t lb = last_begin_, le = std::min<std::uint64_t>(frame_begin, lb + last_.block_size);
+      const std::uint64_t lb = last_begin_,
+                          le = std::min<std::uint64_t>(frame_begin, lb + last_.block_size);
       std::fill(samples_.begin() + lb * ch, samples_.begin() + le * ch, 0);
-      out_.damage.push_back({last_.pos, last_end_ - last_.pos, frame_number_ - 1, lb,
-                             nominal_,
+      out_.damage.push_back({last_.pos, last_end_ - last_.pos, frame_number_ - 1, lb, nominal_,
                              describe(FrameError::block_size_change)});
       --out_.frames;
     }
     if (damage_) {
-      out_.damage.push_back({damage_->pos, pos - damage_->pos, frame_number_, damage_->first_sample,
-                             frame_begin > damage_->first_sample ? frame_begin - damage_->first_sample : 0,
-                             damage_->block ? "frame does not decode (CRC or syntax error)"
-                                            : (damage_->pos == stream_.audio_offset && out_.frames == 0
-                                                   ? "no valid frame where the audio should start"
-                                                   : "undecodable data between frames")});
+      out_.damage.push_back(
+          {damage_->pos, pos - damage_->pos, frame_number_, damage_->first_sample,
+           frame_begin > damage_->first_sample ? frame_begin - damage_->first_sample : 0,
+           damage_->block ? "frame does not decode (CRC or syntax error)"
+                          : (damage_->pos == stream_.audio_offset && out_.frames == 0
+                                 ? "no valid frame where the audio should start"
+                                 : "undecodable data between frames")});
       if (damage_->block) ++frame_number_;
       damage_.reset();
     }
@@ -124,7 +134,8 @@ class SerialDecoder {
   /// (decoded at index 0) to its true place and leave silence before it.
   void move_first_frame(std::uint64_t first, const Candidate& c) {
     const std::size_t ch = c.channels;
-    std::vector<std::int32_t> frame(samples_.begin(), samples_.begin() + std::size_t(c.block_size) * ch);
+    std::vector<std::int32_t> frame(samples_.begin(),
+                                    samples_.begin() + std::size_t(c.block_size) * ch);
     samples_.assign((first + c.block_size) * ch, 0);
     std::copy(frame.begin(), frame.end(), samples_.begin() + first * ch);
     if (damage_) damage_->first_sample = 0;
@@ -134,22 +145,27 @@ class SerialDecoder {
     if (!fmt_ && params_error_) throw *params_error_;
     if (damage_) {
       if (damage_->block) {
-        out_.damage.push_back({damage_->pos, n_ - damage_->pos, frame_number_, damage_->first_sample,
-                               damage_->block, "frame does not decode (CRC or syntax error)"});
+        out_.damage.push_back({damage_->pos, n_ - damage_->pos, frame_number_,
+                               damage_->first_sample, damage_->block,
+                               "frame does not decode (CRC or syntax error)"});
         out_end_ = damage_->first_sample + damage_->block;
       } else if (out_.frames == 0) {
-        out_.damage.push_back({damage_->pos, n_ - damage_->pos, 0, 0, 0, "no decodable frame found"});
+        out_.damage.push_back(
+            {damage_->pos, n_ - damage_->pos, 0, 0, 0, "no decodable frame found"});
       } else {
-        out_.warnings.push_back(std::to_string(n_ - damage_->pos) + " bytes after the last frame (byte " +
+        out_.warnings.push_back(std::to_string(n_ - damage_->pos) +
+                                " bytes after the last frame (byte " +
                                 std::to_string(damage_->pos) + ") ignored");
       }
     }
     const std::uint32_t ch = fmt_ ? fmt_->channels : stream_.info.channels;
     samples_.resize(out_end_ * ch);
-    if (stream_.has_streaminfo && stream_.info.total_samples && stream_.info.total_samples != out_end_) {
+    if (stream_.has_streaminfo && stream_.info.total_samples &&
+        stream_.info.total_samples != out_end_) {
       if (stream_.info.total_samples > out_end_)
         out_.damage.push_back({n_, 0, frame_number_, out_end_, 0,
-                               "stream ends after " + std::to_string(out_end_) + " samples, STREAMINFO says " +
+                               "stream ends after " + std::to_string(out_end_) +
+                                   " samples, STREAMINFO says " +
                                    std::to_string(stream_.info.total_samples) + " (truncated?)"});
       else
         out_.warnings.push_back("STREAMINFO says " + std::to_string(stream_.info.total_samples) +
@@ -177,7 +193,8 @@ class SerialDecoder {
   std::uint64_t pending_block_ = 0;
   std::uint32_t nominal_ = 0;
   bool have_base_ = false, have_last_ = false;
-  std::uint64_t base_ = 0, out_end_ = 0, min_number_ = 0, frame_number_ = 0, last_begin_ = 0, last_end_ = 0;
+  std::uint64_t base_ = 0, out_end_ = 0, min_number_ = 0, frame_number_ = 0, last_begin_ = 0,
+                last_end_ = 0;
   Candidate last_;
 };
 

@@ -9,13 +9,16 @@
 
 namespace sigpu::flac {
 
-std::size_t bytes_per_sample(SampleFormat f) { return f == SampleFormat::s16 ? 2 : 4; }
+std::size_t bytes_per_sample(SampleFormat f) {
+  return f == SampleFormat::s16 ? 2 : 4;
+}
 
 std::string Damage::message() const {
-  std::string m = "byte " + std::to_string(byte_offset) + " (frame " + std::to_string(frame_number) + "): " + what;
+  std::string m = "byte " + std::to_string(byte_offset) + " (frame " +
+                  std::to_string(frame_number) + "): " + what;
   if (samples)
-    m += "; samples " + std::to_string(first_sample) + ".." + std::to_string(first_sample + samples) +
-         " filled with silence";
+    m += "; samples " + std::to_string(first_sample) + ".." +
+         std::to_string(first_sample + samples) + " filled with silence";
   return m;
 }
 
@@ -45,7 +48,8 @@ bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape) 
 void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5,
                    const std::array<std::uint8_t, 16>* computed) {
   std::sort(r.damage.begin(), r.damage.end(), [](const Damage& a, const Damage& b) {
-    return a.first_sample != b.first_sample ? a.first_sample < b.first_sample : a.byte_offset < b.byte_offset;
+    return a.first_sample != b.first_sample ? a.first_sample < b.first_sample
+                                            : a.byte_offset < b.byte_offset;
   });
   d.report.frames = r.frames;
   d.report.damage = std::move(r.damage);
@@ -60,7 +64,8 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
     return;
   }
   d.report.md5_expected = to_hex(info.md5.data(), 16);
-  if (!o.verify_md5 || !check_md5 || !d.report.damage.empty() || !lossless_for(d.pcm.format, d.pcm.bits_per_sample)) {
+  if (!o.verify_md5 || !check_md5 || !d.report.damage.empty() ||
+      !lossless_for(d.pcm.format, d.pcm.bits_per_sample)) {
     d.report.md5 = Md5Check::skipped;
     return;
   }

@@ -44,8 +44,8 @@ SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, Fra
                                  std::size_t* frame_end) {
   BitReader br(data, size, span.pos + h.header_bytes);
   for (unsigned c = 0; c < h.channels; ++c) {
-    const FrameError e =
-        decode_subframe(br, scratch + std::size_t(c) * h.block_size, h.block_size, subframe_bits(h, bps, c));
+    const FrameError e = decode_subframe(br, scratch + std::size_t(c) * h.block_size, h.block_size,
+                                         subframe_bits(h, bps, c));
     if (e != FrameError::ok) return e;
   }
   const unsigned misalign = static_cast<unsigned>(br.bit_position() & 7);
@@ -54,8 +54,9 @@ SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, Fra
   if (br.overrun() || end > size) return FrameError::truncated;
   *frame_end = end;
   if (span.end && end != span.end)
-    return crc16_update(0, data + span.pos, end - span.pos, crc16_table) == 0 ? FrameError::relink
-                                                                             : FrameError::length_mismatch;
+    return crc16_update(0, data + span.pos, end - span.pos, crc16_table) == 0
+               ? FrameError::relink
+               : FrameError::length_mismatch;
   if (!span.end && check_crc && crc16_update(0, data + span.pos, end - span.pos, crc16_table) != 0)
     return FrameError::frame_crc;
   return FrameError::ok;
@@ -91,7 +92,8 @@ SIGPU_HD void store_frame(const FrameHeader& h, const S* x, Sink&& sink) {
       break;
     default:
       for (unsigned i = 0; i < n; ++i)
-        for (unsigned c = 0; c < h.channels; ++c) sink(i, c, std::int32_t(x[std::size_t(c) * n + i]));
+        for (unsigned c = 0; c < h.channels; ++c)
+          sink(i, c, std::int32_t(x[std::size_t(c) * n + i]));
       break;
   }
 }

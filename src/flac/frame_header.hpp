@@ -17,17 +17,19 @@ inline constexpr int kMaxHeaderBytes = 16;
 enum ChannelAssignment : std::uint8_t { kLeftSide = 8, kSideRight = 9, kMidSide = 10 };
 
 struct FrameHeader {
-  std::uint64_t number = 0;        ///< frame number (fixed block size) or first sample (variable)
+  std::uint64_t number = 0;  ///< frame number (fixed block size) or first sample (variable)
   std::uint32_t block_size = 0;
-  std::uint32_t sample_rate = 0;   ///< 0: taken from STREAMINFO
-  std::uint8_t assignment = 0;     ///< 0-7 independent channels (n+1), 8-10 stereo decorrelation
+  std::uint32_t sample_rate = 0;  ///< 0: taken from STREAMINFO
+  std::uint8_t assignment = 0;    ///< 0-7 independent channels (n+1), 8-10 stereo decorrelation
   std::uint8_t channels = 0;
   std::uint8_t bits_per_sample = 0;  ///< 0: taken from STREAMINFO
-  std::uint8_t header_bytes = 0;   ///< including the CRC-8
+  std::uint8_t header_bytes = 0;     ///< including the CRC-8
   bool variable_block_size = false;
 };
 
-SIGPU_HD inline bool is_sync(const std::uint8_t* p) { return p[0] == 0xFF && (p[1] & 0xFE) == 0xF8; }
+SIGPU_HD inline bool is_sync(const std::uint8_t* p) {
+  return p[0] == 0xFF && (p[1] & 0xFE) == 0xF8;
+}
 
 /// Parses the header at p with `avail` readable bytes and checks its CRC-8.
 SIGPU_HD inline FrameError parse_frame_header(const std::uint8_t* p, std::size_t avail,
@@ -48,14 +50,29 @@ SIGPU_HD inline FrameError parse_frame_header(const std::uint8_t* p, std::size_t
   const unsigned first = p[pos++];
   unsigned extra;
   std::uint64_t v;
-  if (first < 0x80) { extra = 0; v = first; }
-  else if ((first & 0xE0) == 0xC0) { extra = 1; v = first & 0x1F; }
-  else if ((first & 0xF0) == 0xE0) { extra = 2; v = first & 0x0F; }
-  else if ((first & 0xF8) == 0xF0) { extra = 3; v = first & 0x07; }
-  else if ((first & 0xFC) == 0xF8) { extra = 4; v = first & 0x03; }
-  else if ((first & 0xFE) == 0xFC) { extra = 5; v = first & 0x01; }
-  else if (first == 0xFE) { extra = 6; v = 0; }
-  else return FrameError::bad_number;
+  if (first < 0x80) {
+    extra = 0;
+    v = first;
+  } else if ((first & 0xE0) == 0xC0) {
+    extra = 1;
+    v = first & 0x1F;
+  } else if ((first & 0xF0) == 0xE0) {
+    extra = 2;
+    v = first & 0x0F;
+  } else if ((first & 0xF8) == 0xF0) {
+    extra = 3;
+    v = first & 0x07;
+  } else if ((first & 0xFC) == 0xF8) {
+    extra = 4;
+    v = first & 0x03;
+  } else if ((first & 0xFE) == 0xFC) {
+    extra = 5;
+    v = first & 0x01;
+  } else if (first == 0xFE) {
+    extra = 6;
+    v = 0;
+  } else
+    return FrameError::bad_number;
   // A frame number has at most 31 bits (6 bytes); only sample numbers use the 7-byte form.
   if (extra == 6 && !h.variable_block_size) return FrameError::bad_number;
   if (avail < pos + extra + 1) return FrameError::truncated;
@@ -66,8 +83,10 @@ SIGPU_HD inline FrameError parse_frame_header(const std::uint8_t* p, std::size_t
   }
   h.number = v;
 
-  if (bs_code == 1) h.block_size = 192;
-  else if (bs_code <= 5) h.block_size = 576u << (bs_code - 2);
+  if (bs_code == 1)
+    h.block_size = 192;
+  else if (bs_code <= 5)
+    h.block_size = 576u << (bs_code - 2);
   else if (bs_code == 6) {
     if (avail < pos + 1) return FrameError::truncated;
     h.block_size = p[pos++] + 1u;
@@ -76,11 +95,13 @@ SIGPU_HD inline FrameError parse_frame_header(const std::uint8_t* p, std::size_t
     h.block_size = ((unsigned(p[pos]) << 8) | p[pos + 1]) + 1u;
     pos += 2;
     if (h.block_size > 65535) return FrameError::bad_block_size;
-  } else h.block_size = 256u << (bs_code - 8);
+  } else
+    h.block_size = 256u << (bs_code - 8);
 
   constexpr std::uint32_t kRates[12] = {0,     88200, 176400, 192000, 8000,  16000,
                                         22050, 24000, 32000,  44100,  48000, 96000};
-  if (sr_code < 12) h.sample_rate = kRates[sr_code];
+  if (sr_code < 12)
+    h.sample_rate = kRates[sr_code];
   else {
     const unsigned n = sr_code == 12 ? 1 : 2;
     if (avail < pos + n) return FrameError::truncated;

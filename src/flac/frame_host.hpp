@@ -19,8 +19,8 @@ struct HostFrameResult {
 /// used when the header defers to STREAMINFO.
 template <typename Sink>
 HostFrameResult decode_frame_host(const std::uint8_t* data, std::size_t size, FrameSpan span,
-                                  unsigned stream_bps, bool check_crc, std::vector<std::int64_t>& scratch,
-                                  Sink&& sink) {
+                                  unsigned stream_bps, bool check_crc,
+                                  std::vector<std::int64_t>& scratch, Sink&& sink) {
   HostFrameResult r;
   const std::size_t avail = std::min<std::size_t>(size - span.pos, kMaxHeaderBytes);
   r.error = parse_frame_header(data + span.pos, avail, r.header, kCrcTables.crc8);
@@ -33,7 +33,8 @@ HostFrameResult decode_frame_host(const std::uint8_t* data, std::size_t size, Fr
   }
   scratch.resize(std::size_t(h.channels) * h.block_size);
   if (needs_wide_scratch(h, bps)) {
-    r.error = decode_frame(data, size, span, h, bps, scratch.data(), kCrcTables.crc16, check_crc, &r.end);
+    r.error =
+        decode_frame(data, size, span, h, bps, scratch.data(), kCrcTables.crc16, check_crc, &r.end);
     if (r.error == FrameError::ok) store_frame(h, scratch.data(), sink);
   } else {
     auto* narrow = reinterpret_cast<std::int32_t*>(scratch.data());

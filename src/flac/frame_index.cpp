@@ -5,13 +5,15 @@
 namespace sigpu::flac {
 namespace {
 
-std::string at(const Candidate& c) { return "byte " + std::to_string(c.pos); }
+std::string at(const Candidate& c) {
+  return "byte " + std::to_string(c.pos);
+}
 
 struct Link {
   std::uint32_t cand;
   std::uint64_t end;  ///< one past the frame, or where the next good frame starts if damaged
   bool good;
-  std::string why;    ///< for damaged frames
+  std::string why;  ///< for damaged frames
 };
 
 class Walker {
@@ -29,16 +31,21 @@ class Walker {
   [[noreturn]] void refuse(const Candidate& c) const {
     std::string what;
     if (c.channels != fmt_.channels)
-      what = "channel count from " + std::to_string(fmt_.channels) + " to " + std::to_string(c.channels);
+      what = "channel count from " + std::to_string(fmt_.channels) + " to " +
+             std::to_string(c.channels);
     else if (c.bits_per_sample && c.bits_per_sample != fmt_.bits_per_sample)
-      what = "bit depth from " + std::to_string(fmt_.bits_per_sample) + " to " + std::to_string(c.bits_per_sample);
+      what = "bit depth from " + std::to_string(fmt_.bits_per_sample) + " to " +
+             std::to_string(c.bits_per_sample);
     else
-      what = "sample rate from " + std::to_string(fmt_.sample_rate) + " to " + std::to_string(c.sample_rate);
+      what = "sample rate from " + std::to_string(fmt_.sample_rate) + " to " +
+             std::to_string(c.sample_rate);
     throw Error("stream changes its " + what + " at the frame at " + at(c) +
                 "; streams with changing parameters are not supported");
   }
 
-  unsigned bps_of(const Candidate& c) const { return c.bits_per_sample ? c.bits_per_sample : fmt_.bits_per_sample; }
+  unsigned bps_of(const Candidate& c) const {
+    return c.bits_per_sample ? c.bits_per_sample : fmt_.bits_per_sample;
+  }
 
   /// A frame that verifiably decodes: a verified successor or a successful host decode.
   std::optional<std::uint64_t> verify(std::uint32_t j) const {
@@ -52,8 +59,8 @@ class Walker {
   /// unless it starts exactly where the last good frame ended (`adjacent`), continues its
   /// numbering and decodes: then the stream really changes its parameters, which is refused
   /// (the serial decoder applies the same rule).
-  std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev, std::uint64_t min_number,
-                                      bool adjacent) const {
+  std::optional<std::uint32_t> resync(std::uint64_t from, const Candidate* prev,
+                                      std::uint64_t min_number, bool adjacent) const {
     auto it = std::lower_bound(cands_.begin(), cands_.end(), from,
                                [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
     for (auto j = static_cast<std::uint32_t>(it - cands_.begin()); j < cands_.size(); ++j) {
@@ -80,8 +87,7 @@ class Walker {
                          "frame does not decode (CRC or syntax error)"});
       return chain;
     }
-    if (cands_[*start].pos != audio_offset)
-      leading_gap_ = {audio_offset, cands_[*start].pos};
+    if (cands_[*start].pos != audio_offset) leading_gap_ = {audio_offset, cands_[*start].pos};
     std::uint32_t cur = *start;
     for (;;) {
       const Candidate& c = cands_[cur];
@@ -99,26 +105,30 @@ class Walker {
       const std::uint64_t min_number = c.number + (c.variable ? (end ? c.block_size : 1) : 1);
       auto j = resync(after, &c, min_number, end.has_value());
       if (!j) {
-        chain.push_back({cur, end ? *end : size, end.has_value(), end ? "" : "frame does not decode (CRC or syntax error)"});
+        chain.push_back({cur, end ? *end : size, end.has_value(),
+                         end ? "" : "frame does not decode (CRC or syntax error)"});
         if (!end || *end >= size) return chain;
         // A header right after the last good frame that does not decode is a damaged frame (a
         // truncated file's last frame, typically); anything else there is trailing junk.
         auto at = std::lower_bound(cands_.begin(), cands_.end(), *end,
                                    [](const Candidate& x, std::uint64_t p) { return x.pos < p; });
-        if (at != cands_.end() && at->pos == *end && consistent(*at) && at->variable == c.variable &&
-            at->number >= min_number)
+        if (at != cands_.end() && at->pos == *end && consistent(*at) &&
+            at->variable == c.variable && at->number >= min_number)
           chain.push_back({static_cast<std::uint32_t>(at - cands_.begin()), size, false,
                            "frame does not decode (CRC or syntax error)"});
         else
-          index.warnings.push_back(std::to_string(size - *end) + " bytes after the last frame (byte " +
-                                   std::to_string(*end) + ") ignored");
+          index.warnings.push_back(std::to_string(size - *end) +
+                                   " bytes after the last frame (byte " + std::to_string(*end) +
+                                   ") ignored");
         return chain;
       }
       if (end) {
         chain.push_back({cur, *end, true, {}});
-        if (cands_[*j].pos > *end) chain.push_back({cur, cands_[*j].pos, false, "undecodable data between frames"});
+        if (cands_[*j].pos > *end)
+          chain.push_back({cur, cands_[*j].pos, false, "undecodable data between frames"});
       } else {
-        chain.push_back({cur, cands_[*j].pos, false, "frame does not decode (CRC or syntax error)"});
+        chain.push_back(
+            {cur, cands_[*j].pos, false, "frame does not decode (CRC or syntax error)"});
       }
       cur = *j;
     }
@@ -133,16 +143,18 @@ class Walker {
 };
 
 /// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
-void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_size, std::uint64_t frame_number) {
+void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_size,
+                 std::uint64_t frame_number) {
   const std::uint64_t have = index.total_samples, want = stream.info.total_samples;
   if (!stream.has_streaminfo || !want || want == have) return;
   if (want > have)
     index.damage.push_back({data_size, 0, frame_number, have, 0,
-                            "stream ends after " + std::to_string(have) + " samples, STREAMINFO says " +
-                                std::to_string(want) + " (truncated?)"});
+                            "stream ends after " + std::to_string(have) +
+                                " samples, STREAMINFO says " + std::to_string(want) +
+                                " (truncated?)"});
   else
-    index.warnings.push_back("STREAMINFO says " + std::to_string(want) + " samples, the frames hold " +
-                             std::to_string(have));
+    index.warnings.push_back("STREAMINFO says " + std::to_string(want) +
+                             " samples, the frames hold " + std::to_string(have));
 }
 
 }  // namespace
@@ -155,12 +167,13 @@ StreamFormat stream_format(const Candidate& first, const Stream& stream,
     if (coded) return coded;
     if (stream.has_streaminfo && info) return info;
     if (params && given) return given;
-    throw Error(std::string("frame header at byte ") + std::to_string(first.pos) + " takes its " + what +
-                " from STREAMINFO, and there is none: give the stream parameters");
+    throw Error(std::string("frame header at byte ") + std::to_string(first.pos) + " takes its " +
+                what + " from STREAMINFO, and there is none: give the stream parameters");
   };
   f.bits_per_sample = pick(first.bits_per_sample, stream.info.bits_per_sample,
                            params ? params->bits_per_sample : 0, "bit depth");
-  f.sample_rate = pick(first.sample_rate, stream.info.sample_rate, params ? params->sample_rate : 0, "sample rate");
+  f.sample_rate = pick(first.sample_rate, stream.info.sample_rate, params ? params->sample_rate : 0,
+                       "sample rate");
   return f;
 }
 
@@ -174,7 +187,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   std::optional<StreamFormat> found;
   std::optional<Error> params_error;
   for (auto it = std::lower_bound(cands.begin(), cands.end(), stream.audio_offset,
-                                  [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
+                                  [](const Candidate&c, std::uint64_t p) { return c.pos < p; });
        it != cands.end() && !found; ++it) {
     try {
       const StreamFormat f = stream_format(*it, stream, params);
@@ -188,7 +201,8 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   }
   if (!found && params_error) throw *params_error;
   if (first == cands.end())
-    first = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) { return c.pos >= stream.audio_offset; });
+    first = std::find_if(cands.begin(), cands.end(),
+                         [&](const Candidate& c) { return c.pos >= stream.audio_offset; });
   if (first == cands.end()) {
     if (stream.info.total_samples || data_size > stream.audio_offset)
       index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0,
@@ -204,15 +218,18 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   index.bits_per_sample = fmt.bits_per_sample;
   index.sample_rate = fmt.sample_rate;
   if (stream.has_streaminfo) {
-    if (stream.info.channels != fmt.channels || stream.info.bits_per_sample != fmt.bits_per_sample ||
+    if (stream.info.channels != fmt.channels ||
+        stream.info.bits_per_sample != fmt.bits_per_sample ||
         (stream.info.sample_rate != fmt.sample_rate))
-      index.warnings.push_back("STREAMINFO disagrees with the frame headers; the frames are followed");
+      index.warnings.push_back(
+          "STREAMINFO disagrees with the frame headers; the frames are followed");
   }
 
   Walker walker(cands, fmt, probe);
   std::vector<Link> chain = walker.walk(stream.audio_offset, data_size, index);
   if (chain.empty()) {
-    index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0, "no decodable frame found"});
+    index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0,
+                            "no decodable frame found"});
     check_total(index, stream, data_size, 0);
     return index;
   }
@@ -225,10 +242,13 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
       nominal = cands[chain[k].cand].block_size;
       break;
     }
-  auto first_sample = [&](const Candidate& c) { return c.variable ? c.number : c.number * nominal; };
+  auto first_sample = [&](const Candidate& c) {
+    return c.variable ? c.number : c.number * nominal;
+  };
 
   const auto [gap_begin, gap_end] = walker.leading_gap_;
-  const std::uint64_t base = (gap_end > gap_begin && stream.has_streaminfo) ? 0 : first_sample(head);
+  const std::uint64_t base =
+      (gap_end > gap_begin && stream.has_streaminfo) ? 0 : first_sample(head);
   if (gap_end > gap_begin)
     index.damage.push_back({gap_begin, gap_end - gap_begin, 0, 0, first_sample(head) - base,
                             "no valid frame where the audio should start"});
@@ -245,7 +265,8 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     const std::uint64_t begin = (!l.good && k > 0) ? out_end : first_sample(c) - base;
     const bool is_gap = k > 0 && chain[k - 1].cand == l.cand;  // bytes after a good frame
     if (is_gap) {
-      const std::uint64_t next_begin = k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;
+      const std::uint64_t next_begin =
+          k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;
       index.damage.push_back({chain[k - 1].end, l.end - chain[k - 1].end, frame_number, out_end,
                               next_begin > out_end ? next_begin - out_end : 0, l.why});
       out_end = std::max(out_end, next_begin);

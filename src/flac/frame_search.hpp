@@ -16,13 +16,13 @@ namespace sigpu::flac {
 
 struct Candidate {
   std::uint64_t pos = 0;
-  std::uint64_t number = 0;       ///< frame number or first sample, as coded
+  std::uint64_t number = 0;  ///< frame number or first sample, as coded
   std::uint32_t block_size = 0;
   std::uint32_t sample_rate = 0;  ///< as coded, 0 = from STREAMINFO
   std::uint8_t channels = 0;
   std::uint8_t bits_per_sample = 0;  ///< as coded, 0 = from STREAMINFO
   std::uint8_t variable = 0;
-  std::int32_t next = -1;         ///< index of the verified successor, -1 if none
+  std::int32_t next = -1;  ///< index of the verified successor, -1 if none
 };
 
 SIGPU_HD inline bool header_candidate(const std::uint8_t* data, std::size_t size, std::size_t p,
@@ -51,7 +51,8 @@ SIGPU_HD inline bool continues(const Candidate& a, const Candidate& b) {
 /// most max_span bytes ahead. Returns its index or -1.
 SIGPU_HD inline std::int32_t find_successor(const std::uint8_t* data, const Candidate* cands,
                                             std::uint32_t count, std::uint32_t i,
-                                            std::uint64_t max_span, const std::uint16_t* crc16_table) {
+                                            std::uint64_t max_span,
+                                            const std::uint16_t* crc16_table) {
   const Candidate& a = cands[i];
   std::uint16_t crc = 0;
   std::uint64_t at = a.pos;
@@ -71,7 +72,8 @@ SIGPU_HD inline std::uint64_t search_span(const Candidate& c, unsigned stream_bp
                                           std::uint32_t max_frame_size) {
   const unsigned bps = c.bits_per_sample ? c.bits_per_sample : stream_bps;
   const std::uint64_t verbatim =
-      kMaxHeaderBytes + 2 + std::uint64_t(c.channels) * ((std::uint64_t(c.block_size) * (bps + 1) + 7) / 8 + 8);
+      kMaxHeaderBytes + 2 +
+      std::uint64_t(c.channels) * ((std::uint64_t(c.block_size) * (bps + 1) + 7) / 8 + 8);
   const std::uint64_t span = verbatim > max_frame_size ? verbatim : max_frame_size;
   return span + 64;
 }

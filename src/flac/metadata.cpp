@@ -28,7 +28,8 @@ class ByteCursor {
   }
   std::uint32_t le32() {
     need(4);
-    std::uint32_t v = p_[pos_] | (p_[pos_ + 1] << 8) | (p_[pos_ + 2] << 16) | (std::uint32_t(p_[pos_ + 3]) << 24);
+    std::uint32_t v =
+        p_[pos_] | (p_[pos_ + 1] << 8) | (p_[pos_ + 2] << 16) | (std::uint32_t(p_[pos_ + 3]) << 24);
     pos_ += 4;
     return v;
   }
@@ -55,7 +56,8 @@ std::size_t skip_id3v2(std::span<const std::uint8_t> f) {
   if (f.size() < 10 || std::memcmp(f.data(), "ID3", 3) != 0) return 0;
   std::size_t size = 0;
   for (int i = 6; i < 10; ++i) {
-    if (f[i] & 0x80) throw Error("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
+    if (f[i] & 0x80)
+      throw Error("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
     size = (size << 7) | f[i];
   }
   std::size_t total = 10 + size + ((f[5] & 0x10) ? 10 : 0);
@@ -76,10 +78,13 @@ void parse_streaminfo(ByteCursor c, Stream& s) {
   i.total_samples = packed & ((std::uint64_t{1} << 36) - 1);
   std::memcpy(i.md5.data(), c.here(), 16);
   s.has_streaminfo = true;
-  if (i.bits_per_sample < 4) throw Error("STREAMINFO: " + std::to_string(i.bits_per_sample) + " bits per sample is below the minimum of 4");
+  if (i.bits_per_sample < 4)
+    throw Error("STREAMINFO: " + std::to_string(i.bits_per_sample) +
+                " bits per sample is below the minimum of 4");
   if (i.sample_rate == 0) s.warnings.push_back("STREAMINFO: sample rate is 0");
   if (i.max_block_size < 16 && !(i.min_block_size == i.max_block_size))
-    s.warnings.push_back("STREAMINFO: maximum block size " + std::to_string(i.max_block_size) + " is below 16");
+    s.warnings.push_back("STREAMINFO: maximum block size " + std::to_string(i.max_block_size) +
+                         " is below 16");
   if (i.min_block_size > i.max_block_size)
     s.warnings.push_back("STREAMINFO: minimum block size exceeds maximum");
   if (i.min_frame_size && i.max_frame_size && i.min_frame_size > i.max_frame_size)
@@ -94,7 +99,8 @@ std::string parse_vorbis_comment(ByteCursor c, Stream& s) {
 }
 
 std::string parse_seektable(ByteCursor c, std::uint32_t length, Stream& s) {
-  if (length % 18) throw Error("SEEKTABLE: length " + std::to_string(length) + " is not a multiple of 18");
+  if (length % 18)
+    throw Error("SEEKTABLE: length " + std::to_string(length) + " is not a multiple of 18");
   for (std::uint32_t k = 0; k < length / 18; ++k) {
     SeekPoint p;
     p.sample = c.be(8);
@@ -120,7 +126,8 @@ std::string parse_picture(ByteCursor c) {
   const std::uint32_t type = static_cast<std::uint32_t>(c.be(4));
   const std::string mime = c.str(static_cast<std::size_t>(c.be(4)));
   c.skip(static_cast<std::size_t>(c.be(4)));  // description
-  const std::uint32_t w = static_cast<std::uint32_t>(c.be(4)), h = static_cast<std::uint32_t>(c.be(4));
+  const std::uint32_t w = static_cast<std::uint32_t>(c.be(4)),
+                      h = static_cast<std::uint32_t>(c.be(4));
   c.skip(8);  // colour depth, palette size
   const std::uint32_t n = static_cast<std::uint32_t>(c.be(4));
   c.skip(n);
@@ -129,7 +136,7 @@ std::string parse_picture(ByteCursor c) {
 }
 
 const char* block_name(unsigned type) {
-  static const char* names[] = {"STREAMINFO", "PADDING",  "APPLICATION", "SEEKTABLE",
+  static const char* names[] = {"STREAMINFO",     "PADDING",  "APPLICATION", "SEEKTABLE",
                                 "VORBIS_COMMENT", "CUESHEET", "PICTURE"};
   return type < 7 ? names[type] : "unknown";
 }
@@ -156,11 +163,13 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
   pos += 4;
   for (bool last = false; !last;) {
     if (f.size() < pos + 4)
-      throw Error("metadata block header at byte " + std::to_string(pos) + " runs past the end of the file");
+      throw Error("metadata block header at byte " + std::to_string(pos) +
+                  " runs past the end of the file");
     last = f[pos] & 0x80;
     const unsigned type = f[pos] & 0x7F;
     const std::uint32_t length = (std::uint32_t(f[pos + 1]) << 16) | (f[pos + 2] << 8) | f[pos + 3];
-    const std::string where = std::string(block_name(type)) + " block at byte " + std::to_string(pos);
+    const std::string where =
+        std::string(block_name(type)) + " block at byte " + std::to_string(pos);
     if (type == 127) throw Error(where + ": block type 127 is invalid");
     if (f.size() - pos - 4 < length)
       throw Error(where + ": length " + std::to_string(length) + " runs past the end of the file");
@@ -168,7 +177,8 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
     ByteCursor body(f.data() + pos + 4, length, pos + 4, block_name(type));
     switch (type) {
       case 0:
-        if (length != 34) throw Error(where + ": length " + std::to_string(length) + ", expected 34");
+        if (length != 34)
+          throw Error(where + ": length " + std::to_string(length) + ", expected 34");
         if (s.has_streaminfo) throw Error(where + ": second STREAMINFO block");
         if (!s.blocks.empty()) s.warnings.push_back("STREAMINFO is not the first metadata block");
         parse_streaminfo(body, s);
@@ -176,13 +186,27 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
                     " ch, " + std::to_string(s.info.bits_per_sample) + " bit, " +
                     std::to_string(s.info.total_samples) + " samples";
         break;
-      case 1: b.summary = std::to_string(length) + " bytes"; break;
-      case 2: b.summary = "id \"" + body.str(4) + "\""; break;
-      case 3: b.summary = parse_seektable(body, length, s); break;
-      case 4: b.summary = parse_vorbis_comment(body, s); break;
-      case 5: b.summary = parse_cuesheet(body); break;
-      case 6: b.summary = parse_picture(body); break;
-      default: b.summary = "unknown type " + std::to_string(type) + ", skipped"; break;
+      case 1:
+        b.summary = std::to_string(length) + " bytes";
+        break;
+      case 2:
+        b.summary = "id \"" + body.str(4) + "\"";
+        break;
+      case 3:
+        b.summary = parse_seektable(body, length, s);
+        break;
+      case 4:
+        b.summary = parse_vorbis_comment(body, s);
+        break;
+      case 5:
+        b.summary = parse_cuesheet(body);
+        break;
+      case 6:
+        b.summary = parse_picture(body);
+        break;
+      default:
+        b.summary = "unknown type " + std::to_string(type) + ", skipped";
+        break;
     }
     s.blocks.push_back(std::move(b));
     pos += 4 + length;

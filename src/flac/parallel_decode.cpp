@@ -14,21 +14,27 @@ std::int32_t find(const std::vector<Candidate>& cands, std::uint64_t pos) {
 }
 
 /// Links every candidate to the candidate where its frame, decoded, really ends.
-void relink_by_decoding(std::vector<Candidate>& cands, std::span<const std::uint8_t> bytes, unsigned stream_bps) {
-  ThreadPool::shared().parallel_for(cands.size(), [&](std::size_t b, std::size_t e) {
-    std::vector<std::int64_t> scratch;
-    for (std::size_t i = b; i < e; ++i) {
-      const auto r = decode_frame_host(bytes.data(), bytes.size(), {cands[i].pos, 0}, stream_bps, true, scratch,
-                                       [](unsigned, unsigned, std::int32_t) {});
-      const std::int32_t next = r.error == FrameError::ok ? find(cands, r.end) : -1;
-      cands[i].next = next >= 0 && continues(cands[i], cands[next]) ? next : -1;
-    }
-  }, 64);
+void relink_by_decoding(std::vector<Candidate>& cands, std::span<const std::uint8_t> bytes,
+                        unsigned stream_bps) {
+  ThreadPool::shared().parallel_for(
+      cands.size(),
+      [&](std::size_t b, std::size_t e) {
+        std::vector<std::int64_t> scratch;
+        for (std::size_t i = b; i < e; ++i) {
+          const auto r =
+              decode_frame_host(bytes.data(), bytes.size(), {cands[i].pos, 0}, stream_bps, true,
+                                scratch, [](unsigned, unsigned, std::int32_t) {});
+          const std::int32_t next = r.error == FrameError::ok ? find(cands, r.end) : -1;
+          cands[i].next = next >= 0 && continues(cands[i], cands[next]) ? next : -1;
+        }
+      },
+      64);
 }
 
 ParallelDecodeResult index_and_decode(std::vector<Candidate>& cands, const Stream& stream,
                                       const std::optional<StreamParams>& params, std::uint64_t size,
-                                      const FrameProbe& probe, FrameExecutor& executor, bool* relink) {
+                                      const FrameProbe& probe, FrameExecutor& executor,
+                                      bool* relink) {
   ParallelDecodeResult r;
   r.index = build_frame_index(cands, stream, params, size, probe);
   executor.prepare_output(r.index);
@@ -50,7 +56,8 @@ ParallelDecodeResult index_and_decode(std::vector<Candidate>& cands, const Strea
 
 ParallelDecodeResult decode_in_rounds(std::vector<Candidate>& cands, const Stream& stream,
                                       const std::optional<StreamParams>& params, std::uint64_t size,
-                                      const FrameProbe& probe, FrameExecutor& executor, const HostBytes& host_bytes) {
+                                      const FrameProbe& probe, FrameExecutor& executor,
+                                      const HostBytes& host_bytes) {
   bool relink = false;
   ParallelDecodeResult r = index_and_decode(cands, stream, params, size, probe, executor, &relink);
   if (!relink) return r;

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "flac/backends.hpp"
@@ -44,6 +44,7 @@ using HostBytes = std::function<std::span<const std::uint8_t>()>;
 /// three passes, never one per frame. `cands` is updated in place.
 ParallelDecodeResult decode_in_rounds(std::vector<Candidate>& cands, const Stream& stream,
                                       const std::optional<StreamParams>& params, std::uint64_t size,
-                                      const FrameProbe& probe, FrameExecutor& executor, const HostBytes& host_bytes);
+                                      const FrameProbe& probe, FrameExecutor& executor,
+                                      const HostBytes& host_bytes);
 
 }  // namespace sigpu::flac

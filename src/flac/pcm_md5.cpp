@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstring>
 
-
 namespace sigpu::flac {
 namespace {
 
@@ -38,7 +37,8 @@ void hash_range(const Pcm& p, Md5& md5, std::uint64_t first, std::uint64_t count
 void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
   const Pcm& p = pcm_;
   const unsigned bps = p.bits_per_sample;
-  // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian hosts).
+  // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian
+  // hosts).
   if (p.format == SampleFormat::s16 && bps == 16 && p.layout == Layout::interleaved) {
     md5_.update(p.bytes.data() + first * 2, count * 2);
     return;
@@ -47,7 +47,9 @@ void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
   const auto* i16 = p.samples_as<std::int16_t>();
   const auto* f32 = p.samples_as<float>();
   switch (p.format) {
-    case SampleFormat::raw32: hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o]; }); break;
+    case SampleFormat::raw32:
+      hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o]; });
+      break;
     case SampleFormat::s32:
       hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o] >> (32 - bps); });
       break;

@@ -17,13 +17,15 @@ struct PcmTarget {
   std::uint64_t samples = 0;  ///< per channel, the whole output
 };
 
-SIGPU_HD inline std::uint64_t pcm_offset(const PcmTarget& t, std::uint64_t index, unsigned channel) {
-  return t.layout == Layout::interleaved ? index * t.channels + channel : channel * t.samples + index;
+SIGPU_HD inline std::uint64_t pcm_offset(const PcmTarget& t, std::uint64_t index,
+                                         unsigned channel) {
+  return t.layout == Layout::interleaved ? index * t.channels + channel
+                                         : channel * t.samples + index;
 }
 
 /// Full-scale conversions: s16/s32 shift to the target width, f32 divides by 2^(bps-1).
-SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t index, unsigned channel,
-                                             std::int32_t v) {
+SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t index,
+                                             unsigned channel, std::int32_t v) {
   const std::uint64_t o = pcm_offset(t, index, channel);
   const unsigned bps = t.bits_per_sample;
   switch (t.format) {
@@ -31,14 +33,17 @@ SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t i
       static_cast<std::int32_t*>(t.data)[o] = v;
       break;
     case SampleFormat::s32:
-      static_cast<std::int32_t*>(t.data)[o] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (32 - bps));
+      static_cast<std::int32_t*>(t.data)[o] =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (32 - bps));
       break;
     case SampleFormat::s16:
       static_cast<std::int16_t*>(t.data)[o] = static_cast<std::int16_t>(
-          bps >= 16 ? v >> (bps - 16) : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
+          bps >= 16 ? v >> (bps - 16)
+                    : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
       break;
     case SampleFormat::f32:
-      static_cast<float*>(t.data)[o] = static_cast<float>(v) * (1.0f / static_cast<float>(1ull << (bps - 1)));
+      static_cast<float*>(t.data)[o] =
+          static_cast<float>(v) * (1.0f / static_cast<float>(1ull << (bps - 1)));
       break;
   }
 }
@@ -47,9 +52,12 @@ SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t i
 inline bool lossless_for(SampleFormat f, unsigned bps) {
   switch (f) {
     case SampleFormat::raw32:
-    case SampleFormat::s32: return true;
-    case SampleFormat::s16: return bps <= 16;
-    case SampleFormat::f32: return bps <= 24;
+    case SampleFormat::s32:
+      return true;
+    case SampleFormat::s16:
+      return bps <= 16;
+    case SampleFormat::f32:
+      return bps <= 24;
   }
   return false;
 }

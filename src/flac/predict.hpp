@@ -20,8 +20,7 @@ SIGPU_HD void restore_fixed(S* x, unsigned n, unsigned order) {
       for (unsigned i = 2; i < n; ++i) x[i] = S(W(x[i]) + 2 * W(x[i - 1]) - x[i - 2]);
       break;
     case 3:
-      for (unsigned i = 3; i < n; ++i)
-        x[i] = S(W(x[i]) + 3 * (W(x[i - 1]) - x[i - 2]) + x[i - 3]);
+      for (unsigned i = 3; i < n; ++i) x[i] = S(W(x[i]) + 3 * (W(x[i - 1]) - x[i - 2]) + x[i - 3]);
       break;
     case 4:
       for (unsigned i = 4; i < n; ++i)
@@ -53,9 +52,10 @@ SIGPU_HD void restore_lpc32(S* x, unsigned n, const std::int32_t* coef_in, int s
 }
 
 template <typename S, unsigned... Orders>
-SIGPU_HD bool restore_lpc32_dispatch(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift,
-                                     std::integer_sequence<unsigned, Orders...>) {
-  return ((order == Orders + 1 ? (restore_lpc32<Orders + 1>(x, n, coef, shift), true) : false) || ...);
+SIGPU_HD bool restore_lpc32_dispatch(S* x, unsigned n, const std::int32_t* coef, unsigned order,
+                                     int shift, std::integer_sequence<unsigned, Orders...>) {
+  return ((order == Orders + 1 ? (restore_lpc32<Orders + 1>(x, n, coef, shift), true) : false) ||
+          ...);
 }
 
 /// sample_bits is the subframe's sample size. When it, the coefficient precision and the

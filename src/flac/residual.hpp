@@ -38,7 +38,8 @@ SIGPU_HD FrameError decode_residual(BitReader& br, S* out, unsigned n, unsigned 
       const std::uint32_t max_quotient = 0xFFFFFFFFu >> k;
       for (; i < end; ++i) {
         const std::uint32_t q = br.read_unary();
-        if (q > max_quotient) return br.overrun() ? FrameError::truncated : FrameError::rice_overflow;
+        if (q > max_quotient)
+          return br.overrun() ? FrameError::truncated : FrameError::rice_overflow;
         out[i] = zigzag_decode((q << k) | br.read(k));
       }
     }

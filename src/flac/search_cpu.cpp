@@ -56,27 +56,32 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
     const std::size_t lo = from + k * kChunk;
     for (std::size_t i = 0; i < parts[k].cands.size(); ++i) {
       s.cands.push_back(parts[k].cands[i]);
-      s.prefix.push_back(static_cast<std::uint16_t>(shift.shift(at_chunk, parts[k].cands[i].pos - lo) ^ parts[k].local[i]));
+      s.prefix.push_back(static_cast<std::uint16_t>(
+          shift.shift(at_chunk, parts[k].cands[i].pos - lo) ^ parts[k].local[i]));
     }
-    at_chunk = static_cast<std::uint16_t>(shift.shift(at_chunk, std::min(n, lo + kChunk) - lo) ^ parts[k].crc);
+    at_chunk = static_cast<std::uint16_t>(shift.shift(at_chunk, std::min(n, lo + kChunk) - lo) ^
+                                          parts[k].crc);
   }
   return s;
 }
 
 /// The same rule as find_successor (frame_search.hpp), with the span CRC from prefixes.
-std::int32_t successor_from_prefix(const Search& s, std::uint32_t i, std::uint64_t max_span, const Crc16Shift& shift) {
+std::int32_t successor_from_prefix(const Search& s, std::uint32_t i, std::uint64_t max_span,
+                                   const Crc16Shift& shift) {
   const Candidate& a = s.cands[i];
   for (std::uint32_t j = i + 1; j < s.cands.size(); ++j) {
     const Candidate& b = s.cands[j];
     if (b.pos - a.pos > max_span) break;
-    if (continues(a, b) && shift.shift(s.prefix[i], b.pos - a.pos) == s.prefix[j]) return static_cast<std::int32_t>(j);
+    if (continues(a, b) && shift.shift(s.prefix[i], b.pos - a.pos) == s.prefix[j])
+      return static_cast<std::int32_t>(j);
   }
   return -1;
 }
 
 class CpuExecutor : public FrameExecutor {
  public:
-  CpuExecutor(std::span<const std::uint8_t> file, const DecodeOptions& o, ThreadPool& pool, Pcm& pcm)
+  CpuExecutor(std::span<const std::uint8_t> file, const DecodeOptions& o, ThreadPool& pool,
+              Pcm& pcm)
       : file_(file), o_(o), pool_(pool), pcm_(pcm) {}
 
   void prepare_output(const FrameIndex& index) override {
@@ -90,19 +95,24 @@ class CpuExecutor : public FrameExecutor {
   }
 
   std::vector<FrameResult> decode(const FrameIndex& index) override {
-    const PcmTarget target{pcm_.bytes.data(), o_.format, o_.layout, pcm_.channels, pcm_.bits_per_sample,
-                           pcm_.samples};
+    const PcmTarget target{pcm_.bytes.data(),    o_.format,   o_.layout, pcm_.channels,
+                           pcm_.bits_per_sample, pcm_.samples};
     std::vector<FrameResult> results(index.frames.size());
-    pool_.parallel_for(index.frames.size(), [&](std::size_t b, std::size_t e) {
-      std::vector<std::int64_t> scratch;
-      for (std::size_t k = b; k < e; ++k) {
-        const FrameEntry& f = index.frames[k];
-        auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
-        const auto r = decode_frame_host(file_.data(), file_.size(), {f.pos, f.end}, index.bits_per_sample, false,
-                                         scratch, sink);
-        results[k] = {r.error, r.end};
-      }
-    }, 16);
+    pool_.parallel_for(
+        index.frames.size(),
+        [&](std::size_t b, std::size_t e) {
+          std::vector<std::int64_t> scratch;
+          for (std::size_t k = b; k < e; ++k) {
+            const FrameEntry& f = index.frames[k];
+            auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
+              store_sample(target, f.out_sample + i, c, v);
+            };
+            const auto r = decode_frame_host(file_.data(), file_.size(), {f.pos, f.end},
+                                             index.bits_per_sample, false, scratch, sink);
+            results[k] = {r.error, r.end};
+          }
+        },
+        16);
     return results;
   }
 
@@ -118,13 +128,18 @@ class CpuExecutor : public FrameExecutor {
 std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                          ThreadPool& pool) {
   static const Crc16Shift shift;
-  Search s = find_candidates(file, std::min<std::size_t>(stream.audio_offset, file.size()), pool, shift);
+  Search s =
+      find_candidates(file, std::min<std::size_t>(stream.audio_offset, file.size()), pool, shift);
   const unsigned bps = stream.has_streaminfo ? stream.info.bits_per_sample : 32;
   const auto max_frame = stream.has_streaminfo ? stream.info.max_frame_size : 0;
-  pool.parallel_for(s.cands.size(), [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i)
-      s.cands[i].next = successor_from_prefix(s, static_cast<std::uint32_t>(i), search_span(s.cands[i], bps, max_frame), shift);
-  }, 256);
+  pool.parallel_for(
+      s.cands.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i)
+          s.cands[i].next = successor_from_prefix(s, static_cast<std::uint32_t>(i),
+                                                  search_span(s.cands[i], bps, max_frame), shift);
+      },
+      256);
   return std::move(s.cands);
 }
 
@@ -150,17 +165,19 @@ void shape_pcm(Pcm& p, const FrameIndex& index, const DecodeOptions& o) {
 std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes) {
   const std::uint64_t bytes = index.total_samples * index.channels * bytes_per_sample(format);
   if (max_bytes && bytes > max_bytes)
-    throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " + std::to_string(max_bytes));
+    throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
+                std::to_string(max_bytes));
   return bytes;
 }
 
-DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream, const DecodeOptions& o) {
+DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                 const DecodeOptions& o) {
   ThreadPool& pool = ThreadPool::shared();
   std::vector<Candidate> cands = search_frames_cpu(file, stream, pool);
   DecodeOutput out;
   CpuExecutor executor(file, o, pool, out.pcm);
-  ParallelDecodeResult r =
-      decode_in_rounds(cands, stream, o.params, file.size(), host_probe(file), executor, [file] { return file; });
+  ParallelDecodeResult r = decode_in_rounds(cands, stream, o.params, file.size(), host_probe(file),
+                                            executor, [file] { return file; });
   out.damage = std::move(r.damage);
   out.warnings = std::move(r.index.warnings);
   out.frames = r.index.frames.size();

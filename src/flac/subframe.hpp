@@ -53,8 +53,10 @@ SIGPU_HD FrameError decode_subframe(BitReader& br, S* out, unsigned n, unsigned 
     }
     const FrameError e = decode_residual(br, out, n, order);
     if (e != FrameError::ok) return e;
-    if (lpc) restore_lpc(out, n, coef, order, shift, bits, precision);
-    else restore_fixed(out, n, order);
+    if (lpc)
+      restore_lpc(out, n, coef, order, shift, bits, precision);
+    else
+      restore_fixed(out, n, order);
   } else {
     return FrameError::bad_subframe_type;
   }

@@ -10,9 +10,12 @@ namespace sigpu::turbo {
 
 std::string_view to_string(LlrType t) {
   switch (t) {
-    case LlrType::f32: return "float";
-    case LlrType::i16: return "int16";
-    case LlrType::i8: return "int8";
+    case LlrType::f32:
+      return "float";
+    case LlrType::i16:
+      return "int16";
+    case LlrType::i8:
+      return "int8";
   }
   return "?";
 }
@@ -44,8 +47,10 @@ Batch make_batch(int K, int blocks, double ebn0_db) {
   }
   for (int f = 0; f < blocks; ++f) {
     const int src = f % distinct;
-    b.info.insert(b.info.end(), info.begin() + std::size_t(src) * K, info.begin() + std::size_t(src + 1) * K);
-    b.llr.insert(b.llr.end(), llr.begin() + std::size_t(src) * n, llr.begin() + std::size_t(src + 1) * n);
+    b.info.insert(b.info.end(), info.begin() + std::size_t(src) * K,
+                  info.begin() + std::size_t(src + 1) * K);
+    b.llr.insert(b.llr.end(), llr.begin() + std::size_t(src) * n,
+                 llr.begin() + std::size_t(src + 1) * n);
   }
   b.q16.resize(b.llr.size());
   b.q8.resize(b.llr.size());
@@ -67,18 +72,23 @@ double median(std::vector<double> v) {
 
 DecodeResult decode_type(const Batch& b, LlrType t, const DecoderOptions& o) {
   switch (t) {
-    case LlrType::f32: return decode(b.K, std::span<const float>(b.llr), o);
-    case LlrType::i16: return decode(b.K, std::span<const std::int16_t>(b.q16), o);
-    case LlrType::i8: return decode(b.K, std::span<const std::int8_t>(b.q8), o);
+    case LlrType::f32:
+      return decode(b.K, std::span<const float>(b.llr), o);
+    case LlrType::i16:
+      return decode(b.K, std::span<const std::int16_t>(b.q16), o);
+    case LlrType::i8:
+      return decode(b.K, std::span<const std::int8_t>(b.q8), o);
   }
   return {};
 }
 
 }  // namespace
 
-std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
+std::vector<BenchRow> benchmark(const BenchOptions& o,
+                                const std::function<void(const BenchRow&)>& on_row) {
   check_block_size(o.K);
-  if (o.gpu && cuda_devices().empty()) throw Error("turbo bench: no CUDA device (use --no-gpu for the CPU only)");
+  if (o.gpu && cuda_devices().empty())
+    throw Error("turbo bench: no CUDA device (use --no-gpu for the CPU only)");
   std::vector<BenchRow> rows;
   for (int blocks : o.batches) {
     if (blocks < 1) throw Error("turbo bench: batch of " + std::to_string(blocks) + " blocks");
@@ -87,7 +97,8 @@ std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(
       double cpu_median = 0, ber_cpu = 0;
       if (o.cpu) {
         std::vector<double> times;
-        const DecoderOptions c{.backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = 1};
+        const DecoderOptions c{
+            .backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = 1};
         for (int r = 0; r < std::max(1, o.reps / 5); ++r) {
           const auto res = decode_type(b, t, c);
           times.push_back(res.seconds);
@@ -99,9 +110,15 @@ std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(
       if (o.gpu) {
         gpu = std::make_unique<CudaDecoder>(0);
         switch (t) {
-          case LlrType::f32: gpu->load(b.K, std::span<const float>(b.llr)); break;
-          case LlrType::i16: gpu->load(b.K, std::span<const std::int16_t>(b.q16)); break;
-          case LlrType::i8: gpu->load(b.K, std::span<const std::int8_t>(b.q8)); break;
+          case LlrType::f32:
+            gpu->load(b.K, std::span<const float>(b.llr));
+            break;
+          case LlrType::i16:
+            gpu->load(b.K, std::span<const std::int16_t>(b.q16));
+            break;
+          case LlrType::i8:
+            gpu->load(b.K, std::span<const std::int8_t>(b.q8));
+            break;
         }
       }
       for (int P : o.subdecoders) {
@@ -137,7 +154,8 @@ std::vector<BenchRow> benchmark(const BenchOptions& o, const std::function<void(
             head.llr.assign(b.llr.begin(), b.llr.begin() + n);
             head.q16.assign(b.q16.begin(), b.q16.begin() + n);
             head.q8.assign(b.q8.begin(), b.q8.begin() + n);
-            const DecoderOptions c{.backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = P};
+            const DecoderOptions c{
+                .backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = P};
             const auto ref = decode_type(head, t, c);
             row.strict_matches_cpu_p =
                 std::equal(ref.bits.begin(), ref.bits.end(), strict_bits.begin());

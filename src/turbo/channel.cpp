@@ -19,13 +19,16 @@ double noise_sigma(int K, const ChannelOptions& o) {
   return std::sqrt(n0 / 2.0);
 }
 
-void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame, std::span<float> llr) {
+void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame,
+               std::span<float> llr) {
   check_block_size(cw.K);
   const std::size_t n = llr_count(cw.K);
-  if (cw.d.size() != n) throw Error("turbo: codeword holds " + std::to_string(cw.d.size()) + " bits, expected " + std::to_string(n));
+  if (cw.d.size() != n)
+    throw Error("turbo: codeword holds " + std::to_string(cw.d.size()) + " bits, expected " +
+                std::to_string(n));
   if (llr.size() != n)
-    throw Error("turbo: LLR buffer holds " + std::to_string(llr.size()) + " values, K = " + std::to_string(cw.K) +
-                " needs " + std::to_string(n));
+    throw Error("turbo: LLR buffer holds " + std::to_string(llr.size()) +
+                " values, K = " + std::to_string(cw.K) + " needs " + std::to_string(n));
   if (!std::isfinite(o.ebn0_db)) throw Error("turbo: Eb/N0 must be finite");
   const double sigma = noise_sigma(cw.K, o);
   const double amp = o.modulation == Modulation::bpsk ? 1.0 : std::sqrt(0.5);
@@ -43,9 +46,11 @@ template <typename T>
 void quantize_to(std::span<const float> llr, int frac_bits, std::span<T> out) {
   constexpr int kBits = sizeof(T) * 8;
   if (frac_bits < 0 || frac_bits >= kBits)
-    throw Error("turbo: fractional bits " + std::to_string(frac_bits) + " out of range for int" + std::to_string(kBits));
+    throw Error("turbo: fractional bits " + std::to_string(frac_bits) + " out of range for int" +
+                std::to_string(kBits));
   if (out.size() != llr.size())
-    throw Error("turbo: quantize output holds " + std::to_string(out.size()) + " values, input " + std::to_string(llr.size()));
+    throw Error("turbo: quantize output holds " + std::to_string(out.size()) + " values, input " +
+                std::to_string(llr.size()));
   const float max = static_cast<float>((1 << (kBits - 1)) - 1);
   const float s = std::ldexp(1.0f, frac_bits);
   for (std::size_t i = 0; i < llr.size(); ++i) {
@@ -55,7 +60,11 @@ void quantize_to(std::span<const float> llr, int frac_bits, std::span<T> out) {
 }
 }  // namespace
 
-void quantize(std::span<const float> llr, int frac_bits, std::span<std::int16_t> out) { quantize_to(llr, frac_bits, out); }
-void quantize(std::span<const float> llr, int frac_bits, std::span<std::int8_t> out) { quantize_to(llr, frac_bits, out); }
+void quantize(std::span<const float> llr, int frac_bits, std::span<std::int16_t> out) {
+  quantize_to(llr, frac_bits, out);
+}
+void quantize(std::span<const float> llr, int frac_bits, std::span<std::int8_t> out) {
+  quantize_to(llr, frac_bits, out);
+}
 
 }  // namespace sigpu::turbo

@@ -18,12 +18,13 @@ namespace {
 /// Runs the parallel scheme (strict semantics) on the CPU. With `pool` the sub-decoders of a
 /// half-iteration are spread over all cores; without it they run one after another.
 template <class Tr, bool kLogMap>
-void decode_cpu(const BatchPlan& plan, const typename Tr::Llr* llr, const DecoderOptions& o, ThreadPool* pool,
-                std::uint8_t* bits) {
+void decode_cpu(const BatchPlan& plan, const typename Tr::Llr* llr, const DecoderOptions& o,
+                ThreadPool* pool, std::uint8_t* bits) {
   using Llr = typename Tr::Llr;
   using M = typename Tr::Metric;
   std::vector<Llr> ext1(plan.total_bits, Llr(0)), ext2(plan.total_bits, Llr(0));
-  std::vector<M> alpha_b(std::size_t(plan.total_bounds) * 8 * 4, M(0)), beta_b(alpha_b.size(), M(0));
+  std::vector<M> alpha_b(std::size_t(plan.total_bounds) * 8 * 4, M(0)),
+      beta_b(alpha_b.size(), M(0));
   const std::size_t scratch_len = std::size_t(plan.max_sub_len) * 8;
 
   HalfIteration<Tr> h;
@@ -82,7 +83,8 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   r.backend = resolve(o.backend);
   r.bits.assign(plan.total_bits, 0);
   if (r.backend == Backend::cuda) {
-    if (o.algorithm != Algorithm::max_log_map) throw Error("turbo: the cuda backend decodes max-log-map only");
+    if (o.algorithm != Algorithm::max_log_map)
+      throw Error("turbo: the cuda backend decodes max-log-map only");
     CudaDecoder dec(o.device);
     dec.load(K, llr);
     r.seconds = dec.run(o);
@@ -92,7 +94,8 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   ThreadPool* pool = r.backend == Backend::cpu_parallel ? &ThreadPool::shared() : nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   if (o.algorithm == Algorithm::log_map) {
-    if constexpr (std::is_same_v<T, float>) decode_cpu<FloatTraits, true>(plan, llr.data(), o, pool, r.bits.data());
+    if constexpr (std::is_same_v<T, float>)
+      decode_cpu<FloatTraits, true>(plan, llr.data(), o, pool, r.bits.data());
   } else {
     decode_cpu<TraitsFor<T>, false>(plan, llr.data(), o, pool, r.bits.data());
   }
@@ -105,10 +108,12 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o) {
   return decode_any(K, llr, o);
 }
-DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr, const DecoderOptions& o) {
+DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr,
+                    const DecoderOptions& o) {
   return decode_any(K, llr, o);
 }
-DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr, const DecoderOptions& o) {
+DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
+                    const DecoderOptions& o) {
   return decode_any(K, llr, o);
 }
 

@@ -20,7 +20,7 @@
 #endif
 
 // Full unrolling turns the state loops into straight-line code with the 8 metrics in registers.
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__  // the device pass; the host pass of nvcc hands host code to GCC
 #define TURBO_UNROLL _Pragma("unroll")
 #else
 #define TURBO_UNROLL _Pragma("GCC unroll 16")
@@ -31,12 +31,12 @@ namespace sigpu::turbo {
 /// One code block of a batch, as the decoders see it. Offsets index the batch's arrays.
 struct BlockDesc {
   std::int32_t K = 0;
-  std::int32_t P = 1;               ///< sub-decoders
-  std::uint32_t llr_offset = 0;     ///< first LLR (d0[0]) of the block
-  std::uint32_t bit_offset = 0;     ///< first bit in bits / extrinsic arrays (sum of earlier K)
-  std::uint32_t perm_offset = 0;    ///< first entry in the pi / pi_inv tables
-  std::uint32_t sub_offset = 0;     ///< global index of sub-decoder 0
-  std::uint32_t bound_offset = 0;   ///< first of the block's P + 1 boundary slots
+  std::int32_t P = 1;              ///< sub-decoders
+  std::uint32_t llr_offset = 0;    ///< first LLR (d0[0]) of the block
+  std::uint32_t bit_offset = 0;    ///< first bit in bits / extrinsic arrays (sum of earlier K)
+  std::uint32_t perm_offset = 0;   ///< first entry in the pi / pi_inv tables
+  std::uint32_t sub_offset = 0;    ///< global index of sub-decoder 0
+  std::uint32_t bound_offset = 0;  ///< first of the block's P + 1 boundary slots
 };
 
 /// Sub-block [begin, end) of sub-decoder i of P over K bits.
@@ -49,7 +49,10 @@ SIGPU_HD inline int find_block(const BlockDesc* blocks, int n, std::uint32_t t) 
   int lo = 0, hi = n - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) >> 1;
-    if (blocks[mid].sub_offset <= t) lo = mid; else hi = mid - 1;
+    if (blocks[mid].sub_offset <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -94,7 +97,9 @@ SIGPU_HD SIGPU_FORCEINLINE M max_star(M a, M b) {
 /// Plain loads; the GPU's loose mode uses loads that bypass L1 (see cuda/kernels.cuh).
 struct PlainLoad {
   template <typename T>
-  SIGPU_HD static SIGPU_FORCEINLINE T ld(const T* p) { return *p; }
+  SIGPU_HD static SIGPU_FORCEINLINE T ld(const T* p) {
+    return *p;
+  }
 };
 
 /// Everything a half-iteration needs, for the whole batch.
@@ -106,7 +111,7 @@ struct HalfIteration {
   const Llr* llr = nullptr;
   const std::uint16_t* pi = nullptr;
   const std::uint16_t* pi_inv = nullptr;
-  const Llr* ext_in = nullptr;   ///< c = 0: Le2 (interleaved order); c = 1: Le1 (natural order)
+  const Llr* ext_in = nullptr;  ///< c = 0: Le2 (interleaved order); c = 1: Le1 (natural order)
   Llr* ext_out = nullptr;
   Metric* alpha_bounds = nullptr;  ///< [c][buffer][slot][8]
   Metric* beta_bounds = nullptr;
@@ -119,8 +124,9 @@ struct HalfIteration {
 };
 
 template <class Tr>
-SIGPU_HD SIGPU_FORCEINLINE typename Tr::Metric* bound_slot(typename Tr::Metric* base, std::uint32_t total,
-                                                           int c, int buf, std::uint32_t slot) {
+SIGPU_HD SIGPU_FORCEINLINE typename Tr::Metric* bound_slot(typename Tr::Metric* base,
+                                                           std::uint32_t total, int c, int buf,
+                                                           std::uint32_t slot) {
   return base + ((static_cast<std::size_t>(c) * 2 + buf) * total + slot) * 8;
 }
 
@@ -128,11 +134,11 @@ SIGPU_HD SIGPU_FORCEINLINE typename Tr::Metric* bound_slot(typename Tr::Metric* 
 template <bool kLogMap, typename M>
 SIGPU_HD SIGPU_FORCEINLINE void forward_step(M (&al)[8], M A, M Lp) {
   M na[8];
-TURBO_UNROLL
+  TURBO_UNROLL
   for (int n = 0; n < 8; ++n) {
     const int a = n >> 2, r0 = (n >> 1) & 1, r1 = n & 1;
     M v[2];
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int r2 = 0; r2 < 2; ++r2) {
       const int s = (r0 << 2) | (r1 << 1) | r2;
       const int u = a ^ r1 ^ r2, p = a ^ r0 ^ r2;
@@ -144,7 +150,7 @@ TURBO_UNROLL
     na[n] = max_star<kLogMap>(v[0], v[1]);
   }
   const M norm = na[0];
-TURBO_UNROLL
+  TURBO_UNROLL
   for (int n = 0; n < 8; ++n) al[n] = na[n] - norm;
 }
 
@@ -152,11 +158,11 @@ TURBO_UNROLL
 template <bool kLogMap, typename M>
 SIGPU_HD SIGPU_FORCEINLINE void backward_step(M (&be)[8], M A, M Lp) {
   M nb[8];
-TURBO_UNROLL
+  TURBO_UNROLL
   for (int s = 0; s < 8; ++s) {
     const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
     M v[2];
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int u = 0; u < 2; ++u) {
       const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
       const int n = (a << 2) | (r0 << 1) | r1;
@@ -168,7 +174,7 @@ TURBO_UNROLL
     nb[s] = max_star<kLogMap>(v[0], v[1]);
   }
   const M norm = nb[0];
-TURBO_UNROLL
+  TURBO_UNROLL
   for (int s = 0; s < 8; ++s) be[s] = nb[s] - norm;
 }
 
@@ -176,9 +182,10 @@ TURBO_UNROLL
 /// Tail LLRs of component c: x_{K+j} and z_{K+j} are symbols 2j and 2j + 1 of the sequence
 /// d0[K+2c], d1[K+2c], d2[K+2c], d0[K+2c+1], d1[K+2c+1], d2[K+2c+1] (36.212 5.1.3.2.2).
 template <class Tr, bool kLogMap>
-SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c, typename Tr::Metric (&be)[8]) {
+SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c,
+                               typename Tr::Metric (&be)[8]) {
   using M = typename Tr::Metric;
-TURBO_UNROLL
+  TURBO_UNROLL
   for (int s = 0; s < 8; ++s) be[s] = s == 0 ? M(0) : M(Tr::kNeg);
   for (int j = 2; j >= 0; --j) {
     const int mx = 2 * j, mz = 2 * j + 1;
@@ -212,30 +219,32 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
 
   M al[8], be[8];
   if (i == 0) {
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) al[s] = s == 0 ? M(0) : M(Tr::kNeg);
   } else {
-    const M* src = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i);
-TURBO_UNROLL
+    const M* src =
+        bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i);
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) al[s] = Load::ld(src + s);
   }
   if (i == P - 1) {
     tail_beta<Tr, kLogMap>(sys, K, c, be);
   } else {
-    const M* src = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i + 1);
-TURBO_UNROLL
+    const M* src =
+        bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, b.bound_offset + i + 1);
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
   }
 
   for (int k = begin; k < end; ++k) {
     M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) row[s] = al[s];
     forward_step<kLogMap>(al, a_at(k), static_cast<M>(par[k]));
   }
   if (i < P - 1) {
     M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i + 1);
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) dst[s] = al[s];
   }
 
@@ -243,10 +252,10 @@ TURBO_UNROLL
     const M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
     const M A = a_at(k), Lp = static_cast<M>(par[k]);
     M l[2] = {M(0), M(0)};
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) {
       const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
-TURBO_UNROLL
+      TURBO_UNROLL
       for (int u = 0; u < 2; ++u) {
         const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
         const int n = (a << 2) | (r0 << 1) | r1;
@@ -261,7 +270,7 @@ TURBO_UNROLL
   }
   if (i > 0) {
     M* dst = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i);
-TURBO_UNROLL
+    TURBO_UNROLL
     for (int s = 0; s < 8; ++s) dst[s] = be[s];
   }
 }

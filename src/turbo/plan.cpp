@@ -7,15 +7,18 @@ namespace sigpu::turbo {
 
 BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_size) {
   if (K.empty()) throw Error("turbo: zero code blocks to decode");
-  if (K.size() > (1u << 24)) throw Error("turbo: " + std::to_string(K.size()) + " code blocks is too many for one batch");
+  if (K.size() > (1u << 24))
+    throw Error("turbo: " + std::to_string(K.size()) + " code blocks is too many for one batch");
   if (subdecoders < 1)
-    throw Error("turbo: sub-decoders per block P = " + std::to_string(subdecoders) + " must be at least 1");
+    throw Error("turbo: sub-decoders per block P = " + std::to_string(subdecoders) +
+                " must be at least 1");
   BatchPlan plan;
   std::map<int, std::uint32_t> perm_offset;
   std::uint64_t llr = 0, bits = 0, subs = 0, bounds = 0;
   for (std::size_t b = 0; b < K.size(); ++b) {
     if (!valid_block_size(K[b]))
-      throw Error("turbo: code block " + std::to_string(b) + ": invalid size K = " + std::to_string(K[b]) +
+      throw Error("turbo: code block " + std::to_string(b) +
+                  ": invalid size K = " + std::to_string(K[b]) +
                   " (must be one of the 188 sizes of 36.212 Table 5.1.3-3, 40..6144)");
     auto [it, fresh] = perm_offset.try_emplace(K[b], static_cast<std::uint32_t>(plan.pi.size()));
     if (fresh) {
@@ -40,10 +43,12 @@ BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_siz
     subs += d.P;
     bounds += d.P + 1;
   }
-  if (llr > 0xFFFFFFFFull) throw Error("turbo: batch of " + std::to_string(K.size()) + " blocks is too large");
+  if (llr > 0xFFFFFFFFull)
+    throw Error("turbo: batch of " + std::to_string(K.size()) + " blocks is too large");
   if (llr_size != llr)
-    throw Error("turbo: LLR buffer holds " + std::to_string(llr_size) + " values, the " + std::to_string(K.size()) +
-                " code block(s) need " + std::to_string(llr) + " (3 (K + 4) each)");
+    throw Error("turbo: LLR buffer holds " + std::to_string(llr_size) + " values, the " +
+                std::to_string(K.size()) + " code block(s) need " + std::to_string(llr) +
+                " (3 (K + 4) each)");
   plan.total_llr = llr;
   plan.total_bits = static_cast<std::uint32_t>(bits);
   plan.total_subs = static_cast<std::uint32_t>(subs);
@@ -57,7 +62,8 @@ void check_options(const DecoderOptions& o) {
   if (!(o.scaling > 0.0f && o.scaling <= 1.0f))
     throw Error("turbo: extrinsic scaling = " + std::to_string(o.scaling) + " (must be in (0, 1])");
   if (o.subdecoders < 1)
-    throw Error("turbo: sub-decoders per block P = " + std::to_string(o.subdecoders) + " must be at least 1");
+    throw Error("turbo: sub-decoders per block P = " + std::to_string(o.subdecoders) +
+                " must be at least 1");
 }
 
 }  // namespace sigpu::turbo

@@ -20,7 +20,7 @@ struct BatchPlan {
   std::uint32_t total_bits = 0;           ///< sum of K
   std::uint32_t total_bounds = 0;         ///< sum of P + 1
   std::size_t total_llr = 0;
-  int max_sub_len = 0;                    ///< longest sub-block
+  int max_sub_len = 0;  ///< longest sub-block
 };
 
 /// Checks K (each one of the 188 sizes, at least one block), P and the LLR count; throws Error
@@ -34,12 +34,15 @@ void check_options(const DecoderOptions& o);
 inline void check_llrs(std::span<const float> llr) {
   for (std::size_t i = 0; i < llr.size(); ++i)
     if (!std::isfinite(llr[i]))
-      throw Error("turbo: LLR " + std::to_string(i) + " is " + std::to_string(llr[i]) + " (not finite)");
+      throw Error("turbo: LLR " + std::to_string(i) + " is " + std::to_string(llr[i]) +
+                  " (not finite)");
 }
 template <typename T>
 void check_llrs(std::span<const T>) {}
 
 /// Extrinsic scaling in 1/16 steps for the fixed-point decoders.
-inline int scale_q4(float scaling) { return static_cast<int>(std::lround(scaling * 16.0f)); }
+inline int scale_q4(float scaling) {
+  return static_cast<int>(std::lround(scaling * 16.0f));
+}
 
 }  // namespace sigpu::turbo

@@ -38,14 +38,17 @@ TEST(BitReader, MatchesBitByBitReferenceOnRandomReads) {
       } else if (op == 1) {
         const unsigned n = 1 + rng() % 64;
         const std::uint64_t raw = ref.read(n);
-        const std::int64_t expect = n == 64 ? std::int64_t(raw) : (std::int64_t(raw << (64 - n)) >> (64 - n));
+        const std::int64_t expect =
+            n == 64 ? std::int64_t(raw) : (std::int64_t(raw << (64 - n)) >> (64 - n));
         ASSERT_EQ(br.read_signed64(n), expect);
       } else if (op == 2) {
         std::uint32_t zeros = 0;
         while (ref.pos < data.size() * 8 + 64 && ref.read(1) == 0) ++zeros;
         const std::uint32_t got = br.read_unary();
-        if (ref.pos <= data.size() * 8) ASSERT_EQ(got, zeros);
-        else break;  // ran off the end: only overrun() is specified
+        if (ref.pos <= data.size() * 8)
+          ASSERT_EQ(got, zeros);
+        else
+          break;  // ran off the end: only overrun() is specified
       } else {
         ref.pos = (ref.pos + 7) / 8 * 8;
         br.align_to_byte();

@@ -15,7 +15,8 @@ namespace {
 
 using test::Signal;
 
-std::vector<std::uint8_t> encode(unsigned channels, unsigned bps, std::size_t n, unsigned blocksize = 1024) {
+std::vector<std::uint8_t> encode(unsigned channels, unsigned bps, std::size_t n,
+                                 unsigned blocksize = 1024) {
   const auto pcm = test::make_signal(Signal::music, channels, bps, n, 7);
   test::LibflacEncoderOptions o;
   o.level = 5;
@@ -23,9 +24,13 @@ std::vector<std::uint8_t> encode(unsigned channels, unsigned bps, std::size_t n,
   return test::encode_with_libflac(pcm, channels, bps, 44100, o);
 }
 
-std::vector<Backend> cpu_backends() { return {Backend::cpu, Backend::cpu_parallel}; }
+std::vector<Backend> cpu_backends() {
+  return {Backend::cpu, Backend::cpu_parallel};
+}
 
-const std::int32_t* raw(const Decoded& d) { return d.pcm.samples_as<std::int32_t>(); }
+const std::int32_t* raw(const Decoded& d) {
+  return d.pcm.samples_as<std::int32_t>();
+}
 
 /// Decodes with every CPU backend, checks they agree sample for sample and in the damage they
 /// report, and returns the reference's result.
@@ -89,8 +94,11 @@ TEST(FlacDamage, TruncatedFilesKeepEveryCompleteFrame) {
   const Decoded clean = decode_all(good);
   const std::size_t audio = parse_stream(good).audio_offset;
   for (std::size_t k = 0; k < 4; ++k)  // inside the metadata: nothing to decode, a clear error
-    EXPECT_THROW(decode(std::span(good.data(), audio - 1 - k * 7), {.backend = Backend::cpu_parallel}), Error);
-  for (std::size_t cut : {good.size() - 1, good.size() - 100, good.size() * 2 / 3, audio + 100, audio + 3}) {
+    EXPECT_THROW(
+        decode(std::span(good.data(), audio - 1 - k * 7), {.backend = Backend::cpu_parallel}),
+        Error);
+  for (std::size_t cut :
+       {good.size() - 1, good.size() - 100, good.size() * 2 / 3, audio + 100, audio + 3}) {
     std::vector<std::uint8_t> t(good.begin(), good.begin() + cut);
     Decoded d = [&] {
       try {
@@ -131,7 +139,8 @@ TEST(FlacDamage, MetadataLengthPastTheEndIsRefused) {
 TEST(FlacDamage, StreamWithoutMetadataDecodesFromItsFrames) {
   const auto good = encode(2, 16, 20000);
   const Stream s = parse_stream(good);
-  std::vector<std::uint8_t> frames_only(good.begin() + static_cast<long>(s.audio_offset), good.end());
+  std::vector<std::uint8_t> frames_only(good.begin() + static_cast<long>(s.audio_offset),
+                                        good.end());
   const Decoded clean = decode_all(good);
   const Decoded d = decode_all(frames_only);
   EXPECT_TRUE(d.report.damage.empty());
@@ -212,7 +221,8 @@ TEST(FlacDamage, ParameterChangesMidStreamAreRefusedClearly) {
     for (Backend b : cpu_backends()) {
       try {
         decode(f, {.backend = b});
-        ADD_FAILURE() << "a stream changing to " << ch << " ch " << rate << " Hz " << bps << " bit was accepted";
+        ADD_FAILURE() << "a stream changing to " << ch << " ch " << rate << " Hz " << bps
+                      << " bit was accepted";
       } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("changes"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("byte"), std::string::npos) << e.what();
@@ -223,7 +233,8 @@ TEST(FlacDamage, ParameterChangesMidStreamAreRefusedClearly) {
 
 TEST(FlacDamage, OutputLimitRefusesOversizedStreams) {
   const auto f = encode(2, 16, 20000);
-  for (Backend b : cpu_backends()) EXPECT_THROW(decode(f, {.backend = b, .max_output_bytes = 1000}), Error);
+  for (Backend b : cpu_backends())
+    EXPECT_THROW(decode(f, {.backend = b, .max_output_bytes = 1000}), Error);
 }
 
 }  // namespace

@@ -23,8 +23,8 @@ class FlacGpuBackend : public ::testing::Test {
   }
 };
 
-std::vector<std::uint8_t> encode(test::Signal sig, unsigned channels, unsigned bps, std::size_t n, unsigned level,
-                                 unsigned blocksize = 0) {
+std::vector<std::uint8_t> encode(test::Signal sig, unsigned channels, unsigned bps, std::size_t n,
+                                 unsigned level, unsigned blocksize = 0) {
   const auto pcm = test::make_signal(sig, channels, bps, n, 11);
   test::LibflacEncoderOptions o;
   o.level = level;
@@ -47,14 +47,16 @@ TEST_F(FlacGpuBackend, EveryFormatAndLayoutMatchesTheCpu) {
   for (unsigned bps : {8u, 16u, 24u, 32u})
     for (unsigned ch : {1u, 2u, 6u}) {
       const auto f = encode(test::Signal::music, ch, bps, 40000, 8);
-      for (auto fmt : {SampleFormat::raw32, SampleFormat::s16, SampleFormat::s32, SampleFormat::f32})
+      for (auto fmt :
+           {SampleFormat::raw32, SampleFormat::s16, SampleFormat::s32, SampleFormat::f32})
         for (auto layout : {Layout::interleaved, Layout::planar}) {
           DecodeOptions o{.backend = Backend::cpu_parallel, .format = fmt, .layout = layout};
           const Decoded cpu = decode(f, o);
           o.backend = Backend::cuda;
           const Decoded gpu = decode(f, o);
           const std::string what = std::to_string(bps) + " bit " + std::to_string(ch) + " ch fmt " +
-                                   std::to_string(int(fmt)) + " layout " + std::to_string(int(layout));
+                                   std::to_string(int(fmt)) + " layout " +
+                                   std::to_string(int(layout));
           expect_same(gpu, cpu, what);
           EXPECT_EQ(gpu.report.md5, cpu.report.md5) << what;
         }

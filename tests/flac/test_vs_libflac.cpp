@@ -42,14 +42,20 @@ using sigpu::flac::Decoded;
 using sigpu::flac::Md5Check;
 using namespace sigpu::test;
 
-std::string backend_name(Backend b) { return std::string(sigpu::to_string(b)); }
+std::string backend_name(Backend b) {
+  return std::string(sigpu::to_string(b));
+}
 
 const char* md5_name(Md5Check m) {
   switch (m) {
-    case Md5Check::match: return "match";
-    case Md5Check::mismatch: return "mismatch";
-    case Md5Check::not_set: return "not_set";
-    case Md5Check::skipped: return "skipped";
+    case Md5Check::match:
+      return "match";
+    case Md5Check::mismatch:
+      return "mismatch";
+    case Md5Check::not_set:
+      return "not_set";
+    case Md5Check::skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -60,12 +66,12 @@ const char* md5_name(Md5Check m) {
 struct Expected {
   std::vector<std::int32_t> samples;  ///< interleaved
   std::uint32_t sample_rate = 0, channels = 0, bits_per_sample = 0;
-  bool md5_set = true;                ///< STREAMINFO carries an MD5 (then it must match)
-  std::string source;                 ///< "libFLAC", "input", "cpu backend"
+  bool md5_set = true;  ///< STREAMINFO carries an MD5 (then it must match)
+  std::string source;   ///< "libFLAC", "input", "cpu backend"
 };
 
-std::string describe_difference(const std::vector<std::int32_t>& want, const std::int32_t* got, std::size_t n,
-                                unsigned channels) {
+std::string describe_difference(const std::vector<std::int32_t>& want, const std::int32_t* got,
+                                std::size_t n, unsigned channels) {
   std::size_t first = n, count = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (want[i] != got[i]) {
@@ -74,9 +80,9 @@ std::string describe_difference(const std::vector<std::int32_t>& want, const std
     }
   if (count == 0) return {};
   std::ostringstream s;
-  s << "first differing sample " << first / channels << " channel " << first % channels << " (interleaved index "
-    << first << "): expected " << want[first] << ", got " << got[first] << "; " << count << " of " << n
-    << " values differ";
+  s << "first differing sample " << first / channels << " channel " << first % channels
+    << " (interleaved index " << first << "): expected " << want[first] << ", got " << got[first]
+    << "; " << count << " of " << n << " values differ";
   std::size_t last = first;
   for (std::size_t i = n; i-- > first;)
     if (want[i] != got[i]) {
@@ -89,8 +95,8 @@ std::string describe_difference(const std::vector<std::int32_t>& want, const std
 
 /// Decodes `file` with `backend` and compares with `want`; every problem becomes one failure
 /// message naming `label` and the backend.
-void expect_decodes_to(const std::string& label, const std::vector<std::uint8_t>& file, Backend backend,
-                       const Expected& want) {
+void expect_decodes_to(const std::string& label, const std::vector<std::uint8_t>& file,
+                       Backend backend, const Expected& want) {
   const std::string where = label + " [" + backend_name(backend) + " vs " + want.source + "]";
   Decoded out;
   try {
@@ -106,9 +112,11 @@ void expect_decodes_to(const std::string& label, const std::vector<std::uint8_t>
     std::ostringstream s;
     s << where << ": report not ok: " << out.report.damage.size() << " damaged unit(s), md5 "
       << (out.report.md5 == Md5Check::mismatch ? "MISMATCH" : "ok");
-    for (std::size_t i = 0; i < out.report.damage.size() && i < 5; ++i) s << "\n  " << out.report.damage[i].message();
+    for (std::size_t i = 0; i < out.report.damage.size() && i < 5; ++i)
+      s << "\n  " << out.report.damage[i].message();
     if (out.report.md5 == Md5Check::mismatch)
-      s << "\n  md5 expected " << out.report.md5_expected << " computed " << out.report.md5_computed;
+      s << "\n  md5 expected " << out.report.md5_expected << " computed "
+        << out.report.md5_computed;
     ADD_FAILURE() << s.str();
   }
   EXPECT_EQ(out.pcm.sample_rate, want.sample_rate) << where;
@@ -119,9 +127,11 @@ void expect_decodes_to(const std::string& label, const std::vector<std::uint8_t>
   EXPECT_EQ(out.pcm.samples, want_frames) << where << ": samples per channel";
   const Md5Check want_md5 = want.md5_set ? Md5Check::match : Md5Check::not_set;
   if (out.report.md5 != want_md5)
-    ADD_FAILURE() << where << ": MD5 check " << md5_name(out.report.md5) << ", expected " << md5_name(want_md5)
-                  << " (STREAMINFO " << (out.report.md5_expected.empty() ? "-" : out.report.md5_expected)
-                  << ", computed " << (out.report.md5_computed.empty() ? "-" : out.report.md5_computed) << ")";
+    ADD_FAILURE() << where << ": MD5 check " << md5_name(out.report.md5) << ", expected "
+                  << md5_name(want_md5) << " (STREAMINFO "
+                  << (out.report.md5_expected.empty() ? "-" : out.report.md5_expected)
+                  << ", computed "
+                  << (out.report.md5_computed.empty() ? "-" : out.report.md5_computed) << ")";
 
   const std::size_t have = out.pcm.bytes.size() / sizeof(std::int32_t);
   if (out.pcm.bytes.size() != want.samples.size() * sizeof(std::int32_t))
@@ -129,12 +139,14 @@ void expect_decodes_to(const std::string& label, const std::vector<std::uint8_t>
   const std::size_t n = std::min(have, want.samples.size());
   std::vector<std::int32_t> got(n);
   if (n) std::memcpy(got.data(), out.pcm.bytes.data(), n * sizeof(std::int32_t));
-  const std::string diff = describe_difference(want.samples, got.data(), n, std::max(1u, want.channels));
+  const std::string diff =
+      describe_difference(want.samples, got.data(), n, std::max(1u, want.channels));
   if (!diff.empty()) ADD_FAILURE() << where << ": " << diff;
 }
 
 /// libFLAC's decode as the reference; fails (and returns false) if libFLAC itself complains.
-bool libflac_reference(const std::string& label, const std::vector<std::uint8_t>& file, Expected& ref) {
+bool libflac_reference(const std::string& label, const std::vector<std::uint8_t>& file,
+                       Expected& ref) {
   const OracleDecoded d = decode_with_libflac(file);
   if (!d.ok()) {
     std::string msg = label + ": libFLAC does not decode it cleanly:";
@@ -169,9 +181,13 @@ struct GenCase {
   bool crc_trap = false;               ///< see crc_trap_stream()
 };
 
-std::ostream& operator<<(std::ostream& os, const GenCase& c) { return os << c.name; }
+std::ostream& operator<<(std::ostream& os, const GenCase& c) {
+  return os << c.name;
+}
 
-std::string bits_name(unsigned bps, unsigned ch) { return std::to_string(bps) + "bit_" + std::to_string(ch) + "ch"; }
+std::string bits_name(unsigned bps, unsigned ch) {
+  return std::to_string(bps) + "bit_" + std::to_string(ch) + "ch";
+}
 
 std::vector<std::int32_t> case_samples(const GenCase& c) {
   if (c.flac_bytes_as_samples) {
@@ -194,7 +210,8 @@ std::vector<std::int32_t> case_samples(const GenCase& c) {
 }
 
 std::vector<std::uint8_t> case_stream(const GenCase& c, const std::vector<std::int32_t>& pcm) {
-  if (c.encoder == Encoder::libflac) return encode_with_libflac(pcm, c.channels, c.bps, c.rate, c.lf);
+  if (c.encoder == Encoder::libflac)
+    return encode_with_libflac(pcm, c.channels, c.bps, c.rate, c.lf);
   VarEncoderOptions o = c.var;
   o.channels = c.channels;
   o.bits_per_sample = c.bps;
@@ -203,8 +220,8 @@ std::vector<std::uint8_t> case_stream(const GenCase& c, const std::vector<std::i
   return var_encode(pcm, o);
 }
 
-GenCase libflac_case(std::string name, Signal s, unsigned ch, unsigned bps, unsigned level, unsigned blocksize,
-            std::size_t frames, unsigned rate = 44100) {
+GenCase libflac_case(std::string name, Signal s, unsigned ch, unsigned bps, unsigned level,
+                     unsigned blocksize, std::size_t frames, unsigned rate = 44100) {
   GenCase c;
   c.name = std::move(name);
   c.signal = s;
@@ -232,10 +249,12 @@ GenCase var_case(std::string name, Signal s, unsigned ch, unsigned bps, std::siz
 
 /// signals x bps {8..32} x channels {1,2,6,8} x levels {0,5,8}, block sizes spread over the grid.
 std::vector<GenCase> matrix_cases() {
-  const Signal signals[] = {Signal::music, Signal::white_noise, Signal::silence, Signal::square, Signal::adversarial};
+  const Signal signals[] = {Signal::music, Signal::white_noise, Signal::silence, Signal::square,
+                            Signal::adversarial};
   const unsigned bpss[] = {8, 12, 16, 20, 24, 32}, chans[] = {1, 2, 6, 8}, levels[] = {0, 5, 8};
   // 0 = the level's default (1152 or 4096); 16 and >4608 need --lax (handled by the oracle).
-  const unsigned blocks[] = {0, 4096, 192, 1152, 16, 576, 4608, 1000, 65535, 255, 8192, 2304, 0, 32768, 257};
+  const unsigned blocks[] = {0,     4096, 192,  1152, 16, 576,   4608, 1000,
+                             65535, 255,  8192, 2304, 0,  32768, 257};
   std::vector<GenCase> out;
   unsigned k = 0;
   for (Signal s : signals)
@@ -245,8 +264,8 @@ std::vector<GenCase> matrix_cases() {
           unsigned bs = blocks[(k++ * 7) % std::size(blocks)];
           std::size_t frames = s == Signal::music ? 24000 : s == Signal::silence ? 30000 : 12000;
           if (bs == 16) frames = 3000;  // libFLAC is slow with 16-sample blocks at -8
-          std::string name = std::string(to_string(s)) + "_" + bits_name(bps, ch) + "_l" + std::to_string(level) +
-                             "_bs" + (bs ? std::to_string(bs) : "default");
+          std::string name = std::string(to_string(s)) + "_" + bits_name(bps, ch) + "_l" +
+                             std::to_string(level) + "_bs" + (bs ? std::to_string(bs) : "default");
           out.push_back(libflac_case(name, s, ch, bps, level, bs, frames));
         }
   return out;
@@ -258,8 +277,8 @@ std::vector<GenCase> odd_depth_cases() {
   for (unsigned bps : {4u, 5u, 7u, 11u, 17u, 23u, 28u, 31u})
     for (unsigned ch : {1u, 2u})
       for (unsigned level : {0u, 8u})
-        out.push_back(libflac_case("music_" + bits_name(bps, ch) + "_l" + std::to_string(level), Signal::music, ch, bps, level, 0,
-                          16000));
+        out.push_back(libflac_case("music_" + bits_name(bps, ch) + "_l" + std::to_string(level),
+                                   Signal::music, ch, bps, level, 0, 16000));
   out.push_back(libflac_case("square_4bit_2ch_l5", Signal::square, 2, 4, 5, 0, 16000));
   out.push_back(libflac_case("square_31bit_2ch_l5", Signal::square, 2, 31, 5, 0, 16000));
   out.push_back(libflac_case("noise_4bit_3ch_l5", Signal::white_noise, 3, 4, 5, 0, 16000));
@@ -267,11 +286,13 @@ std::vector<GenCase> odd_depth_cases() {
   out.push_back(libflac_case("wasted_24bit_6ch_l8", Signal::wasted_bits, 6, 24, 8, 0, 30000));
   out.push_back(libflac_case("wasted_32bit_2ch_l8", Signal::wasted_bits, 2, 32, 8, 0, 30000));
   for (unsigned ch : {3u, 4u, 5u, 7u})
-    out.push_back(libflac_case("music_16bit_" + std::to_string(ch) + "ch_l5", Signal::music, ch, 16, 5, 0, 20000));
+    out.push_back(libflac_case("music_16bit_" + std::to_string(ch) + "ch_l5", Signal::music, ch, 16,
+                               5, 0, 20000));
   auto no_md5 = libflac_case("music_16bit_2ch_l5_nomd5", Signal::music, 2, 16, 5, 0, 20000);
   no_md5.lf.do_md5 = false;
   out.push_back(no_md5);
-  auto lpc32 = libflac_case("music_24bit_2ch_lax_lpc32_q15_r15", Signal::music, 2, 24, 8, 8192, 40000);
+  auto lpc32 =
+      libflac_case("music_24bit_2ch_lax_lpc32_q15_r15", Signal::music, 2, 24, 8, 8192, 40000);
   lpc32.lf.max_lpc_order = 32;
   lpc32.lf.qlp_coeff_precision = 15;
   lpc32.lf.max_residual_partition_order = 15;
@@ -283,7 +304,8 @@ std::vector<GenCase> odd_depth_cases() {
   lpc_only.lf.disable_constant_subframes = lpc_only.lf.disable_fixed_subframes =
       lpc_only.lf.disable_verbatim_subframes = true;
   out.push_back(lpc_only);
-  auto fixed_only = libflac_case("music_24bit_2ch_fixed_only", Signal::music, 2, 24, 8, 4096, 20000);
+  auto fixed_only =
+      libflac_case("music_24bit_2ch_fixed_only", Signal::music, 2, 24, 8, 4096, 20000);
   fixed_only.lf.max_lpc_order = 0;
   fixed_only.lf.disable_constant_subframes = fixed_only.lf.disable_verbatim_subframes = true;
   out.push_back(fixed_only);
@@ -294,9 +316,10 @@ std::vector<GenCase> odd_depth_cases() {
 /// (13), 16-bit tens of Hz (14), and STREAMINFO only (above 655350 Hz or not representable).
 std::vector<GenCase> rate_cases() {
   std::vector<GenCase> out;
-  for (unsigned r : {1u, 7u, 8000u, 11025u, 16000u, 22000u, 22050u, 24000u, 32000u, 44100u, 44101u, 48000u, 65535u,
-                     65536u, 88200u, 96000u, 110250u, 176400u, 192000u, 255000u, 256000u, 384000u, 655350u, 655360u,
-                     705600u, 768000u, 1048575u})
+  for (unsigned r :
+       {1u,      7u,      8000u,   11025u,  16000u,  22000u,  22050u,  24000u,  32000u,
+        44100u,  44101u,  48000u,  65535u,  65536u,  88200u,  96000u,  110250u, 176400u,
+        192000u, 255000u, 256000u, 384000u, 655350u, 655360u, 705600u, 768000u, 1048575u})
     out.push_back(libflac_case("rate" + std::to_string(r), Signal::music, 2, 16, 5, 0, 10000, r));
   return out;
 }
@@ -304,8 +327,10 @@ std::vector<GenCase> rate_cases() {
 /// Streams of one sample, one frame, one frame and a bit.
 std::vector<GenCase> short_cases() {
   std::vector<GenCase> out;
-  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(15), std::size_t(16), std::size_t(17)})
-    out.push_back(libflac_case("len" + std::to_string(n) + "_16bit_2ch", Signal::music, 2, 16, 5, 0, n));
+  for (std::size_t n :
+       {std::size_t(1), std::size_t(2), std::size_t(15), std::size_t(16), std::size_t(17)})
+    out.push_back(
+        libflac_case("len" + std::to_string(n) + "_16bit_2ch", Signal::music, 2, 16, 5, 0, n));
   out.push_back(libflac_case("len1_32bit_1ch", Signal::square, 1, 32, 8, 0, 1));
   out.push_back(libflac_case("len1_8bit_8ch", Signal::white_noise, 8, 8, 0, 0, 1));
   out.push_back(libflac_case("len1_24bit_6ch", Signal::music, 6, 24, 8, 0, 1));
@@ -327,20 +352,24 @@ std::vector<GenCase> var_cases() {
   std::vector<GenCase> out;
   for (unsigned bps : {4u, 8u, 12u, 16u, 20u, 24u, 32u})
     for (unsigned ch : {1u, 2u, 5u, 8u}) {
-      auto c = var_case("var_music_" + bits_name(bps, ch) + "_bs16to65535", Signal::music, ch, bps, ch > 2 ? 60000 : 150000);
+      auto c = var_case("var_music_" + bits_name(bps, ch) + "_bs16to65535", Signal::music, ch, bps,
+                        ch > 2 ? 60000 : 150000);
       if (ch == 2) c.var.stereo = VarStereo::cycle;
       out.push_back(c);
     }
   for (unsigned bps : {8u, 16u, 24u, 32u}) {
-    auto small = var_case("var_music_" + bits_name(bps, 2) + "_bs16to300", Signal::music, 2, bps, 40000);
+    auto small =
+        var_case("var_music_" + bits_name(bps, 2) + "_bs16to300", Signal::music, 2, bps, 40000);
     small.var.max_block = 300;
     small.var.stereo = VarStereo::cycle;
     out.push_back(small);
   }
-  for (auto [mode, mname] : {std::pair{VarStereo::left_side, "left_side"}, std::pair{VarStereo::side_right, "side_right"},
+  for (auto [mode, mname] : {std::pair{VarStereo::left_side, "left_side"},
+                             std::pair{VarStereo::side_right, "side_right"},
                              std::pair{VarStereo::mid_side, "mid_side"}}) {
     for (Signal s : {Signal::square, Signal::white_noise, Signal::music}) {
-      auto c = var_case("var_" + std::string(to_string(s)) + "_32bit_2ch_" + mname, s, 2, 32, 30000);
+      auto c =
+          var_case("var_" + std::string(to_string(s)) + "_32bit_2ch_" + mname, s, 2, 32, 30000);
       c.var.stereo = mode;  // 32-bit sides need 33 bits
       c.var.max_block = 8192;
       out.push_back(c);
@@ -351,7 +380,8 @@ std::vector<GenCase> var_cases() {
     }
   }
   for (Signal s : {Signal::silence, Signal::wasted_bits, Signal::square}) {
-    auto c = var_case("var_" + std::string(to_string(s)) + "_24bit_2ch_fixed_escapes", s, 2, 24, 40000);
+    auto c =
+        var_case("var_" + std::string(to_string(s)) + "_24bit_2ch_fixed_escapes", s, 2, 24, 40000);
     c.var.subframes = VarSubframes::fixed;  // zero residual partitions become 0-bit escapes
     out.push_back(c);
   }
@@ -360,7 +390,8 @@ std::vector<GenCase> var_cases() {
   nores.var.subframes = VarSubframes::fixed;
   out.push_back(nores);
   for (unsigned bs : {16u, 100u, 256u, 1000u, 4095u, 65535u}) {
-    auto c = var_case("var_fixed_blocksize_" + std::to_string(bs), Signal::music, 2, 16, bs == 16 ? 5000 : 100000);
+    auto c = var_case("var_fixed_blocksize_" + std::to_string(bs), Signal::music, 2, 16,
+                      bs == 16 ? 5000 : 100000);
     c.var.variable_blocksize = false;
     c.var.fixed_block = bs;
     out.push_back(c);
@@ -387,28 +418,34 @@ std::vector<GenCase> adversarial_cases() {
   std::vector<GenCase> out;
   for (unsigned bps : {8u, 12u, 16u, 20u, 24u, 32u})
     for (unsigned ch : {1u, 2u, 6u}) {
-      auto c = libflac_case("adversarial_" + bits_name(bps, ch) + "_l0_bs4096", Signal::adversarial, ch, bps, 0, 4096, 60000);
+      auto c = libflac_case("adversarial_" + bits_name(bps, ch) + "_l0_bs4096", Signal::adversarial,
+                            ch, bps, 0, 4096, 60000);
       out.push_back(c);
-      auto v = var_case("adversarial_" + bits_name(bps, ch) + "_var_verbatim", Signal::adversarial, ch, bps, 60000);
+      auto v = var_case("adversarial_" + bits_name(bps, ch) + "_var_verbatim", Signal::adversarial,
+                        ch, bps, 60000);
       v.var.subframes = VarSubframes::verbatim;
       v.var.max_block = 20000;
       v.var.min_block = 1000;
       out.push_back(v);
     }
   for (unsigned level : {0u, 8u}) {
-    auto c = libflac_case("adversarial_16bit_2ch_l" + std::to_string(level) + "_bs1152", Signal::adversarial, 2, 16, level, 1152,
-                 60000);
+    auto c = libflac_case("adversarial_16bit_2ch_l" + std::to_string(level) + "_bs1152",
+                          Signal::adversarial, 2, 16, level, 1152, 60000);
     out.push_back(c);
   }
-  auto lpc = libflac_case("adversarial_16bit_2ch_lpc_only", Signal::adversarial, 2, 16, 8, 4096, 60000);
-  lpc.lf.disable_constant_subframes = lpc.lf.disable_fixed_subframes = lpc.lf.disable_verbatim_subframes = true;
+  auto lpc =
+      libflac_case("adversarial_16bit_2ch_lpc_only", Signal::adversarial, 2, 16, 8, 4096, 60000);
+  lpc.lf.disable_constant_subframes = lpc.lf.disable_fixed_subframes =
+      lpc.lf.disable_verbatim_subframes = true;
   out.push_back(lpc);
   for (unsigned bps : {8u, 12u, 16u, 24u}) {
     for (unsigned ch : {1u, 2u}) {
-      auto c = libflac_case("flac_bytes_as_" + bits_name(bps, ch) + "_l5", Signal::adversarial, ch, bps, 5, 4096, 60000);
+      auto c = libflac_case("flac_bytes_as_" + bits_name(bps, ch) + "_l5", Signal::adversarial, ch,
+                            bps, 5, 4096, 60000);
       c.flac_bytes_as_samples = true;
       out.push_back(c);
-      auto v = var_case("flac_bytes_as_" + bits_name(bps, ch) + "_var_verbatim", Signal::adversarial, ch, bps, 60000);
+      auto v = var_case("flac_bytes_as_" + bits_name(bps, ch) + "_var_verbatim",
+                        Signal::adversarial, ch, bps, 60000);
       v.flac_bytes_as_samples = true;
       v.var.subframes = VarSubframes::verbatim;
       v.var.max_block = 16384;
@@ -423,7 +460,8 @@ std::vector<GenCase> crc_trap_cases() {
   std::vector<GenCase> out;
   for (unsigned bps : {8u, 16u, 24u, 32u})
     for (bool variable : {false, true}) {
-      auto c = var_case(std::string("crc_trap_") + std::to_string(bps) + "bit_" + (variable ? "variable" : "fixed"),
+      auto c = var_case(std::string("crc_trap_") + std::to_string(bps) + "bit_" +
+                            (variable ? "variable" : "fixed"),
                         Signal::music, 1, bps, 40000);
       c.crc_trap = true;
       c.var.variable_blocksize = variable;
@@ -439,7 +477,9 @@ std::vector<GenCase> crc_trap_cases() {
   return out;
 }
 
-std::string case_name(const ::testing::TestParamInfo<GenCase>& info) { return info.param.name; }
+std::string case_name(const ::testing::TestParamInfo<GenCase>& info) {
+  return info.param.name;
+}
 
 /// A VERBATIM mono stream (our encoder) with a trap in every frame: at a third of frame k's
 /// sample data sit the two bytes that make the CRC-16 running from frame k's first byte zero,
@@ -457,13 +497,17 @@ std::pair<std::vector<std::int32_t>, std::vector<std::uint8_t>> crc_trap_stream(
   const unsigned width = c.bps / 8;  // byte-aligned depths only: 8, 16, 24, 32
   for (std::size_t start = 0, k = 0; start + bs <= c.frames; start += bs, ++k) {
     const std::uint64_t number = o.variable_blocksize ? start : k;
-    std::vector<std::vector<std::int64_t>> ch(1, std::vector<std::int64_t>(pcm.begin() + start, pcm.begin() + start + bs));
-    const auto frame = flacbits::encode_frame(ch, c.bps, c.rate, o.variable_blocksize, number, VarSubframes::verbatim);
-    const std::size_t data_at = frame.size() - 2 - std::size_t(bs) * width;  // header + subframe header
-    const std::size_t trap_at = (bs / 3) * width;                            // offset in the sample bytes
+    std::vector<std::vector<std::int64_t>> ch(
+        1, std::vector<std::int64_t>(pcm.begin() + start, pcm.begin() + start + bs));
+    const auto frame = flacbits::encode_frame(ch, c.bps, c.rate, o.variable_blocksize, number,
+                                              VarSubframes::verbatim);
+    const std::size_t data_at =
+        frame.size() - 2 - std::size_t(bs) * width;  // header + subframe header
+    const std::size_t trap_at = (bs / 3) * width;    // offset in the sample bytes
     std::vector<std::uint8_t> data(frame.begin() + data_at, frame.end() - 2);
     const std::uint16_t crc = flacbits::crc16(frame.data(), data_at + trap_at);
-    const auto fake = flacbits::encode_constant_frame({std::int64_t(k % 7) - 3}, bs, c.bps, c.rate, o.variable_blocksize,
+    const auto fake = flacbits::encode_constant_frame({std::int64_t(k % 7) - 3}, bs, c.bps, c.rate,
+                                                      o.variable_blocksize,
                                                       o.variable_blocksize ? start + bs : k + 1);
     data[trap_at] = crc >> 8;
     data[trap_at + 1] = crc & 0xFF;
@@ -479,7 +523,9 @@ std::pair<std::vector<std::int32_t>, std::vector<std::uint8_t>> crc_trap_stream(
   return {std::move(pcm), std::move(file)};
 }
 
-bool needs_libflac(const GenCase& c) { return c.encoder == Encoder::libflac || c.flac_bytes_as_samples; }
+bool needs_libflac(const GenCase& c) {
+  return c.encoder == Encoder::libflac || c.flac_bytes_as_samples;
+}
 
 /// Encodes the case and decodes it with each backend; the input is the reference, and
 /// libFLAC (when present) must decode the stream to the input first.
@@ -502,7 +548,8 @@ void run_case(const GenCase& c, std::initializer_list<Backend> backends) {
   if (libflac_available()) {
     Expected oracle;
     ASSERT_TRUE(libflac_reference(c.name, file, oracle));
-    ASSERT_TRUE(oracle.samples == input.samples) << c.name << ": libFLAC's decode differs from the encoder's input";
+    ASSERT_TRUE(oracle.samples == input.samples)
+        << c.name << ": libFLAC's decode differs from the encoder's input";
     ASSERT_EQ(oracle.md5_set, input.md5_set) << c.name;
   }
   for (Backend b : backends) expect_decodes_to(c.name, file, b, input);
@@ -515,7 +562,9 @@ class FlacVsLibflac : public ::testing::TestWithParam<GenCase> {
   }
 };
 
-TEST_P(FlacVsLibflac, CpuBackendsMatch) { run_case(GetParam(), {Backend::cpu, Backend::cpu_parallel}); }
+TEST_P(FlacVsLibflac, CpuBackendsMatch) {
+  run_case(GetParam(), {Backend::cpu, Backend::cpu_parallel});
+}
 
 class FlacGpuVsLibflac : public FlacVsLibflac {
  protected:
@@ -525,23 +574,30 @@ class FlacGpuVsLibflac : public FlacVsLibflac {
   }
 };
 
-TEST_P(FlacGpuVsLibflac, CudaMatches) { run_case(GetParam(), {Backend::cuda}); }
+TEST_P(FlacGpuVsLibflac, CudaMatches) {
+  run_case(GetParam(), {Backend::cuda});
+}
 
 INSTANTIATE_TEST_SUITE_P(Matrix, FlacVsLibflac, ::testing::ValuesIn(matrix_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(OddDepths, FlacVsLibflac, ::testing::ValuesIn(odd_depth_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(OddDepths, FlacVsLibflac, ::testing::ValuesIn(odd_depth_cases()),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Rates, FlacVsLibflac, ::testing::ValuesIn(rate_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Short, FlacVsLibflac, ::testing::ValuesIn(short_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(VarBlock, FlacVsLibflac, ::testing::ValuesIn(var_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(Adversarial, FlacVsLibflac, ::testing::ValuesIn(adversarial_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Adversarial, FlacVsLibflac, ::testing::ValuesIn(adversarial_cases()),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(CrcTrap, FlacVsLibflac, ::testing::ValuesIn(crc_trap_cases()), case_name);
 
 INSTANTIATE_TEST_SUITE_P(Matrix, FlacGpuVsLibflac, ::testing::ValuesIn(matrix_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(OddDepths, FlacGpuVsLibflac, ::testing::ValuesIn(odd_depth_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(OddDepths, FlacGpuVsLibflac, ::testing::ValuesIn(odd_depth_cases()),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Rates, FlacGpuVsLibflac, ::testing::ValuesIn(rate_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Short, FlacGpuVsLibflac, ::testing::ValuesIn(short_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(VarBlock, FlacGpuVsLibflac, ::testing::ValuesIn(var_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(Adversarial, FlacGpuVsLibflac, ::testing::ValuesIn(adversarial_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(CrcTrap, FlacGpuVsLibflac, ::testing::ValuesIn(crc_trap_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Adversarial, FlacGpuVsLibflac, ::testing::ValuesIn(adversarial_cases()),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(CrcTrap, FlacGpuVsLibflac, ::testing::ValuesIn(crc_trap_cases()),
+                         case_name);
 
 // ------------------------------------------------------------------------------- corpus
 
@@ -549,8 +605,8 @@ INSTANTIATE_TEST_SUITE_P(CrcTrap, FlacGpuVsLibflac, ::testing::ValuesIn(crc_trap
 /// FlacCorpusVsLibflac and FlacGpuCorpusVsLibflac below, named after it. Plain TEST_Fs, not
 /// TEST_P, so the CTest names are fixed and tests/flac/corpus.cmake can give them the
 /// corpus fixture; keep the list there in step.
-const std::vector<std::string> kCorpusGroups = {"levels", "lax",    "blocksize", "bitdepth", "channels",
-                                                "rates",  "speech", "ffmpeg",    "short"};
+const std::vector<std::string> kCorpusGroups = {
+    "levels", "lax", "blocksize", "bitdepth", "channels", "rates", "speech", "ffmpeg", "short"};
 
 /// Where the corpus is: $SIGPU_FLAC_CORPUS, else $SIGPU_DATA_DIR/flac-corpus (the GPU
 /// machine's bundle, scripts/gpu-run), else ${SIGPU_CACHE:-$HOME/.cache/sigpu}/flac-corpus (what
@@ -558,9 +614,12 @@ const std::vector<std::string> kCorpusGroups = {"levels", "lax",    "blocksize",
 fs::path corpus_dir() {
   std::vector<fs::path> candidates;
   if (const char* d = std::getenv("SIGPU_FLAC_CORPUS"); d && *d) candidates.emplace_back(d);
-  if (const char* d = std::getenv("SIGPU_DATA_DIR"); d && *d) candidates.push_back(fs::path(d) / "flac-corpus");
-  if (const char* c = std::getenv("SIGPU_CACHE"); c && *c) candidates.push_back(fs::path(c) / "flac-corpus");
-  else if (const char* h = std::getenv("HOME"); h && *h) candidates.push_back(fs::path(h) / ".cache/sigpu/flac-corpus");
+  if (const char* d = std::getenv("SIGPU_DATA_DIR"); d && *d)
+    candidates.push_back(fs::path(d) / "flac-corpus");
+  if (const char* c = std::getenv("SIGPU_CACHE"); c && *c)
+    candidates.push_back(fs::path(c) / "flac-corpus");
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    candidates.push_back(fs::path(h) / ".cache/sigpu/flac-corpus");
   candidates.push_back(fs::path(SIGPU_SOURCE_DIR) / ".cache/sigpu/flac-corpus");
   for (const auto& p : candidates)
     if (fs::exists(p / "manifest.tsv")) return p;
@@ -596,10 +655,12 @@ class FlacCorpusVsLibflac : public ::testing::Test {
     dir_ = corpus_dir();
     if (!fs::exists(dir_ / "manifest.tsv"))
       GTEST_SKIP() << "FLAC corpus not found at " << dir_.string()
-                   << ": run scripts/make-flac-corpus (ctest runs it first as the flac_corpus_setup fixture)";
+                   << ": run scripts/make-flac-corpus (ctest runs it first as the "
+                      "flac_corpus_setup fixture)";
     for (const auto& f : corpus_manifest(dir_))
       if (f.path.rfind(group_ + "/", 0) == 0) files_.push_back(f);
-    if (files_.empty()) GTEST_SKIP() << "no files in corpus group " << group_ << " at " << dir_.string();
+    if (files_.empty())
+      GTEST_SKIP() << "no files in corpus group " << group_ << " at " << dir_.string();
   }
 
   /// Every file of the group against libFLAC (or, without libFLAC, against the serial CPU
@@ -623,7 +684,8 @@ class FlacCorpusVsLibflac : public ::testing::Test {
         ref.bits_per_sample = cpu.pcm.bits_per_sample;
         ref.md5_set = cpu.report.md5 != Md5Check::not_set;
         ref.source = "cpu backend (no libFLAC here)";
-        EXPECT_TRUE(!ref.md5_set || cpu.report.md5 == Md5Check::match) << label << ": cpu backend MD5 mismatch";
+        EXPECT_TRUE(!ref.md5_set || cpu.report.md5 == Md5Check::match)
+            << label << ": cpu backend MD5 mismatch";
       }
       for (Backend b : backends) expect_decodes_to(label, file, b, ref);
     }
@@ -642,9 +704,13 @@ class FlacGpuCorpusVsLibflac : public FlacCorpusVsLibflac {
   }
 };
 
-#define SIGPU_CORPUS_GROUP(group)                                                                   \
-  TEST_F(FlacCorpusVsLibflac, group) { check_group({Backend::cpu, Backend::cpu_parallel}); }      \
-  TEST_F(FlacGpuCorpusVsLibflac, group) { check_group({Backend::cuda}); }
+#define SIGPU_CORPUS_GROUP(group)                       \
+  TEST_F(FlacCorpusVsLibflac, group) {                  \
+    check_group({Backend::cpu, Backend::cpu_parallel}); \
+  }                                                     \
+  TEST_F(FlacGpuCorpusVsLibflac, group) {               \
+    check_group({Backend::cuda});                       \
+  }
 
 SIGPU_CORPUS_GROUP(levels)
 SIGPU_CORPUS_GROUP(lax)
@@ -659,13 +725,15 @@ SIGPU_CORPUS_GROUP(short)
 /// Every file in the manifest belongs to a group that one of the tests above checks.
 TEST(FlacCorpusManifest, EveryFileIsInAKnownGroup) {
   const fs::path dir = corpus_dir();
-  if (!fs::exists(dir / "manifest.tsv")) GTEST_SKIP() << "FLAC corpus not found at " << dir.string();
+  if (!fs::exists(dir / "manifest.tsv"))
+    GTEST_SKIP() << "FLAC corpus not found at " << dir.string();
   const auto files = corpus_manifest(dir);
   EXPECT_GT(files.size(), 100u) << "corpus at " << dir.string() << " looks incomplete";
   for (const auto& f : files) {
     const std::string group = f.path.substr(0, f.path.find('/'));
     EXPECT_NE(std::find(kCorpusGroups.begin(), kCorpusGroups.end(), group), kCorpusGroups.end())
-        << f.path << ": group '" << group << "' is not in kCorpusGroups (tests/flac/test_vs_libflac.cpp)";
+        << f.path << ": group '" << group
+        << "' is not in kCorpusGroups (tests/flac/test_vs_libflac.cpp)";
     EXPECT_TRUE(fs::exists(dir / f.path)) << f.path << " is in the manifest but missing";
   }
 }

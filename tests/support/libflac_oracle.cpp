@@ -12,9 +12,12 @@
 // them the same way for --no-md5-sum and its testing switches).
 extern "C" {
 FLAC_API FLAC__bool FLAC__stream_encoder_set_do_md5(FLAC__StreamEncoder* encoder, FLAC__bool value);
-FLAC_API FLAC__bool FLAC__stream_encoder_disable_constant_subframes(FLAC__StreamEncoder* encoder, FLAC__bool value);
-FLAC_API FLAC__bool FLAC__stream_encoder_disable_fixed_subframes(FLAC__StreamEncoder* encoder, FLAC__bool value);
-FLAC_API FLAC__bool FLAC__stream_encoder_disable_verbatim_subframes(FLAC__StreamEncoder* encoder, FLAC__bool value);
+FLAC_API FLAC__bool FLAC__stream_encoder_disable_constant_subframes(FLAC__StreamEncoder* encoder,
+                                                                    FLAC__bool value);
+FLAC_API FLAC__bool FLAC__stream_encoder_disable_fixed_subframes(FLAC__StreamEncoder* encoder,
+                                                                 FLAC__bool value);
+FLAC_API FLAC__bool FLAC__stream_encoder_disable_verbatim_subframes(FLAC__StreamEncoder* encoder,
+                                                                    FLAC__bool value);
 }
 #endif
 
@@ -22,18 +25,22 @@ namespace sigpu::test {
 
 #if !defined(SIGPU_HAVE_LIBFLAC)
 
-bool libflac_available() { return false; }
+bool libflac_available() {
+  return false;
+}
 OracleDecoded decode_with_libflac(std::span<const std::uint8_t>) {
   throw std::runtime_error("libflac_oracle: built without libFLAC (SIGPU_HAVE_LIBFLAC undefined)");
 }
-std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t>, unsigned, unsigned, unsigned,
-                                              const LibflacEncoderOptions&) {
+std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t>, unsigned, unsigned,
+                                              unsigned, const LibflacEncoderOptions&) {
   throw std::runtime_error("libflac_oracle: built without libFLAC (SIGPU_HAVE_LIBFLAC undefined)");
 }
 
 #else
 
-bool libflac_available() { return true; }
+bool libflac_available() {
+  return true;
+}
 
 namespace {
 
@@ -44,7 +51,8 @@ struct DecodeState {
   bool md5_in_streaminfo = false;
 };
 
-FLAC__StreamDecoderReadStatus read_cb(const FLAC__StreamDecoder*, FLAC__byte buffer[], size_t* bytes, void* cd) {
+FLAC__StreamDecoderReadStatus read_cb(const FLAC__StreamDecoder*, FLAC__byte buffer[],
+                                      size_t* bytes, void* cd) {
   auto& s = *static_cast<DecodeState*>(cd);
   if (s.pos >= s.in.size()) {
     *bytes = 0;
@@ -110,13 +118,14 @@ void metadata_cb(const FLAC__StreamDecoder*, const FLAC__StreamMetadata* m, void
   s.out.channels = si.channels;
   s.out.bits_per_sample = si.bits_per_sample;
   s.out.total_samples = si.total_samples;
-  s.md5_in_streaminfo = std::any_of(std::begin(si.md5sum), std::end(si.md5sum), [](auto b) { return b != 0; });
+  s.md5_in_streaminfo =
+      std::any_of(std::begin(si.md5sum), std::end(si.md5sum), [](auto b) { return b != 0; });
 }
 
 void error_cb(const FLAC__StreamDecoder*, FLAC__StreamDecoderErrorStatus status, void* cd) {
   auto& o = static_cast<DecodeState*>(cd)->out;
-  o.errors.push_back(std::string("libFLAC: ") + FLAC__StreamDecoderErrorStatusString[status] + " after frame " +
-                     std::to_string(o.frames));
+  o.errors.push_back(std::string("libFLAC: ") + FLAC__StreamDecoderErrorStatusString[status] +
+                     " after frame " + std::to_string(o.frames));
 }
 
 struct EncodeState {
@@ -124,8 +133,8 @@ struct EncodeState {
   std::size_t pos = 0;
 };
 
-FLAC__StreamEncoderWriteStatus enc_write_cb(const FLAC__StreamEncoder*, const FLAC__byte buffer[], size_t bytes,
-                                            uint32_t, uint32_t, void* cd) {
+FLAC__StreamEncoderWriteStatus enc_write_cb(const FLAC__StreamEncoder*, const FLAC__byte buffer[],
+                                            size_t bytes, uint32_t, uint32_t, void* cd) {
   auto& s = *static_cast<EncodeState*>(cd);
   if (s.pos + bytes > s.out.size()) s.out.resize(s.pos + bytes);
   std::memcpy(s.out.data() + s.pos, buffer, bytes);
@@ -153,32 +162,39 @@ OracleDecoded decode_with_libflac(std::span<const std::uint8_t> bytes) {
   FLAC__StreamDecoder* d = FLAC__stream_decoder_new();
   if (!d) throw std::runtime_error("libFLAC: cannot allocate a decoder");
   FLAC__stream_decoder_set_md5_checking(d, true);
-  auto st = FLAC__stream_decoder_init_stream(d, read_cb, seek_cb, tell_cb, length_cb, eof_cb, write_cb,
-                                             metadata_cb, error_cb, &s);
+  auto st = FLAC__stream_decoder_init_stream(d, read_cb, seek_cb, tell_cb, length_cb, eof_cb,
+                                             write_cb, metadata_cb, error_cb, &s);
   if (st != FLAC__STREAM_DECODER_INIT_STATUS_OK) {
     FLAC__stream_decoder_delete(d);
-    throw std::runtime_error(std::string("libFLAC decoder init: ") + FLAC__StreamDecoderInitStatusString[st]);
+    throw std::runtime_error(std::string("libFLAC decoder init: ") +
+                             FLAC__StreamDecoderInitStatusString[st]);
   }
   bool ran = FLAC__stream_decoder_process_until_end_of_stream(d);
   auto state = FLAC__stream_decoder_get_state(d);
   if (!ran || (state != FLAC__STREAM_DECODER_END_OF_STREAM))
-    s.out.errors.push_back(std::string("libFLAC stopped in state ") + FLAC__StreamDecoderStateString[state] +
-                           " after frame " + std::to_string(s.out.frames));
+    s.out.errors.push_back(std::string("libFLAC stopped in state ") +
+                           FLAC__StreamDecoderStateString[state] + " after frame " +
+                           std::to_string(s.out.frames));
   bool md5_ok = FLAC__stream_decoder_finish(d);
   FLAC__stream_decoder_delete(d);
-  s.out.md5 = !s.md5_in_streaminfo ? OracleMd5::not_set : md5_ok ? OracleMd5::match : OracleMd5::mismatch;
+  s.out.md5 = !s.md5_in_streaminfo ? OracleMd5::not_set
+              : md5_ok             ? OracleMd5::match
+                                   : OracleMd5::mismatch;
   if (s.out.total_samples != 0 && s.out.total_samples != s.out.decoded_samples)
-    s.out.errors.push_back("STREAMINFO says " + std::to_string(s.out.total_samples) + " samples, frames gave " +
-                           std::to_string(s.out.decoded_samples));
+    s.out.errors.push_back("STREAMINFO says " + std::to_string(s.out.total_samples) +
+                           " samples, frames gave " + std::to_string(s.out.decoded_samples));
   return s.out;
 }
 
-std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t> pcm, unsigned channels, unsigned bps,
-                                              unsigned sample_rate, const LibflacEncoderOptions& o) {
+std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t> pcm, unsigned channels,
+                                              unsigned bps, unsigned sample_rate,
+                                              const LibflacEncoderOptions& o) {
   if (channels == 0 || pcm.size() % channels != 0)
-    throw std::invalid_argument("encode_with_libflac: sample count is not a multiple of the channel count");
+    throw std::invalid_argument(
+        "encode_with_libflac: sample count is not a multiple of the channel count");
   const std::uint64_t frames = pcm.size() / channels;
-  auto attempt = [&](bool subset, FLAC__StreamEncoderInitStatus& init) -> std::vector<std::uint8_t> {
+  auto attempt = [&](bool subset,
+                     FLAC__StreamEncoderInitStatus& init) -> std::vector<std::uint8_t> {
     FLAC__StreamEncoder* e = FLAC__stream_encoder_new();
     if (!e) throw std::runtime_error("libFLAC: cannot allocate an encoder");
     FLAC__stream_encoder_set_verify(e, o.verify);
@@ -189,12 +205,16 @@ std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t> pcm,
     FLAC__stream_encoder_set_compression_level(e, o.level);
     if (o.blocksize) FLAC__stream_encoder_set_blocksize(e, o.blocksize);
     if (o.max_lpc_order >= 0) FLAC__stream_encoder_set_max_lpc_order(e, unsigned(o.max_lpc_order));
-    if (o.qlp_coeff_precision >= 0) FLAC__stream_encoder_set_qlp_coeff_precision(e, unsigned(o.qlp_coeff_precision));
+    if (o.qlp_coeff_precision >= 0)
+      FLAC__stream_encoder_set_qlp_coeff_precision(e, unsigned(o.qlp_coeff_precision));
     if (o.min_residual_partition_order >= 0)
-      FLAC__stream_encoder_set_min_residual_partition_order(e, unsigned(o.min_residual_partition_order));
+      FLAC__stream_encoder_set_min_residual_partition_order(
+          e, unsigned(o.min_residual_partition_order));
     if (o.max_residual_partition_order >= 0)
-      FLAC__stream_encoder_set_max_residual_partition_order(e, unsigned(o.max_residual_partition_order));
-    if (o.exhaustive_model_search >= 0) FLAC__stream_encoder_set_do_exhaustive_model_search(e, o.exhaustive_model_search != 0);
+      FLAC__stream_encoder_set_max_residual_partition_order(
+          e, unsigned(o.max_residual_partition_order));
+    if (o.exhaustive_model_search >= 0)
+      FLAC__stream_encoder_set_do_exhaustive_model_search(e, o.exhaustive_model_search != 0);
     if (o.mid_side >= 0) FLAC__stream_encoder_set_do_mid_side_stereo(e, o.mid_side != 0);
     if (!o.apodization.empty()) FLAC__stream_encoder_set_apodization(e, o.apodization.c_str());
     if (!o.do_md5) FLAC__stream_encoder_set_do_md5(e, false);
@@ -215,7 +235,8 @@ std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t> pcm,
       if (!FLAC__stream_encoder_process_interleaved(e, pcm.data() + pos * channels, n))
         failure = FLAC__stream_encoder_get_resolved_state_string(e);
     }
-    if (!FLAC__stream_encoder_finish(e) && failure.empty()) failure = FLAC__stream_encoder_get_resolved_state_string(e);
+    if (!FLAC__stream_encoder_finish(e) && failure.empty())
+      failure = FLAC__stream_encoder_get_resolved_state_string(e);
     FLAC__stream_encoder_delete(e);
     if (!failure.empty()) throw std::runtime_error("libFLAC encoder: " + failure);
     s.out.resize(std::max(s.out.size(), s.pos));
@@ -226,7 +247,8 @@ std::vector<std::uint8_t> encode_with_libflac(std::span<const std::int32_t> pcm,
   if (init == FLAC__STREAM_ENCODER_INIT_STATUS_NOT_STREAMABLE && o.streamable_subset < 0)
     out = attempt(false, init);  // the settings need --lax
   if (init != FLAC__STREAM_ENCODER_INIT_STATUS_OK)
-    throw std::runtime_error(std::string("libFLAC encoder init: ") + FLAC__StreamEncoderInitStatusString[init]);
+    throw std::runtime_error(std::string("libFLAC encoder init: ") +
+                             FLAC__StreamEncoderInitStatusString[init]);
   return out;
 }
 

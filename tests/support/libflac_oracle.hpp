@@ -27,7 +27,7 @@ struct OracleDecoded {
   std::uint64_t frames = 0;
   std::uint32_t min_block = 0, max_block = 0;  ///< of the frames decoded
   OracleMd5 md5 = OracleMd5::not_set;
-  std::vector<std::string> errors;    ///< from the error callback and bad end states
+  std::vector<std::string> errors;  ///< from the error callback and bad end states
   bool ok() const { return errors.empty() && md5 != OracleMd5::mismatch; }
 };
 
@@ -36,18 +36,18 @@ struct OracleDecoded {
 OracleDecoded decode_with_libflac(std::span<const std::uint8_t> bytes);
 
 struct LibflacEncoderOptions {
-  unsigned level = 5;               ///< compression level 0..8, applied first
-  unsigned blocksize = 0;           ///< 0: the level's default
-  int max_lpc_order = -1;           ///< -1: the level's default; 0 disables LPC
-  int qlp_coeff_precision = -1;     ///< -1: the level's default; 0: automatic; else 5..15
+  unsigned level = 5;                     ///< compression level 0..8, applied first
+  unsigned blocksize = 0;                 ///< 0: the level's default
+  int max_lpc_order = -1;                 ///< -1: the level's default; 0 disables LPC
+  int qlp_coeff_precision = -1;           ///< -1: the level's default; 0: automatic; else 5..15
   int min_residual_partition_order = -1;  ///< -1: the level's default
   int max_residual_partition_order = -1;  ///< -1: the level's default; up to 15
-  int exhaustive_model_search = -1; ///< -1: level default, 0/1 to set
-  int mid_side = -1;                ///< -1: level default, 0/1: do_mid_side_stereo
-  bool verify = false;              ///< libFLAC's own verify decoder
+  int exhaustive_model_search = -1;       ///< -1: level default, 0/1 to set
+  int mid_side = -1;                      ///< -1: level default, 0/1: do_mid_side_stereo
+  bool verify = false;                    ///< libFLAC's own verify decoder
   bool do_md5 = true;
-  int streamable_subset = -1;       ///< -1: auto (off when the settings need --lax), 0/1 to set
-  std::string apodization;          ///< empty: the level's default
+  int streamable_subset = -1;  ///< -1: auto (off when the settings need --lax), 0/1 to set
+  std::string apodization;     ///< empty: the level's default
   bool disable_constant_subframes = false;  ///< libFLAC's testing switches (flac's
   bool disable_fixed_subframes = false;     ///< --disable-*-subframes): force LPC or
   bool disable_verbatim_subframes = false;  ///< VERBATIM coding

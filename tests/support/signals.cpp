@@ -18,14 +18,18 @@ struct Rng {  // splitmix64: the same numbers everywhere
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  double uniform() { return double(next() >> 11) / double(1ull << 53); }          // [0, 1)
-  double symmetric() { return 2.0 * uniform() - 1.0; }                            // [-1, 1)
+  double uniform() { return double(next() >> 11) / double(1ull << 53); }  // [0, 1)
+  double symmetric() { return 2.0 * uniform() - 1.0; }                    // [-1, 1)
   unsigned below(unsigned n) { return static_cast<unsigned>(next() % n); }
   std::int64_t signed_bits(unsigned bps) { return static_cast<std::int64_t>(next()) >> (64 - bps); }
 };
 
-std::int64_t lo_of(unsigned bps) { return -(std::int64_t(1) << (bps - 1)); }
-std::int64_t hi_of(unsigned bps) { return (std::int64_t(1) << (bps - 1)) - 1; }
+std::int64_t lo_of(unsigned bps) {
+  return -(std::int64_t(1) << (bps - 1));
+}
+std::int64_t hi_of(unsigned bps) {
+  return (std::int64_t(1) << (bps - 1)) - 1;
+}
 
 void check(unsigned channels, unsigned bps) {
   if (channels < 1 || channels > 8 || bps < 4 || bps > 32)
@@ -54,7 +58,8 @@ std::vector<double> music_planar(unsigned channels, std::size_t frames, std::uin
       for (std::size_t i = 0; i < len; ++i) {
         double sec = double(i) / rate;
         double env = std::min(1.0, sec / 0.01) * std::exp(-decay * sec);
-        phase += 2.0 * std::numbers::pi * f0 * (1.0 + 0.003 * std::sin(2.0 * std::numbers::pi * 5.0 * sec)) / rate;
+        phase += 2.0 * std::numbers::pi * f0 *
+                 (1.0 + 0.003 * std::sin(2.0 * std::numbers::pi * 5.0 * sec)) / rate;
         double x = 0.0;
         for (int h = 0; h < harmonics; ++h) x += amps[h] * std::sin((h + 1) * phase);
         voice[v][t + i] = 0.5 * env * x;
@@ -65,7 +70,8 @@ std::vector<double> music_planar(unsigned channels, std::size_t frames, std::uin
   std::vector<double> out(frames * channels);
   for (unsigned c = 0; c < channels; ++c) {
     double pan[voices];
-    for (int v = 0; v < voices; ++v) pan[v] = 0.3 + 0.7 * std::fabs(std::sin(1.3 * (c + 1) * (v + 1) + seed));
+    for (int v = 0; v < voices; ++v)
+      pan[v] = 0.3 + 0.7 * std::fabs(std::sin(1.3 * (c + 1) * (v + 1) + seed));
     Rng noise{seed * 104729 + c};
     for (std::size_t i = 0; i < frames; ++i) {
       double x = 0.0;
@@ -87,8 +93,8 @@ std::int32_t from_unit(double x, unsigned bps) {
 }
 
 /// A byte pool for one channel: filler, sync pairs, fake headers and whole valid frames.
-std::vector<std::uint8_t> adversarial_pool(std::size_t bytes_wanted, unsigned channels, unsigned bps,
-                                           const AdversarialParams& p, Rng& rng) {
+std::vector<std::uint8_t> adversarial_pool(std::size_t bytes_wanted, unsigned channels,
+                                           unsigned bps, const AdversarialParams& p, Rng& rng) {
   std::vector<std::uint8_t> pool;
   const double samples_per_byte = 8.0 / bps;
   while (pool.size() < bytes_wanted) {
@@ -113,10 +119,12 @@ std::vector<std::uint8_t> adversarial_pool(std::size_t bytes_wanted, unsigned ch
       case 3:
       case 4: {  // a complete valid frame with CONSTANT subframes: the outer block size,
                  // channel count, bps and rate, CRC-8 and CRC-16 correct
-        std::uint32_t bs = rng.below(3) == 0 ? 16 + rng.below(200) : std::clamp<std::uint32_t>(p.block_size, 16, 65535);
+        std::uint32_t bs = rng.below(3) == 0 ? 16 + rng.below(200)
+                                             : std::clamp<std::uint32_t>(p.block_size, 16, 65535);
         std::vector<std::int64_t> values(channels);
         for (auto& v : values) v = rng.signed_bits(bps);
-        auto f = flacbits::encode_constant_frame(values, bs, bps, p.sample_rate, p.variable_blocksize, number);
+        auto f = flacbits::encode_constant_frame(values, bs, bps, p.sample_rate,
+                                                 p.variable_blocksize, number);
         if (rng.below(4) == 0) f.resize(f.size() - 1 - rng.below(3));  // or a truncated one
         pool.insert(pool.end(), f.begin(), f.end());
         break;
@@ -138,8 +146,9 @@ std::vector<std::uint8_t> adversarial_pool(std::size_t bytes_wanted, unsigned ch
 
 /// Reads `frames` samples of `bps` bits from the bit stream of `bytes` (repeated),
 /// starting at byte `start`.
-void unpack(std::span<const std::uint8_t> bytes, std::size_t start, unsigned bps, std::size_t frames,
-            unsigned channels, unsigned channel, std::vector<std::int32_t>& out) {
+void unpack(std::span<const std::uint8_t> bytes, std::size_t start, unsigned bps,
+            std::size_t frames, unsigned channels, unsigned channel,
+            std::vector<std::int32_t>& out) {
   std::uint64_t bitpos = std::uint64_t(start) * 8;
   const std::uint64_t total_bits = std::uint64_t(bytes.size()) * 8;
   for (std::size_t i = 0; i < frames; ++i) {
@@ -157,18 +166,24 @@ void unpack(std::span<const std::uint8_t> bytes, std::size_t start, unsigned bps
 
 std::string_view to_string(Signal s) {
   switch (s) {
-    case Signal::music: return "music";
-    case Signal::white_noise: return "noise";
-    case Signal::silence: return "silence";
-    case Signal::square: return "square";
-    case Signal::adversarial: return "adversarial";
-    case Signal::wasted_bits: return "wasted";
+    case Signal::music:
+      return "music";
+    case Signal::white_noise:
+      return "noise";
+    case Signal::silence:
+      return "silence";
+    case Signal::square:
+      return "square";
+    case Signal::adversarial:
+      return "adversarial";
+    case Signal::wasted_bits:
+      return "wasted";
   }
   return "?";
 }
 
-std::vector<std::int32_t> make_signal(Signal kind, unsigned channels, unsigned bps, std::size_t frames,
-                                      std::uint64_t seed) {
+std::vector<std::int32_t> make_signal(Signal kind, unsigned channels, unsigned bps,
+                                      std::size_t frames, std::uint64_t seed) {
   check(channels, bps);
   std::vector<std::int32_t> out(frames * channels, 0);
   switch (kind) {
@@ -196,7 +211,8 @@ std::vector<std::int32_t> make_signal(Signal kind, unsigned channels, unsigned b
       for (std::size_t i = 0; i < x.size(); ++i) out[i] = from_unit(x[i], bps);
       if (kind == Signal::wasted_bits) {
         for (std::size_t i = 0; i < frames; ++i) {
-          unsigned shift = std::min<unsigned>(bps - 2, static_cast<unsigned>((i / 3000) % 5) * (bps >= 16 ? 2 : 1));
+          unsigned shift = std::min<unsigned>(
+              bps - 2, static_cast<unsigned>((i / 3000) % 5) * (bps >= 16 ? 2 : 1));
           for (unsigned c = 0; c < channels; ++c) {
             auto& v = out[i * channels + c];
             v = static_cast<std::int32_t>((std::int64_t(v) >> shift) * (std::int64_t(1) << shift));
@@ -224,12 +240,13 @@ std::vector<std::int32_t> make_adversarial(unsigned channels, unsigned bps, std:
   return out;
 }
 
-std::vector<std::int32_t> samples_from_bytes(std::span<const std::uint8_t> bytes, unsigned channels, unsigned bps,
-                                             std::size_t frames) {
+std::vector<std::int32_t> samples_from_bytes(std::span<const std::uint8_t> bytes, unsigned channels,
+                                             unsigned bps, std::size_t frames) {
   check(channels, bps);
   if (bytes.empty()) throw std::invalid_argument("samples_from_bytes: no bytes");
   std::vector<std::int32_t> out(frames * channels);
-  for (unsigned c = 0; c < channels; ++c) unpack(bytes, c * bytes.size() / channels, bps, frames, channels, c, out);
+  for (unsigned c = 0; c < channels; ++c)
+    unpack(bytes, c * bytes.size() / channels, bps, frames, channels, c, out);
   return out;
 }
 

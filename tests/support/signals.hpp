@@ -22,8 +22,8 @@ enum class Signal {
 std::string_view to_string(Signal s);
 
 /// `frames` samples per channel.
-std::vector<std::int32_t> make_signal(Signal kind, unsigned channels, unsigned bps, std::size_t frames,
-                                      std::uint64_t seed = 1);
+std::vector<std::int32_t> make_signal(Signal kind, unsigned channels, unsigned bps,
+                                      std::size_t frames, std::uint64_t seed = 1);
 
 /// Where the fake frame headers inside an adversarial signal should look plausible: the
 /// parameters of the stream the signal will be encoded into.
@@ -38,7 +38,8 @@ struct AdversarialParams {
 /// CRC-8 and frame numbers near the outer frame's, and complete valid frames (CRC-16 good)
 /// with the outer stream's parameters. Random filler keeps encoders from compressing it.
 std::vector<std::int32_t> make_adversarial(unsigned channels, unsigned bps, std::size_t frames,
-                                           const AdversarialParams& params = {}, std::uint64_t seed = 1);
+                                           const AdversarialParams& params = {},
+                                           std::uint64_t seed = 1);
 
 /// Packs arbitrary bytes (e.g. a real encoded FLAC stream) into samples: the bytes are
 /// read as one bit stream, `bps` bits per sample, MSB first, so a VERBATIM subframe of these

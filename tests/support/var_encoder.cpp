@@ -25,7 +25,8 @@ std::uint16_t crc16(const std::uint8_t* p, std::size_t n) {
   unsigned crc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     crc ^= unsigned(p[i]) << 8;
-    for (int b = 0; b < 8; ++b) crc = (crc & 0x8000) ? ((crc << 1) ^ 0x8005) & 0xFFFF : (crc << 1) & 0xFFFF;
+    for (int b = 0; b < 8; ++b)
+      crc = (crc & 0x8000) ? ((crc << 1) ^ 0x8005) & 0xFFFF : (crc << 1) & 0xFFFF;
   }
   return static_cast<std::uint16_t>(crc);
 }
@@ -38,7 +39,9 @@ class BitWriter {
   void put(std::uint64_t value, unsigned bits) {  // bits <= 64
     for (unsigned i = bits; i-- > 0;) bit((value >> i) & 1);
   }
-  void put_signed(std::int64_t value, unsigned bits) { put(static_cast<std::uint64_t>(value), bits); }
+  void put_signed(std::int64_t value, unsigned bits) {
+    put(static_cast<std::uint64_t>(value), bits);
+  }
   void unary(std::uint64_t zeros) {  // `zeros` zero bits, then a one
     for (std::uint64_t i = 0; i < zeros; ++i) bit(0);
     bit(1);
@@ -66,8 +69,12 @@ class BitWriter {
 /// The UTF-8-like coded number of frame headers (up to 36 bits, 7 bytes).
 void put_coded_number(BitWriter& w, std::uint64_t v) {
   if (v < 0x80) return w.put(v, 8);
-  int extra = v < (1u << 11) ? 1 : v < (1u << 16) ? 2 : v < (1u << 21) ? 3
-            : v < (1u << 26) ? 4 : v < (1ull << 31) ? 5 : 6;
+  int extra = v < (1u << 11)     ? 1
+              : v < (1u << 16)   ? 2
+              : v < (1u << 21)   ? 3
+              : v < (1u << 26)   ? 4
+              : v < (1ull << 31) ? 5
+                                 : 6;
   if (v >= (1ull << 36)) throw std::invalid_argument("var_encoder: coded number above 36 bits");
   std::uint8_t prefix = static_cast<std::uint8_t>(0xFF00 >> (extra + 1));
   w.put(prefix | (v >> (6 * extra)), 8);
@@ -76,15 +83,18 @@ void put_coded_number(BitWriter& w, std::uint64_t v) {
 
 unsigned block_size_code(std::uint32_t bs) {
   if (bs == 192) return 1;
-  for (unsigned c = 2; c <= 5; ++c) if (bs == 576u << (c - 2)) return c;
-  for (unsigned c = 8; c <= 15; ++c) if (bs == 256u << (c - 8)) return c;
+  for (unsigned c = 2; c <= 5; ++c)
+    if (bs == 576u << (c - 2)) return c;
+  for (unsigned c = 8; c <= 15; ++c)
+    if (bs == 256u << (c - 8)) return c;
   return bs <= 256 ? 6 : 7;
 }
 
 unsigned sample_rate_code(std::uint32_t rate) {
-  static const std::array<std::uint32_t, 12> table = {0, 88200, 176400, 192000, 8000, 16000,
-                                                       22050, 24000, 32000, 44100, 48000, 96000};
-  for (unsigned c = 1; c < table.size(); ++c) if (table[c] == rate) return c;
+  static const std::array<std::uint32_t, 12> table = {0,     88200, 176400, 192000, 8000,  16000,
+                                                      22050, 24000, 32000,  44100,  48000, 96000};
+  for (unsigned c = 1; c < table.size(); ++c)
+    if (table[c] == rate) return c;
   if (rate % 1000 == 0 && rate / 1000 <= 255) return 12;
   if (rate <= 65535) return 13;
   if (rate % 10 == 0 && rate / 10 <= 65535) return 14;
@@ -93,13 +103,26 @@ unsigned sample_rate_code(std::uint32_t rate) {
 
 unsigned bps_code(std::uint32_t bps) {
   switch (bps) {
-    case 8: return 1; case 12: return 2; case 16: return 4;
-    case 20: return 5; case 24: return 6; case 32: return 7;
-    default: return 0;
+    case 8:
+      return 1;
+    case 12:
+      return 2;
+    case 16:
+      return 4;
+    case 20:
+      return 5;
+    case 24:
+      return 6;
+    case 32:
+      return 7;
+    default:
+      return 0;
   }
 }
 
-std::uint64_t fold(std::int64_t r) { return r >= 0 ? std::uint64_t(r) << 1 : (std::uint64_t(-(r + 1)) << 1) | 1; }
+std::uint64_t fold(std::int64_t r) {
+  return r >= 0 ? std::uint64_t(r) << 1 : (std::uint64_t(-(r + 1)) << 1) | 1;
+}
 
 unsigned bits_for_signed(std::int64_t v) {  // two's complement width holding v
   unsigned n = 1;
@@ -107,12 +130,18 @@ unsigned bits_for_signed(std::int64_t v) {  // two's complement width holding v
   return n;
 }
 
-struct Partition { bool escape; unsigned param; std::uint64_t bits; };
+struct Partition {
+  bool escape;
+  unsigned param;
+  std::uint64_t bits;
+};
 
-Partition best_partition(const std::int64_t* r, std::size_t n, unsigned max_param, bool allow_escape) {
+Partition best_partition(const std::int64_t* r, std::size_t n, unsigned max_param,
+                         bool allow_escape) {
   std::uint64_t sum = 0;
   std::int64_t lo = 0, hi = 0;
-  for (std::size_t i = 0; i < n; ++i) sum += fold(r[i]), lo = std::min(lo, r[i]), hi = std::max(hi, r[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    sum += fold(r[i]), lo = std::min(lo, r[i]), hi = std::max(hi, r[i]);
   Partition best{false, 0, std::numeric_limits<std::uint64_t>::max()};
   unsigned guess = 0;
   while (guess < max_param && n && (std::uint64_t(n) << (guess + 1)) < sum) ++guess;
@@ -123,7 +152,8 @@ Partition best_partition(const std::int64_t* r, std::size_t n, unsigned max_para
   }
   if (allow_escape) {
     unsigned raw = (lo == 0 && hi == 0) ? 0 : std::max(bits_for_signed(lo), bits_for_signed(hi));
-    if (raw <= 31 && 5 + std::uint64_t(raw) * n < best.bits) best = {true, raw, 5 + std::uint64_t(raw) * n};
+    if (raw <= 31 && 5 + std::uint64_t(raw) * n < best.bits)
+      best = {true, raw, 5 + std::uint64_t(raw) * n};
   }
   return best;
 }
@@ -132,7 +162,9 @@ Partition best_partition(const std::int64_t* r, std::size_t n, unsigned max_para
 bool put_residual(BitWriter& w, const std::vector<std::int64_t>& res, std::uint32_t bs,
                   unsigned order, unsigned max_porder, bool allow_escape) {
   for (std::int64_t r : res)
-    if (r < std::numeric_limits<std::int32_t>::min() || r > std::numeric_limits<std::int32_t>::max()) return false;
+    if (r < std::numeric_limits<std::int32_t>::min() ||
+        r > std::numeric_limits<std::int32_t>::max())
+      return false;
   std::vector<std::int64_t> full(order, 0);  // pad so partition 0 indexing is uniform
   full.insert(full.end(), res.begin(), res.end());
   unsigned best_p = 0;
@@ -145,7 +177,8 @@ bool put_residual(BitWriter& w, const std::vector<std::int64_t>& res, std::uint3
     bool rice2 = false;
     for (unsigned i = 0; i < (1u << p); ++i) {
       std::size_t start = i == 0 ? order : std::size_t(i) * psize;
-      Partition part = best_partition(full.data() + start, std::size_t(i + 1) * psize - start, 30, allow_escape);
+      Partition part =
+          best_partition(full.data() + start, std::size_t(i + 1) * psize - start, 30, allow_escape);
       rice2 |= !part.escape && part.param > 14;
       bits += part.bits;
     }
@@ -158,7 +191,8 @@ bool put_residual(BitWriter& w, const std::vector<std::int64_t>& res, std::uint3
   const unsigned pbits = best_rice2 ? 5 : 4;
   for (unsigned i = 0; i < (1u << best_p); ++i) {
     std::size_t start = i == 0 ? order : std::size_t(i) * psize, end = std::size_t(i + 1) * psize;
-    Partition part = best_partition(full.data() + start, end - start, best_rice2 ? 30 : 14, allow_escape);
+    Partition part =
+        best_partition(full.data() + start, end - start, best_rice2 ? 30 : 14, allow_escape);
     if (part.escape) {
       w.put((1u << pbits) - 1, pbits);
       w.put(part.param, 5);
@@ -179,11 +213,21 @@ std::vector<std::int64_t> fixed_residual(const std::vector<std::int64_t>& x, uns
   std::vector<std::int64_t> r;
   for (std::size_t i = order; i < x.size(); ++i) {
     switch (order) {
-      case 0: r.push_back(x[i]); break;
-      case 1: r.push_back(x[i] - x[i - 1]); break;
-      case 2: r.push_back(x[i] - 2 * x[i - 1] + x[i - 2]); break;
-      case 3: r.push_back(x[i] - 3 * x[i - 1] + 3 * x[i - 2] - x[i - 3]); break;
-      default: r.push_back(x[i] - 4 * x[i - 1] + 6 * x[i - 2] - 4 * x[i - 3] + x[i - 4]); break;
+      case 0:
+        r.push_back(x[i]);
+        break;
+      case 1:
+        r.push_back(x[i] - x[i - 1]);
+        break;
+      case 2:
+        r.push_back(x[i] - 2 * x[i - 1] + x[i - 2]);
+        break;
+      case 3:
+        r.push_back(x[i] - 3 * x[i - 1] + 3 * x[i - 2] - x[i - 3]);
+        break;
+      default:
+        r.push_back(x[i] - 4 * x[i - 1] + 6 * x[i - 2] - 4 * x[i - 3] + x[i - 4]);
+        break;
     }
   }
   return r;
@@ -197,14 +241,18 @@ void put_subframe(BitWriter& w, const std::vector<std::int64_t>& x, unsigned bps
   if (detect_wasted) {
     std::uint64_t all = 0;
     for (std::int64_t v : x) all |= static_cast<std::uint64_t>(v);
-    if (all != 0) while (wasted + 1 < bps && !((all >> wasted) & 1)) ++wasted;
+    if (all != 0)
+      while (wasted + 1 < bps && !((all >> wasted) & 1)) ++wasted;
   }
   std::vector<std::int64_t> s(x);
   for (auto& v : s) v >>= wasted;
   const unsigned sbps = bps - wasted;
   auto header = [&](BitWriter& h, unsigned type) {
     h.put(0, 1), h.put(type, 6);
-    if (wasted) h.put(1, 1), h.unary(wasted - 1); else h.put(0, 1);
+    if (wasted)
+      h.put(1, 1), h.unary(wasted - 1);
+    else
+      h.put(0, 1);
   };
   bool constant = std::all_of(s.begin(), s.end(), [&](std::int64_t v) { return v == s[0]; });
   if (constant && mode == VarSubframes::best) {
@@ -239,8 +287,9 @@ struct Rng {
   double uniform() { return double(next() >> 11) / double(1ull << 53); }
 };
 
-void put_header(BitWriter& w, std::uint32_t bs, unsigned assignment, std::uint32_t bps, std::uint32_t rate,
-                bool variable, std::uint64_t number, const VarEncoderOptions& o) {
+void put_header(BitWriter& w, std::uint32_t bs, unsigned assignment, std::uint32_t bps,
+                std::uint32_t rate, bool variable, std::uint64_t number,
+                const VarEncoderOptions& o) {
   w.put(0x3FFE, 14), w.put(0, 1), w.put(variable ? 1 : 0, 1);
   unsigned bsc = block_size_code(bs), src = o.header_sample_rate ? sample_rate_code(rate) : 0;
   w.put(bsc, 4), w.put(src, 4), w.put(assignment, 4);
@@ -260,16 +309,17 @@ void finish_frame(BitWriter& w) {
   w.put(crc, 16);
 }
 
-std::vector<std::uint8_t> frame(const std::vector<std::vector<std::int64_t>>& ch, unsigned assignment,
-                                std::uint32_t bps, std::uint32_t rate, bool variable, std::uint64_t number,
-                                const VarEncoderOptions& o) {
+std::vector<std::uint8_t> frame(const std::vector<std::vector<std::int64_t>>& ch,
+                                unsigned assignment, std::uint32_t bps, std::uint32_t rate,
+                                bool variable, std::uint64_t number, const VarEncoderOptions& o) {
   const std::uint32_t bs = static_cast<std::uint32_t>(ch[0].size());
   BitWriter w;
   put_header(w, bs, assignment, bps, rate, variable, number, o);
   for (std::size_t c = 0; c < ch.size(); ++c) {
-    bool side = (assignment == 8 && c == 1) || (assignment == 9 && c == 0) || (assignment == 10 && c == 1);
-    put_subframe(w, ch[c], bps + (side ? 1 : 0), o.subframes, o.max_partition_order, o.use_escape_partitions,
-                 o.detect_wasted_bits);
+    bool side =
+        (assignment == 8 && c == 1) || (assignment == 9 && c == 0) || (assignment == 10 && c == 1);
+    put_subframe(w, ch[c], bps + (side ? 1 : 0), o.subframes, o.max_partition_order,
+                 o.use_escape_partitions, o.detect_wasted_bits);
   }
   finish_frame(w);
   return std::move(w.bytes());
@@ -279,27 +329,32 @@ std::vector<std::uint8_t> frame(const std::vector<std::vector<std::int64_t>>& ch
 
 std::vector<std::uint8_t> encode_frame(const std::vector<std::vector<std::int64_t>>& channels,
                                        std::uint32_t bits_per_sample, std::uint32_t sample_rate,
-                                       bool variable_blocksize, std::uint64_t number, VarSubframes subframes) {
+                                       bool variable_blocksize, std::uint64_t number,
+                                       VarSubframes subframes) {
   VarEncoderOptions o;
   o.subframes = subframes;
   return frame(channels, static_cast<unsigned>(channels.size() - 1), bits_per_sample, sample_rate,
                variable_blocksize, number, o);
 }
 
-std::vector<std::uint8_t> encode_constant_frame(const std::vector<std::int64_t>& values, std::uint32_t block_size,
-                                                std::uint32_t bits_per_sample, std::uint32_t sample_rate,
-                                                bool variable_blocksize, std::uint64_t number) {
+std::vector<std::uint8_t> encode_constant_frame(const std::vector<std::int64_t>& values,
+                                                std::uint32_t block_size,
+                                                std::uint32_t bits_per_sample,
+                                                std::uint32_t sample_rate, bool variable_blocksize,
+                                                std::uint64_t number) {
   BitWriter w;
-  put_header(w, block_size, static_cast<unsigned>(values.size() - 1), bits_per_sample, sample_rate, variable_blocksize,
-             number, VarEncoderOptions{});
-  for (std::int64_t v : values) w.put(0, 8), w.put_signed(v, bits_per_sample);  // CONSTANT, no wasted bits
+  put_header(w, block_size, static_cast<unsigned>(values.size() - 1), bits_per_sample, sample_rate,
+             variable_blocksize, number, VarEncoderOptions{});
+  for (std::int64_t v : values)
+    w.put(0, 8), w.put_signed(v, bits_per_sample);  // CONSTANT, no wasted bits
   finish_frame(w);
   return std::move(w.bytes());
 }
 
 }  // namespace flacbits
 
-std::vector<std::uint8_t> var_encode(std::span<const std::int32_t> pcm, const VarEncoderOptions& o) {
+std::vector<std::uint8_t> var_encode(std::span<const std::int32_t> pcm,
+                                     const VarEncoderOptions& o) {
   using namespace flacbits;
   const std::uint32_t nch = o.channels, bps = o.bits_per_sample;
   if (nch < 1 || nch > 8 || bps < 4 || bps > 32 || o.sample_rate < 1 || o.sample_rate > 1048575 ||
@@ -314,10 +369,14 @@ std::vector<std::uint8_t> var_encode(std::span<const std::int32_t> pcm, const Va
   flacbits::Rng rng{o.seed};
   for (std::uint64_t pos = 0; pos < total;) {
     std::uint32_t bs;
-    if (!o.block_sizes.empty()) bs = o.block_sizes[sizes.size() % o.block_sizes.size()];
-    else if (!o.variable_blocksize) bs = o.fixed_block;
-    else bs = static_cast<std::uint32_t>(std::exp(std::log(double(o.min_block)) +
-                                                  rng.uniform() * std::log(double(o.max_block) / o.min_block)));
+    if (!o.block_sizes.empty())
+      bs = o.block_sizes[sizes.size() % o.block_sizes.size()];
+    else if (!o.variable_blocksize)
+      bs = o.fixed_block;
+    else
+      bs = static_cast<std::uint32_t>(
+          std::exp(std::log(double(o.min_block)) +
+                   rng.uniform() * std::log(double(o.max_block) / o.min_block)));
     bs = std::clamp<std::uint32_t>(bs, 1, 65535);
     bs = static_cast<std::uint32_t>(std::min<std::uint64_t>(bs, total - pos));
     sizes.push_back(bs);
@@ -362,7 +421,8 @@ std::vector<std::uint8_t> var_encode(std::span<const std::int32_t> pcm, const Va
     std::vector<std::uint8_t> buf;
     buf.reserve(pcm.size() * width);
     for (std::int32_t v : pcm)
-      for (unsigned b = 0; b < width; ++b) buf.push_back(static_cast<std::uint8_t>(std::uint32_t(v) >> (8 * b)));
+      for (unsigned b = 0; b < width; ++b)
+        buf.push_back(static_cast<std::uint8_t>(std::uint32_t(v) >> (8 * b)));
     h.update(buf.data(), buf.size());
     md5 = h.finish();
   }
@@ -372,12 +432,13 @@ std::vector<std::uint8_t> var_encode(std::span<const std::int32_t> pcm, const Va
     max_bs = std::max(max_bs, sizes[f]);
     if (f + 1 < sizes.size() || sizes.size() == 1) min_bs = std::min(min_bs, sizes[f]);
   }
-  if (!o.variable_blocksize && o.block_sizes.empty()) min_bs = max_bs = std::max<std::uint32_t>(o.fixed_block, 16);
+  if (!o.variable_blocksize && o.block_sizes.empty())
+    min_bs = max_bs = std::max<std::uint32_t>(o.fixed_block, 16);
   min_bs = std::max<std::uint32_t>(min_bs, 16);
   if (min_bs > max_bs) min_bs = max_bs;
 
   flacbits::BitWriter w;
-  w.put(0x664C6143, 32);                 // "fLaC"
+  w.put(0x664C6143, 32);                    // "fLaC"
   w.put(1, 1), w.put(0, 7), w.put(34, 24);  // last block, STREAMINFO, length 34
   w.put(min_bs, 16), w.put(max_bs, 16), w.put(min_frame, 24), w.put(max_frame, 24);
   w.put(o.sample_rate, 20), w.put(nch - 1, 3), w.put(bps - 1, 5), w.put(total, 36);

@@ -32,10 +32,10 @@ struct VarEncoderOptions {
   std::uint32_t sample_rate = 44100;
   std::uint32_t channels = 2;
   std::uint32_t bits_per_sample = 16;
-  bool variable_blocksize = true;     ///< blocking strategy bit 1, sample numbers in headers
-  std::uint32_t min_block = 16;       ///< pseudo-random block sizes in [min_block, max_block],
-  std::uint32_t max_block = 65535;    ///< log-uniform (many small blocks, some large)
-  std::uint32_t fixed_block = 4096;   ///< used when variable_blocksize is false
+  bool variable_blocksize = true;          ///< blocking strategy bit 1, sample numbers in headers
+  std::uint32_t min_block = 16;            ///< pseudo-random block sizes in [min_block, max_block],
+  std::uint32_t max_block = 65535;         ///< log-uniform (many small blocks, some large)
+  std::uint32_t fixed_block = 4096;        ///< used when variable_blocksize is false
   std::vector<std::uint32_t> block_sizes;  ///< explicit sizes (cycled); overrides the above
   std::uint64_t seed = 1;
   VarSubframes subframes = VarSubframes::best;
@@ -44,8 +44,8 @@ struct VarEncoderOptions {
   bool use_escape_partitions = true;  ///< raw-bits partitions when they are smaller
   bool detect_wasted_bits = true;
   bool md5 = true;
-  bool header_sample_rate = true;     ///< code the rate in frame headers when possible
-  bool header_bits_per_sample = true; ///< code bps in frame headers when a code exists
+  bool header_sample_rate = true;      ///< code the rate in frame headers when possible
+  bool header_bits_per_sample = true;  ///< code bps in frame headers when a code exists
 };
 
 /// Encodes interleaved samples (each within the signed `bits_per_sample` range) to a
@@ -66,9 +66,11 @@ std::vector<std::uint8_t> encode_frame(const std::vector<std::vector<std::int64_
                                        bool variable_blocksize, std::uint64_t number,
                                        VarSubframes subframes = VarSubframes::best);
 /// A frame of CONSTANT subframes (one value per channel), cheap at any block size.
-std::vector<std::uint8_t> encode_constant_frame(const std::vector<std::int64_t>& values, std::uint32_t block_size,
-                                                std::uint32_t bits_per_sample, std::uint32_t sample_rate,
-                                                bool variable_blocksize, std::uint64_t number);
+std::vector<std::uint8_t> encode_constant_frame(const std::vector<std::int64_t>& values,
+                                                std::uint32_t block_size,
+                                                std::uint32_t bits_per_sample,
+                                                std::uint32_t sample_rate, bool variable_blocksize,
+                                                std::uint64_t number);
 }  // namespace flacbits
 
 }  // namespace sigpu::test

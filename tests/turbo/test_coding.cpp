@@ -66,16 +66,27 @@ std::vector<std::uint8_t> spec_encode(const std::vector<std::uint8_t>& c) {
     zp[k] = e2.clock(xp[k]);
   }
   std::vector<std::uint8_t> d(3 * (K + 4));
-  auto put = [&](int stream, int k, int v) { d[stream * (K + 4) + k] = static_cast<std::uint8_t>(v); };
+  auto put = [&](int stream, int k, int v) {
+    d[stream * (K + 4) + k] = static_cast<std::uint8_t>(v);
+  };
   for (int k = 0; k < K; ++k) {
     put(0, k, x[k]);
     put(1, k, z[k]);
     put(2, k, zp[k]);
   }
   // 36.212 5.1.3.2.2
-  put(0, K, x[K]); put(0, K + 1, z[K + 1]); put(0, K + 2, xp[K]); put(0, K + 3, zp[K + 1]);
-  put(1, K, z[K]); put(1, K + 1, x[K + 2]); put(1, K + 2, zp[K]); put(1, K + 3, xp[K + 2]);
-  put(2, K, x[K + 1]); put(2, K + 1, z[K + 2]); put(2, K + 2, xp[K + 1]); put(2, K + 3, zp[K + 2]);
+  put(0, K, x[K]);
+  put(0, K + 1, z[K + 1]);
+  put(0, K + 2, xp[K]);
+  put(0, K + 3, zp[K + 1]);
+  put(1, K, z[K]);
+  put(1, K + 1, x[K + 2]);
+  put(1, K + 2, zp[K]);
+  put(1, K + 3, xp[K + 2]);
+  put(2, K, x[K + 1]);
+  put(2, K + 1, z[K + 2]);
+  put(2, K + 2, xp[K + 1]);
+  put(2, K + 3, zp[K + 2]);
   return d;
 }
 
@@ -127,7 +138,8 @@ TEST(TurboQpp, InvalidSizesAreRefused) {
       turbo::qpp_interleaver(K);
       FAIL() << K;
     } catch (const sigpu::Error& e) {
-      EXPECT_NE(std::string(e.what()).find("K = " + std::to_string(K)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("K = " + std::to_string(K)), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -204,7 +216,8 @@ TEST(TurboSegmentation, RoundTripsFrom40To100000Bits) {
     d = turbo::desegment(cb, plan);
     ASSERT_FALSE(d.ok()) << "A = " << A;
   }
-  EXPECT_THROW(turbo::desegment(std::vector<std::uint8_t>(5), turbo::plan_segmentation(100)), sigpu::Error);
+  EXPECT_THROW(turbo::desegment(std::vector<std::uint8_t>(5), turbo::plan_segmentation(100)),
+               sigpu::Error);
 }
 
 TEST(TurboChannel, PhiloxKnownAnswers) {

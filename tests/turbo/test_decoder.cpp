@@ -62,20 +62,29 @@ TEST(TurboDecoder, ErrorFreeAtHighSnrForEveryVariant) {
   std::vector<std::int8_t> q8(f.llr.size());
   turbo::quantize(f.llr, 6, std::span<std::int16_t>(q16));
   turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
-  for (auto [P, iterations] : std::vector<std::pair<int, int>>{{1, 6}, {8, 6}, {64, 12}, {6144, 32}}) {
+  for (auto [P, iterations] :
+       std::vector<std::pair<int, int>>{{1, 6}, {8, 6}, {64, 12}, {6144, 32}}) {
     for (auto alg : {turbo::Algorithm::log_map, turbo::Algorithm::max_log_map}) {
-      const turbo::DecoderOptions o{
-          .backend = Backend::cpu_parallel, .algorithm = alg, .iterations = iterations, .subdecoders = P};
+      const turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
+                                    .algorithm = alg,
+                                    .iterations = iterations,
+                                    .subdecoders = P};
       const auto r = turbo::decode(f.K, std::span<const float>(f.llr), o);
-      EXPECT_EQ(bit_errors(r.bits, f.info), 0u) << "P = " << P << " log-map " << (alg == turbo::Algorithm::log_map);
+      EXPECT_EQ(bit_errors(r.bits, f.info), 0u)
+          << "P = " << P << " log-map " << (alg == turbo::Algorithm::log_map);
     }
-    const turbo::DecoderOptions o{.backend = Backend::cpu_parallel, .iterations = iterations, .subdecoders = P};
-    EXPECT_EQ(bit_errors(turbo::decode(f.K, std::span<const std::int16_t>(q16), o).bits, f.info), 0u) << "int16 P = " << P;
-    EXPECT_EQ(bit_errors(turbo::decode(f.K, std::span<const std::int8_t>(q8), o).bits, f.info), 0u) << "int8 P = " << P;
+    const turbo::DecoderOptions o{
+        .backend = Backend::cpu_parallel, .iterations = iterations, .subdecoders = P};
+    EXPECT_EQ(bit_errors(turbo::decode(f.K, std::span<const std::int16_t>(q16), o).bits, f.info),
+              0u)
+        << "int16 P = " << P;
+    EXPECT_EQ(bit_errors(turbo::decode(f.K, std::span<const std::int8_t>(q8), o).bits, f.info), 0u)
+        << "int8 P = " << P;
   }
   // K = 40 is a weak code: FER is still ~2 % at 2.5 dB, so check it higher up.
   const auto small = make_frames(std::vector<int>(20, 40), 5.0, 12);
-  const auto r = turbo::decode(small.K, std::span<const float>(small.llr), {.backend = Backend::cpu});
+  const auto r =
+      turbo::decode(small.K, std::span<const float>(small.llr), {.backend = Backend::cpu});
   EXPECT_EQ(bit_errors(r.bits, small.info), 0u);
 }
 
@@ -94,8 +103,9 @@ TEST(TurboDecoder, IterationsReduceErrorsInTheWaterfall) {
   const auto f = make_frames(std::vector<int>(4, 6144), 0.6, 5);
   std::size_t prev = ~std::size_t(0);
   for (int it : {1, 3, 8}) {
-    const auto r = turbo::decode(f.K, std::span<const float>(f.llr),
-                                 {.backend = Backend::cpu_parallel, .iterations = it, .subdecoders = 16});
+    const auto r =
+        turbo::decode(f.K, std::span<const float>(f.llr),
+                      {.backend = Backend::cpu_parallel, .iterations = it, .subdecoders = 16});
     const auto e = bit_errors(r.bits, f.info);
     EXPECT_LT(e, prev) << it << " iterations";
     prev = e;
@@ -121,27 +131,36 @@ TEST(TurboDecoder, WaterfallSmallSample) {
 TEST(TurboDecoder, BadInputIsRefusedWithTheValue) {
   const auto f = make_frames({1056}, 2.0, 1);
   std::vector<int> bad_k{1057};
-  EXPECT_NE(message_of([&] { turbo::decode(bad_k, std::span<const float>(f.llr), {}); }).find("K = 1057"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { turbo::decode(bad_k, std::span<const float>(f.llr), {}); }).find("K = 1057"),
+      std::string::npos);
   std::vector<float> short_llr(f.llr.begin(), f.llr.end() - 1);
-  EXPECT_NE(message_of([&] { turbo::decode(f.K, std::span<const float>(short_llr), {}); }).find("3179"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { turbo::decode(f.K, std::span<const float>(short_llr), {}); }).find("3179"),
+      std::string::npos);
   auto nan_llr = f.llr;
   nan_llr[123] = std::nanf("");
-  EXPECT_NE(message_of([&] { turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu}); })
-                .find("LLR 123"),
+  EXPECT_NE(message_of([&] {
+              turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu});
+            }).find("LLR 123"),
             std::string::npos);
   nan_llr[123] = INFINITY;
-  EXPECT_NE(message_of([&] { turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu}); })
-                .find("LLR 123"),
+  EXPECT_NE(message_of([&] {
+              turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu});
+            }).find("LLR 123"),
             std::string::npos);
   std::vector<int> none;
-  EXPECT_NE(message_of([&] { turbo::decode(none, std::span<const float>(), {}); }).find("zero code blocks"),
+  EXPECT_NE(message_of([&] {
+              turbo::decode(none, std::span<const float>(), {});
+            }).find("zero code blocks"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { turbo::decode(f.K, std::span<const float>(f.llr), {.iterations = 0}); })
-                .find("iterations = 0"),
+  EXPECT_NE(message_of([&] {
+              turbo::decode(f.K, std::span<const float>(f.llr), {.iterations = 0});
+            }).find("iterations = 0"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { turbo::decode(f.K, std::span<const float>(f.llr), {.subdecoders = 0}); }).find("P = 0"),
+  EXPECT_NE(message_of([&] {
+              turbo::decode(f.K, std::span<const float>(f.llr), {.subdecoders = 0});
+            }).find("P = 0"),
             std::string::npos);
   turbo::SimOptions so;
   so.max_frames = 0;

@@ -46,7 +46,8 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
     turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
     for (int P : {1, 8, 64, 768, K}) {
       for (int it : {1, 3}) {
-        turbo::DecoderOptions o{.backend = Backend::cpu_parallel, .iterations = it, .subdecoders = P};
+        turbo::DecoderOptions o{
+            .backend = Backend::cpu_parallel, .iterations = it, .subdecoders = P};
         turbo::DecoderOptions g = o;
         g.backend = Backend::cuda;
         EXPECT_EQ(turbo::decode(f.K, std::span<const float>(f.llr), o).bits,
@@ -77,7 +78,8 @@ TEST(TurboGpu, LooseModeDecodesAtHighSnr) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const auto f = make_frames(std::vector<int>(16, 6144), 2.0, 4);
   for (int P : {64, 768}) {
-    const turbo::DecoderOptions g{.backend = Backend::cuda, .iterations = 8, .subdecoders = P, .sync = turbo::Sync::loose};
+    const turbo::DecoderOptions g{
+        .backend = Backend::cuda, .iterations = 8, .subdecoders = P, .sync = turbo::Sync::loose};
     const auto r = turbo::decode(f.K, std::span<const float>(f.llr), g);
     std::size_t e = 0;
     for (std::size_t i = 0; i < r.bits.size(); ++i) e += r.bits[i] != f.info[i];

@@ -29,7 +29,8 @@ struct SimArgs {
 };
 
 turbo::LlrType parse_llr(const std::string& s) {
-  return s == "int16" ? turbo::LlrType::i16 : (s == "int8" ? turbo::LlrType::i8 : turbo::LlrType::f32);
+  return s == "int16" ? turbo::LlrType::i16
+                      : (s == "int8" ? turbo::LlrType::i8 : turbo::LlrType::f32);
 }
 
 int run_sim(const SimArgs& a) {
@@ -41,7 +42,8 @@ int run_sim(const SimArgs& a) {
   o.llr = parse_llr(a.llr);
   o.frac_bits = a.frac_bits;
   o.decoder = {.backend = parse_backend(a.backend),
-               .algorithm = a.algorithm == "log-map" ? turbo::Algorithm::log_map : turbo::Algorithm::max_log_map,
+               .algorithm = a.algorithm == "log-map" ? turbo::Algorithm::log_map
+                                                     : turbo::Algorithm::max_log_map,
                .iterations = a.iterations,
                .subdecoders = a.P,
                .scaling = a.algorithm == "log-map" ? 1.0f : a.scaling,
@@ -50,14 +52,18 @@ int run_sim(const SimArgs& a) {
   o.max_frames = a.frames;
   o.target_frame_errors = a.target_errors;
   o.batch = a.batch;
-  std::printf("turbo sim: K = %d, %s, %d iterations, P = %d, scaling %.2f, %s LLRs, %s, %s, backend %s (%s)\n", a.K,
-              a.algorithm.c_str(), a.iterations, a.P, o.decoder.scaling, a.llr.c_str(), a.modulation.c_str(),
-              a.sync.c_str(), std::string(to_string(resolve(o.decoder.backend))).c_str(), a.backend.c_str());
-  std::printf("%8s %10s %10s %10s %12s %10s %10s\n", "Eb/N0 dB", "frames", "frame err", "FER", "bit err", "BER",
-              "Mbps");
+  std::printf(
+      "turbo sim: K = %d, %s, %d iterations, P = %d, scaling %.2f, %s LLRs, %s, %s, backend %s "
+      "(%s)\n",
+      a.K, a.algorithm.c_str(), a.iterations, a.P, o.decoder.scaling, a.llr.c_str(),
+      a.modulation.c_str(), a.sync.c_str(),
+      std::string(to_string(resolve(o.decoder.backend))).c_str(), a.backend.c_str());
+  std::printf("%8s %10s %10s %10s %12s %10s %10s\n", "Eb/N0 dB", "frames", "frame err", "FER",
+              "bit err", "BER", "Mbps");
   for (double e = a.ebn0_from; e <= a.ebn0_to + 1e-9; e += a.ebn0_step) {
     const auto p = turbo::simulate(o, e);
-    std::printf("%8.3f %10llu %10llu %10.3e %12llu %10.3e %10.2f\n", e, static_cast<unsigned long long>(p.frames),
+    std::printf("%8.3f %10llu %10llu %10.3e %12llu %10.3e %10.2f\n", e,
+                static_cast<unsigned long long>(p.frames),
                 static_cast<unsigned long long>(p.frame_errors), p.fer(),
                 static_cast<unsigned long long>(p.bit_errors), p.ber(), p.mbps());
     std::fflush(stdout);
@@ -84,19 +90,22 @@ int run_bench(const BenchArgs& a) {
   if (!o.gpu) o.subdecoders = {1};
   if (!o.gpu && !o.cpu) throw UsageError("nothing to measure: no GPU in use and --no-cpu given");
   const auto devices = cuda_devices();
-  std::printf("turbo bench: K = %d, %d iterations, max-log-map 0.75, LLRs in device memory, no early termination\n",
-              o.K, o.iterations);
-  std::printf("GPU: %s; CPU parallel (P = 1): %u hardware threads\n", o.gpu ? devices[0].name.c_str() : "not used",
-              std::thread::hardware_concurrency());
-  std::printf("%-6s %6s %5s | %10s %9s | %10s | %9s %7s | %5s\n", "llr", "blocks", "P", "strict ms", "Mbps",
-              "loose Mbps", "CPU Mbps", "GPU/CPU", "same");
+  std::printf(
+      "turbo bench: K = %d, %d iterations, max-log-map 0.75, LLRs in device memory, no early "
+      "termination\n",
+      o.K, o.iterations);
+  std::printf("GPU: %s; CPU parallel (P = 1): %u hardware threads\n",
+              o.gpu ? devices[0].name.c_str() : "not used", std::thread::hardware_concurrency());
+  std::printf("%-6s %6s %5s | %10s %9s | %10s | %9s %7s | %5s\n", "llr", "blocks", "P", "strict ms",
+              "Mbps", "loose Mbps", "CPU Mbps", "GPU/CPU", "same");
   turbo::benchmark(o, [&](const turbo::BenchRow& r) {
     const double bits = double(o.K) * r.blocks;
     const double s = r.strict_median > 0 ? bits / r.strict_median / 1e6 : 0;
     const double l = r.loose_median > 0 ? bits / r.loose_median / 1e6 : 0;
     const double c = r.cpu_median > 0 ? bits / r.cpu_median / 1e6 : 0;
-    std::printf("%-6s %6d %5d | %10.3f %9.1f | %10.1f | %9.1f %7.1f | %5s\n", std::string(to_string(r.type)).c_str(),
-                r.blocks, r.P, r.strict_median * 1e3, s, l, c, c > 0 ? s / c : 0.0,
+    std::printf("%-6s %6d %5d | %10.3f %9.1f | %10.1f | %9.1f %7.1f | %5s\n",
+                std::string(to_string(r.type)).c_str(), r.blocks, r.P, r.strict_median * 1e3, s, l,
+                c, c > 0 ? s / c : 0.0,
                 o.gpu && o.cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-");
     std::fflush(stdout);
   });
@@ -106,12 +115,15 @@ int run_bench(const BenchArgs& a) {
 }  // namespace
 
 void add_turbo_commands(CLI::App& app, Action& action) {
-  auto* turbo = app.add_subcommand("turbo", "LTE turbo coding (36.212): simulation and decoder benchmark");
+  auto* turbo =
+      app.add_subcommand("turbo", "LTE turbo coding (36.212): simulation and decoder benchmark");
   turbo->require_subcommand(1);
 
   auto sim = std::make_shared<SimArgs>();
-  auto* cs = turbo->add_subcommand("sim", "BER/FER of the turbo code over AWGN, and decoding throughput");
-  cs->add_option("-K,--block-size", sim->K, "Code block size (one of the 188 of 36.212)")->capture_default_str();
+  auto* cs =
+      turbo->add_subcommand("sim", "BER/FER of the turbo code over AWGN, and decoding throughput");
+  cs->add_option("-K,--block-size", sim->K, "Code block size (one of the 188 of 36.212)")
+      ->capture_default_str();
   cs->add_option("-i,--iterations", sim->iterations, "Decoder iterations")->capture_default_str();
   cs->add_option("--algorithm", sim->algorithm, "max-log or log-map")
       ->check(CLI::IsMember({"max-log", "log-map"}))
@@ -121,8 +133,10 @@ void add_turbo_commands(CLI::App& app, Action& action) {
   cs->add_option("--llr", sim->llr, "float, int16 or int8")
       ->check(CLI::IsMember({"float", "int16", "int8"}))
       ->capture_default_str();
-  cs->add_option("--frac-bits", sim->frac_bits, "Fractional bits of fixed-point LLRs (default 6 int16, 2 int8)");
-  cs->add_option("--backend", sim->backend, "cpu, cpu-parallel, cuda or auto")->capture_default_str();
+  cs->add_option("--frac-bits", sim->frac_bits,
+                 "Fractional bits of fixed-point LLRs (default 6 int16, 2 int8)");
+  cs->add_option("--backend", sim->backend, "cpu, cpu-parallel, cuda or auto")
+      ->capture_default_str();
   cs->add_option("--modulation", sim->modulation, "bpsk or qpsk")
       ->check(CLI::IsMember({"bpsk", "qpsk"}))
       ->capture_default_str();
@@ -141,8 +155,12 @@ void add_turbo_commands(CLI::App& app, Action& action) {
 
   auto bench = std::make_shared<BenchArgs>();
   auto* cb = turbo->add_subcommand("bench", "Decoder throughput, K = 6144, GPU and CPU parallel");
-  cb->add_option("--batches", bench->batches, "Blocks per launch")->delimiter(',')->capture_default_str();
-  cb->add_option("-P,--subdecoders", bench->P, "Sub-decoders per block (GPU)")->delimiter(',')->capture_default_str();
+  cb->add_option("--batches", bench->batches, "Blocks per launch")
+      ->delimiter(',')
+      ->capture_default_str();
+  cb->add_option("-P,--subdecoders", bench->P, "Sub-decoders per block (GPU)")
+      ->delimiter(',')
+      ->capture_default_str();
   cb->add_option("-i,--iterations", bench->iterations, "Decoder iterations")->capture_default_str();
   cb->add_option("--reps", bench->reps, "Repetitions per point")->capture_default_str();
   cb->add_flag("--no-cpu", bench->no_cpu, "Skip the CPU decoder");

@@ -33,7 +33,8 @@ class Buffer {
   Buffer() = default;
   explicit Buffer(std::size_t n) { reserve(n); }
   ~Buffer() { release(); }
-  Buffer(Buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
+  Buffer(Buffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
   Buffer& operator=(Buffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(capacity_, o.capacity_);

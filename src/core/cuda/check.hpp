@@ -18,11 +18,11 @@ namespace sigpu::cuda {
 
 }  // namespace sigpu::cuda
 
-#define SIGPU_CUDA_CHECK(call)                                                          \
-  do {                                                                                  \
-    cudaError_t sigpu_err_ = (call);                                                    \
-    if (sigpu_err_ != cudaSuccess)                                                      \
-      ::sigpu::cuda::throw_cuda_error(sigpu_err_, #call, __FILE__, __LINE__);           \
+#define SIGPU_CUDA_CHECK(call)                                                \
+  do {                                                                        \
+    cudaError_t sigpu_err_ = (call);                                          \
+    if (sigpu_err_ != cudaSuccess)                                            \
+      ::sigpu::cuda::throw_cuda_error(sigpu_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
 /// After a kernel launch: catches bad launch configurations at once.

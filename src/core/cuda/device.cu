@@ -4,7 +4,9 @@
 
 namespace sigpu {
 
-bool cuda_compiled() { return true; }
+bool cuda_compiled() {
+  return true;
+}
 
 std::vector<DeviceInfo> cuda_devices() {
   std::vector<DeviceInfo> out;

@@ -24,7 +24,8 @@ Stager::~Stager() {
   for (auto& e : done_) cudaEventDestroy(e);
 }
 
-void Stager::upload(void* d_dst, const void* h_src, std::size_t n, cudaStream_t stream, ThreadPool& pool) {
+void Stager::upload(void* d_dst, const void* h_src, std::size_t n, cudaStream_t stream,
+                    ThreadPool& pool) {
   for (std::size_t off = 0, c = 0; off < n; off += chunk_, ++c) {
     const std::size_t len = std::min(chunk_, n - off), b = c & 1;
     buffer_[b].reserve(chunk_);
@@ -36,7 +37,8 @@ void Stager::upload(void* d_dst, const void* h_src, std::size_t n, cudaStream_t 
   }
 }
 
-void Stager::download(void* h_dst, const void* d_src, std::size_t n, cudaStream_t stream, ThreadPool& pool,
+void Stager::download(void* h_dst, const void* d_src, std::size_t n, cudaStream_t stream,
+                      ThreadPool& pool,
                       const std::function<void(std::size_t, std::size_t)>& on_chunk) {
   const std::size_t chunks = (n + chunk_ - 1) / chunk_;
   auto land = [&](std::size_t c) {  // waits for chunk c's DMA, then copies it out of its buffer

@@ -26,7 +26,8 @@ class Stager {
 
   /// Copies n bytes device -> host, after the work already queued on `stream`. on_chunk(offset,
   /// length) runs on the calling thread as each chunk lands in h_dst, in order.
-  void download(void* h_dst, const void* d_src, std::size_t n, cudaStream_t stream, ThreadPool& pool,
+  void download(void* h_dst, const void* d_src, std::size_t n, cudaStream_t stream,
+                ThreadPool& pool,
                 const std::function<void(std::size_t, std::size_t)>& on_chunk = {});
 
  private:

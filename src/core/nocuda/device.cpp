@@ -2,7 +2,11 @@
 
 namespace sigpu {
 
-bool cuda_compiled() { return false; }
-std::vector<DeviceInfo> cuda_devices() { return {}; }
+bool cuda_compiled() {
+  return false;
+}
+std::vector<DeviceInfo> cuda_devices() {
+  return {};
+}
 
 }  // namespace sigpu

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "core/cuda/buffer.hpp"
 #include "core/cuda/staging.hpp"
@@ -46,7 +46,8 @@ struct CudaDecoder::Impl {
   std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st) {
     const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
     const std::size_t span = size - from;
-    std::uint32_t capacity = static_cast<std::uint32_t>(std::min<std::size_t>(span / 512 + 4096, 1u << 30));
+    std::uint32_t capacity =
+        static_cast<std::uint32_t>(std::min<std::size_t>(span / 512 + 4096, 1u << 30));
     std::uint32_t n = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
       positions.reserve(capacity);
@@ -56,7 +57,8 @@ struct CudaDecoder::Impl {
       const unsigned block = 256;
       const auto grid = static_cast<unsigned>((threads + block - 1) / block);
       if (grid) {
-        FindHeadersKernel<<<grid, block, 0, s()>>>(d, size, from, tables.get(), positions.get(), count.get(), capacity);
+        FindHeadersKernel<<<grid, block, 0, s()>>>(d, size, from, tables.get(), positions.get(),
+                                                   count.get(), capacity);
         SIGPU_CUDA_CHECK_LAUNCH();
       }
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(&n, count.get(), sizeof n, cudaMemcpyDeviceToHost, s()));
@@ -71,20 +73,22 @@ struct CudaDecoder::Impl {
     while (end_bit < 64 && (std::uint64_t{1} << end_bit) < size) ++end_bit;
     positions_sorted.reserve(n);
     std::size_t temp_bytes = 0;
-    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, positions.get(), positions_sorted.get(),
-                                                    n, 0, end_bit, s()));
+    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, positions.get(),
+                                                    positions_sorted.get(), n, 0, end_bit, s()));
     sort_temp.reserve(temp_bytes);
     SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp.get(), temp_bytes, positions.get(),
                                                     positions_sorted.get(), n, 0, end_bit, s()));
     cands.reserve(n);
     const unsigned block = 128, grid = (n + block - 1) / block;
-    BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n, cands.get());
+    BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n,
+                                                   cands.get());
     SIGPU_CUDA_CHECK_LAUNCH();
     const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
     LinkSuccessorsKernel<<<grid, block, 0, s()>>>(d, tables.get(), cands.get(), n, bps,
                                                   st.has_streaminfo ? st.info.max_frame_size : 0);
     SIGPU_CUDA_CHECK_LAUNCH();
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate), cudaMemcpyDeviceToHost, s()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
+                                     cudaMemcpyDeviceToHost, s()));
     stream->synchronize();
     return host;
   }
@@ -112,21 +116,23 @@ struct CudaDecoder::Impl {
       impl_.results.reserve(n);
       const unsigned scratch_bytes = index.bits_per_sample == 32 ? 8 : 4;
       impl_.scratch.reserve(index.total_samples * index.channels * scratch_bytes);
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.frames.get(), index.frames.data(), n * sizeof(FrameEntry),
-                                       cudaMemcpyHostToDevice, impl_.s()));
-      const PcmTarget target{out_.get(), o_.format, o_.layout, shape_.channels, shape_.bits_per_sample,
-                             shape_.samples};
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.frames.get(), index.frames.data(),
+                                       n * sizeof(FrameEntry), cudaMemcpyHostToDevice, impl_.s()));
+      const PcmTarget target{
+          out_.get(),    o_.format, o_.layout, shape_.channels, shape_.bits_per_sample,
+          shape_.samples};
       const unsigned block = 64, grid = (n + block - 1) / block;
-      DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(d_, size_, impl_.tables.get(), impl_.frames.get(), n,
-                                                        index.bits_per_sample, index.channels,
-                                                        impl_.scratch.get(), scratch_bytes, target,
-                                                        impl_.results.get());
+      DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(
+          d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
+          index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get());
       SIGPU_CUDA_CHECK_LAUNCH();
       std::vector<FrameResultDevice> host(n);
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), impl_.results.get(), n * sizeof(FrameResultDevice),
-                                       cudaMemcpyDeviceToHost, impl_.s()));
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), impl_.results.get(),
+                                       n * sizeof(FrameResultDevice), cudaMemcpyDeviceToHost,
+                                       impl_.s()));
       impl_.stream->synchronize();
-      for (std::uint32_t k = 0; k < n; ++k) out[k] = {static_cast<FrameError>(host[k].error), host[k].end};
+      for (std::uint32_t k = 0; k < n; ++k)
+        out[k] = {static_cast<FrameError>(host[k].error), host[k].end};
       return out;
     }
 
@@ -140,33 +146,40 @@ struct CudaDecoder::Impl {
   };
 
   /// The whole pipeline over a file already in device memory; the output stays there.
-  DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st, const DecodeOptions& o,
-                   const FrameProbe& probe, const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
+  DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
+                   const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
+                   DeviceBuffer<std::uint8_t>& out) {
     Stopwatch clock;
     std::vector<Candidate> cands_host = search(d, size, st);
     const double t_search = clock.seconds();
     DecodeOutput r;
     Executor executor(*this, d, size, o, out, r.pcm);
-    ParallelDecodeResult pr = decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
+    ParallelDecodeResult pr =
+        decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
     r.damage = std::move(pr.damage);
     r.warnings = std::move(pr.index.warnings);
     r.frames = pr.index.frames.size();
     // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
     if (std::getenv("SIGPU_TRACE"))
-      std::fprintf(stderr, "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index + decode %.2f ms\n",
-                   cands_host.size(), pr.index.frames.size(), t_search * 1e3, (clock.seconds() - t_search) * 1e3);
+      std::fprintf(
+          stderr,
+          "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index + decode %.2f ms\n",
+          cands_host.size(), pr.index.frames.size(), t_search * 1e3,
+          (clock.seconds() - t_search) * 1e3);
     return r;
   }
 };
 
 CudaDecoder::CudaDecoder(int device) : impl_(std::make_unique<Impl>()) {
-  if (cuda_devices().empty()) throw Error("the cuda backend needs a CUDA device, and none is present");
+  if (cuda_devices().empty())
+    throw Error("the cuda backend needs a CUDA device, and none is present");
   impl_->device = device;
   SIGPU_CUDA_CHECK(cudaSetDevice(device));
   impl_->stream = std::make_unique<sigpu::cuda::Stream>();
   impl_->tables.reserve(1);
   static constexpr CrcTables kTables = make_crc_tables();
-  SIGPU_CUDA_CHECK(cudaMemcpy(impl_->tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(impl_->tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
 }
 CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
@@ -178,7 +191,8 @@ namespace {
 /// alongside the copies instead of after them.
 class FollowingMd5 {
  public:
-  explicit FollowingMd5(const Pcm& pcm) : md5_(pcm), bytes_per_value_(bytes_per_sample(pcm.format)) {
+  explicit FollowingMd5(const Pcm& pcm)
+      : md5_(pcm), bytes_per_value_(bytes_per_sample(pcm.format)) {
     thread_ = std::thread([this] { run(); });
   }
   ~FollowingMd5() {
@@ -239,14 +253,16 @@ Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOpti
   if (!impl_->stager) impl_->stager = std::make_unique<sigpu::cuda::Stager>();
   impl_->file.reserve(file.size());
   impl_->stager->upload(impl_->file.get(), file.data(), file.size(), impl_->s(), pool);
-  DecodeOutput r = impl_->run(impl_->file.get(), file.size(), d.stream, o, host_probe(file),
-                              [file] { return file; }, impl_->output);
+  DecodeOutput r = impl_->run(
+      impl_->file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; },
+      impl_->output);
   r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
-  const bool hash = r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
+  const bool hash =
+      r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
   std::optional<FollowingMd5> md5;
   if (hash) md5.emplace(r.pcm);
-  impl_->stager->download(r.pcm.bytes.data(), impl_->output.get(), r.pcm.bytes.size(), impl_->s(), pool,
-                          [&](std::size_t off, std::size_t len) {
+  impl_->stager->download(r.pcm.bytes.data(), impl_->output.get(), r.pcm.bytes.size(), impl_->s(),
+                          pool, [&](std::size_t off, std::size_t len) {
                             if (md5) md5->landed(off + len);
                           });
   std::array<std::uint8_t, 16> digest{};
@@ -255,14 +271,16 @@ Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOpti
   return d;
 }
 
-DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
-                                     const DecodeOptions& o, DecodeReport& report) {
+DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t size,
+                                     const Stream& stream, const DecodeOptions& o,
+                                     DecodeReport& report) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   if (reinterpret_cast<std::uintptr_t>(d_file) % 4)
     throw Error("decode_device: the compressed data must be 4-byte aligned in device memory");
   // Frames the search cannot verify are checked on the host from a copy of their bytes.
   FrameProbe probe = [&](const Candidate& c, unsigned bps) -> std::optional<std::uint64_t> {
-    const std::size_t len = std::min<std::size_t>(size - c.pos, 4 * search_span(c, bps, 0) + (1 << 16));
+    const std::size_t len =
+        std::min<std::size_t>(size - c.pos, 4 * search_span(c, bps, 0) + (1 << 16));
     std::vector<std::uint8_t> bytes(len);
     SIGPU_CUDA_CHECK(cudaMemcpy(bytes.data(), d_file + c.pos, len, cudaMemcpyDeviceToHost));
     Candidate local = c;

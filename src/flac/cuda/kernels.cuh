@@ -34,7 +34,8 @@ __global__ void FindHeadersKernel(const std::uint8_t* d, std::size_t size, std::
                                   std::uint32_t* count, std::uint32_t capacity) {
   __shared__ CrcTables t;
   load_crc_tables(t, tables);
-  const std::size_t first = from + (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kBytesPerThread;
+  const std::size_t first =
+      from + (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kBytesPerThread;
   for (std::size_t p = first; p < first + kBytesPerThread && p + 1 < size; ++p) {
     if (d[p] != 0xFF) continue;
     Candidate c;
@@ -45,29 +46,33 @@ __global__ void FindHeadersKernel(const std::uint8_t* d, std::size_t size, std::
 }
 
 /// Candidates from sorted positions.
-__global__ void BuildCandidatesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
-                                      const std::uint64_t* positions, std::uint32_t count, Candidate* cands) {
+__global__ void BuildCandidatesKernel(const std::uint8_t* d, std::size_t size,
+                                      const CrcTables* tables, const std::uint64_t* positions,
+                                      std::uint32_t count, Candidate* cands) {
   __shared__ CrcTables t;
   load_crc_tables(t, tables);
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) header_candidate(d, size, positions[i], t.crc8, cands[i]);
 }
 
-__global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tables, Candidate* cands,
-                                     std::uint32_t count, unsigned stream_bps, std::uint32_t max_frame_size) {
+__global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tables,
+                                     Candidate* cands, std::uint32_t count, unsigned stream_bps,
+                                     std::uint32_t max_frame_size) {
   __shared__ CrcTables t;
   load_crc_tables(t, tables);
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count)
-    cands[i].next = find_successor(d, cands, count, i, search_span(cands[i], stream_bps, max_frame_size), t.crc16);
+    cands[i].next = find_successor(d, cands, count, i,
+                                   search_span(cands[i], stream_bps, max_frame_size), t.crc16);
 }
 
 /// Decodes every frame of the index into the output. scratch has room for every sample of the
 /// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; results[k] gets the error
 /// and where the frame really ends.
 __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
-                                   const FrameEntry* frames, std::uint32_t count, unsigned bps, unsigned channels,
-                                   void* scratch, unsigned scratch_bytes, PcmTarget target, FrameResultDevice* results) {
+                                   const FrameEntry* frames, std::uint32_t count, unsigned bps,
+                                   unsigned channels, void* scratch, unsigned scratch_bytes,
+                                   PcmTarget target, FrameResultDevice* results) {
   __shared__ std::uint16_t crc16[256];
   for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) crc16[i] = tables->crc16[i];
   __syncthreads();
@@ -76,18 +81,21 @@ __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, cons
   const FrameEntry f = frames[k];
   FrameHeader h;
   // The header was parsed and its CRC-8 checked in the search; the table is not needed again.
-  FrameError e = parse_frame_header(d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes,
-                                    h, nullptr);
+  FrameError e = parse_frame_header(
+      d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes, h, nullptr);
   std::size_t end = 0;
   if (e == FrameError::ok) {
-    auto sink = [&](unsigned i, unsigned c, std::int32_t v) { store_sample(target, f.out_sample + i, c, v); };
+    auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
+      store_sample(target, f.out_sample + i, c, v);
+    };
     const std::size_t base = std::size_t(f.out_sample) * channels;
     if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
       auto* x = static_cast<std::int64_t*>(scratch) + base;
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     } else {
-      auto* x = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) + base * scratch_bytes);
+      auto* x = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
+                                                base * scratch_bytes);
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     }

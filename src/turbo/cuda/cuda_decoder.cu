@@ -20,7 +20,7 @@ struct CudaDecoder::Impl {
   BatchPlan plan;
   LlrKind kind = LlrKind::f32;
   bool loaded = false;
-  sigpu::cuda::DeviceBuffer<std::uint8_t> llr;        // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> llr;  // raw bytes of the LLR type
   sigpu::cuda::DeviceBuffer<std::uint16_t> pi, pi_inv;
   sigpu::cuda::DeviceBuffer<BlockDesc> blocks;
   sigpu::cuda::DeviceBuffer<std::uint8_t> ext1, ext2;  // raw bytes of the LLR type
@@ -34,14 +34,18 @@ struct CudaDecoder::Impl {
   void load(std::span<const int> K, std::span<const T> host) {
     plan = make_plan(K, 1, host.size());  // P is chosen per run(); this checks K and the count
     check_llrs(host);
-    kind = std::is_same_v<T, float> ? LlrKind::f32 : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
+    kind = std::is_same_v<T, float>
+               ? LlrKind::f32
+               : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
     llr.reserve(host.size_bytes());
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream.get()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(),
+                                     cudaMemcpyHostToDevice, stream.get()));
     pi.reserve(plan.pi.size());
     pi_inv.reserve(plan.pi.size());
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi.get(), plan.pi.data(), plan.pi.size() * 2, cudaMemcpyHostToDevice, stream.get()));
-    SIGPU_CUDA_CHECK(
-        cudaMemcpyAsync(pi_inv.get(), plan.pi_inv.data(), plan.pi.size() * 2, cudaMemcpyHostToDevice, stream.get()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi.get(), plan.pi.data(), plan.pi.size() * 2,
+                                     cudaMemcpyHostToDevice, stream.get()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi_inv.get(), plan.pi_inv.data(), plan.pi.size() * 2,
+                                     cudaMemcpyHostToDevice, stream.get()));
     stream.synchronize();
     loaded = true;
   }
@@ -62,8 +66,9 @@ struct CudaDecoder::Impl {
     scratch.reserve(std::size_t(p.total_bits) * 8 * sizeof(M));
     bits.reserve(p.total_bits);
     cudaStream_t s = stream.get();
-    SIGPU_CUDA_CHECK(
-        cudaMemcpyAsync(blocks.get(), p.blocks.data(), p.blocks.size() * sizeof(BlockDesc), cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(blocks.get(), p.blocks.data(),
+                                     p.blocks.size() * sizeof(BlockDesc), cudaMemcpyHostToDevice,
+                                     s));
     SIGPU_CUDA_CHECK(cudaStreamSynchronize(s));  // host vector p goes out of scope
 
     HalfIteration<Tr> h;
@@ -96,13 +101,14 @@ struct CudaDecoder::Impl {
           h.ext_in = c == 0 ? e2 : e1;
           h.ext_out = c == 0 ? e1 : e2;
           h.bits = (it == o.iterations - 1 && c == 1) ? bits.get() : nullptr;
-          cuda::HalfIterationKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, nblocks, p.total_subs, sc);
+          cuda::HalfIterationKernel<Tr>
+              <<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, nblocks, p.total_subs, sc);
           SIGPU_CUDA_CHECK_LAUNCH();
         }
       }
     } else {
-      cuda::LooseKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, e1, e2, nblocks, p.total_subs, sc,
-                                                                    o.iterations, bits.get());
+      cuda::LooseKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(
+          h, e1, e2, nblocks, p.total_subs, sc, o.iterations, bits.get());
       SIGPU_CUDA_CHECK_LAUNCH();
     }
     const double seconds = timer.stop(s);
@@ -125,19 +131,29 @@ CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
 CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 
-void CudaDecoder::load(std::span<const int> K, std::span<const float> llr) { impl_->load(K, llr); }
-void CudaDecoder::load(std::span<const int> K, std::span<const std::int16_t> llr) { impl_->load(K, llr); }
-void CudaDecoder::load(std::span<const int> K, std::span<const std::int8_t> llr) { impl_->load(K, llr); }
+void CudaDecoder::load(std::span<const int> K, std::span<const float> llr) {
+  impl_->load(K, llr);
+}
+void CudaDecoder::load(std::span<const int> K, std::span<const std::int16_t> llr) {
+  impl_->load(K, llr);
+}
+void CudaDecoder::load(std::span<const int> K, std::span<const std::int8_t> llr) {
+  impl_->load(K, llr);
+}
 
 double CudaDecoder::run(const DecoderOptions& o) {
   if (!impl_->loaded) throw Error("turbo: CudaDecoder::run before load");
   check_options(o);
-  if (o.algorithm != Algorithm::max_log_map) throw Error("turbo: the cuda backend decodes max-log-map only");
+  if (o.algorithm != Algorithm::max_log_map)
+    throw Error("turbo: the cuda backend decodes max-log-map only");
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   switch (impl_->kind) {
-    case LlrKind::f32: return impl_->run<FloatTraits>(o);
-    case LlrKind::i16: return impl_->run<FixedTraits<std::int16_t>>(o);
-    case LlrKind::i8: return impl_->run<FixedTraits<std::int8_t>>(o);
+    case LlrKind::f32:
+      return impl_->run<FloatTraits>(o);
+    case LlrKind::i16:
+      return impl_->run<FixedTraits<std::int16_t>>(o);
+    case LlrKind::i8:
+      return impl_->run<FixedTraits<std::int8_t>>(o);
   }
   return 0;
 }
@@ -145,8 +161,8 @@ double CudaDecoder::run(const DecoderOptions& o) {
 std::vector<std::uint8_t> CudaDecoder::bits() const {
   std::vector<std::uint8_t> out(impl_->bits_count);
   if (!out.empty()) {
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), impl_->bits.get(), out.size(), cudaMemcpyDeviceToHost,
-                                     impl_->stream.get()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), impl_->bits.get(), out.size(),
+                                     cudaMemcpyDeviceToHost, impl_->stream.get()));
     impl_->stream.synchronize();
   }
   return out;

@@ -28,13 +28,15 @@ struct CoherentLoad {
 /// Strict mode: one half-iteration of every sub-decoder of the batch.
 template <class Tr>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-HalfIterationKernel(HalfIteration<Tr> h, int nblocks, std::uint32_t total_subs, typename Tr::Metric* scratch) {
+    HalfIterationKernel(HalfIteration<Tr> h, int nblocks, std::uint32_t total_subs,
+                        typename Tr::Metric* scratch) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= total_subs) return;
   const int b = find_block(h.blocks, nblocks, t);
   const BlockDesc d = h.blocks[b];
   const int i = static_cast<int>(t - d.sub_offset);
-  typename Tr::Metric* alpha = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
+  typename Tr::Metric* alpha =
+      scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
   decode_subblock<Tr, false>(h, d, i, alpha);
 }
 
@@ -43,14 +45,16 @@ HalfIterationKernel(HalfIteration<Tr> h, int nblocks, std::uint32_t total_subs, 
 /// fenced stores), in whatever iteration they are.
 template <class Tr>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-LooseKernel(HalfIteration<Tr> h, const typename Tr::Llr* ext1, const typename Tr::Llr* ext2, int nblocks,
-            std::uint32_t total_subs, typename Tr::Metric* scratch, int iterations, std::uint8_t* bits) {
+    LooseKernel(HalfIteration<Tr> h, const typename Tr::Llr* ext1, const typename Tr::Llr* ext2,
+                int nblocks, std::uint32_t total_subs, typename Tr::Metric* scratch, int iterations,
+                std::uint8_t* bits) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= total_subs) return;
   const int b = find_block(h.blocks, nblocks, t);
   const BlockDesc d = h.blocks[b];
   const int i = static_cast<int>(t - d.sub_offset);
-  typename Tr::Metric* alpha = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
+  typename Tr::Metric* alpha =
+      scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
   for (int it = 0; it < iterations; ++it) {
     for (int c = 0; c < 2; ++c) {
       HalfIteration<Tr> hc = h;

@@ -5,14 +5,20 @@ namespace sigpu::turbo {
 
 struct CudaDecoder::Impl {};
 
-CudaDecoder::CudaDecoder(int) { throw Error("the cuda backend is not available: sigpu was built without CUDA"); }
+CudaDecoder::CudaDecoder(int) {
+  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+}
 CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
 CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 void CudaDecoder::load(std::span<const int>, std::span<const float>) {}
 void CudaDecoder::load(std::span<const int>, std::span<const std::int16_t>) {}
 void CudaDecoder::load(std::span<const int>, std::span<const std::int8_t>) {}
-double CudaDecoder::run(const DecoderOptions&) { return 0; }
-std::vector<std::uint8_t> CudaDecoder::bits() const { return {}; }
+double CudaDecoder::run(const DecoderOptions&) {
+  return 0;
+}
+std::vector<std::uint8_t> CudaDecoder::bits() const {
+  return {};
+}
 
 }  // namespace sigpu::turbo
