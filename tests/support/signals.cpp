@@ -1,5 +1,7 @@
 #include "support/signals.hpp"
 
+#include "support/rng.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -10,19 +12,6 @@
 namespace sigpu::test {
 namespace {
 
-struct Rng {  // splitmix64: the same numbers everywhere
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) / double(1ull << 53); }  // [0, 1)
-  double symmetric() { return 2.0 * uniform() - 1.0; }                    // [-1, 1)
-  unsigned below(unsigned n) { return static_cast<unsigned>(next() % n); }
-  std::int64_t signed_bits(unsigned bps) { return static_cast<std::int64_t>(next()) >> (64 - bps); }
-};
 
 std::int64_t lo_of(unsigned bps) {
   return -(std::int64_t(1) << (bps - 1));

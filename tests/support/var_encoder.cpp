@@ -1,5 +1,7 @@
 #include "support/var_encoder.hpp"
 
+#include "support/rng.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -276,16 +278,7 @@ void put_subframe(BitWriter& w, const std::vector<std::int64_t>& x, unsigned bps
   w.append(best);
 }
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) / double(1ull << 53); }
-};
+using test::Rng;
 
 void put_header(BitWriter& w, std::uint32_t bs, unsigned assignment, std::uint32_t bps,
                 std::uint32_t rate, bool variable, std::uint64_t number,
