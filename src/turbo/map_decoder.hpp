@@ -178,6 +178,27 @@ SIGPU_HD SIGPU_FORCEINLINE void backward_step(M (&be)[8], M A, M Lp) {
   for (int s = 0; s < 8; ++s) be[s] = nb[s] - norm;
 }
 
+/// The a-posteriori difference l(u = 0) - l(u = 1) at one step from alpha_k (row(s)), beta_{k+1}
+/// and the parity LLR (the systematic term cancels in the extrinsic). Shared by every decoder,
+/// so the order of the operations - and the float results - are the same everywhere.
+template <bool kLogMap, typename M, class Row>
+SIGPU_HD SIGPU_FORCEINLINE M extrinsic_diff(const Row& row, const M (&be)[8], M Lp) {
+  M l[2] = {M(0), M(0)};
+  TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) {
+    const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
+    const M rs = row(s);
+    TURBO_UNROLL
+    for (int u = 0; u < 2; ++u) {
+      const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
+      const int n = (a << 2) | (r0 << 1) | r1;
+      const M v = (p ? rs - Lp : rs) + be[n];
+      l[u] = s == 0 ? v : max_star<kLogMap>(l[u], v);
+    }
+  }
+  return l[0] - l[1];
+}
+
 /// beta_K of component c from its three tail steps (trellis ends in state 0 at K + 3).
 /// Tail LLRs of component c: x_{K+j} and z_{K+j} are symbols 2j and 2j + 1 of the sequence
 /// d0[K+2c], d1[K+2c], d2[K+2c], d0[K+2c+1], d1[K+2c+1], d2[K+2c+1] (36.212 5.1.3.2.2).
@@ -251,19 +272,7 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
   for (int k = end - 1; k >= begin; --k) {
     const M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
     const M A = a_at(k), Lp = static_cast<M>(par[k]);
-    M l[2] = {M(0), M(0)};
-    TURBO_UNROLL
-    for (int s = 0; s < 8; ++s) {
-      const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
-      TURBO_UNROLL
-      for (int u = 0; u < 2; ++u) {
-        const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
-        const int n = (a << 2) | (r0 << 1) | r1;
-        const M v = (p ? row[s] - Lp : row[s]) + be[n];
-        l[u] = s == 0 ? v : max_star<kLogMap>(l[u], v);
-      }
-    }
-    const M le = l[0] - l[1];
+    const M le = extrinsic_diff<kLogMap>([&](int s) { return row[s]; }, be, Lp);
     ext_out[k] = Tr::extrinsic(le, h.scale, h.scale_q4);
     if (h.bits) h.bits[b.bit_offset + (c == 0 ? k : pi[k])] = (A + le) < M(0) ? 1 : 0;
     backward_step<kLogMap>(be, A, Lp);
