@@ -31,23 +31,11 @@ struct FrameSpan {
   std::size_t end = 0;  ///< one past the CRC-16, or 0 when not yet known
 };
 
-/// Decodes the subframes of the frame at span.pos into scratch[c * block_size + i] and sets
-/// *frame_end to one past its CRC-16. With a known span.end (the search's link, CRC-16 already
-/// verified over it) the frame must end exactly there; if it ends elsewhere but its own CRC-16
-/// holds, the link was to a false header whose CRC happened (or was made) to match, and
-/// FrameError::relink tells the caller to correct the chain. Without span.end, check_crc
-/// verifies the CRC-16.
-template <typename S>
-SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, FrameSpan span,
-                                 const FrameHeader& h, unsigned bps, S* scratch,
-                                 const std::uint16_t* crc16_table, bool check_crc,
-                                 std::size_t* frame_end) {
-  BitReader br(data, size, span.pos + h.header_bytes);
-  for (unsigned c = 0; c < h.channels; ++c) {
-    const FrameError e = decode_subframe(br, scratch + std::size_t(c) * h.block_size, h.block_size,
-                                         subframe_bits(h, bps, c));
-    if (e != FrameError::ok) return e;
-  }
+/// The end of a frame after its last subframe: zero padding to the byte, the CRC-16, and the
+/// frame's end checked against span.end (see decode_frame).
+SIGPU_HD inline FrameError finish_frame(BitReader& br, const std::uint8_t* data, std::size_t size,
+                                        FrameSpan span, const std::uint16_t* crc16_table,
+                                        bool check_crc, std::size_t* frame_end) {
   const unsigned misalign = static_cast<unsigned>(br.bit_position() & 7);
   if (misalign && br.read(8 - misalign) != 0) return FrameError::bad_padding;
   const std::size_t end = br.byte_position() + 2;
@@ -62,40 +50,56 @@ SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, Fra
   return FrameError::ok;
 }
 
-/// Undoes stereo decorrelation and hands every sample to sink(index_in_block, channel, value).
+/// Decodes the subframes of the frame at span.pos into scratch[c * block_size + i] and sets
+/// *frame_end to one past its CRC-16. With a known span.end (the search's link, CRC-16 already
+/// verified over it) the frame must end exactly there; if it ends elsewhere but its own CRC-16
+/// holds, the link was to a false header whose CRC happened (or was made) to match, and
+/// FrameError::relink tells the caller to correct the chain. Without span.end, check_crc
+/// verifies the CRC-16. With `params` the predictors are only recorded there (params[c]) for
+/// restore_subframe to run later; without, each subframe is restored as soon as it is read.
+template <typename S>
+SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, FrameSpan span,
+                                 const FrameHeader& h, unsigned bps, S* scratch,
+                                 const std::uint16_t* crc16_table, bool check_crc,
+                                 std::size_t* frame_end, SubframeParams* params = nullptr) {
+  BitReader br(data, size, span.pos + h.header_bytes);
+  for (unsigned c = 0; c < h.channels; ++c) {
+    S* x = scratch + std::size_t(c) * h.block_size;
+    SubframeParams own;
+    SubframeParams& p = params ? params[c] : own;
+    const FrameError e = parse_subframe(br, x, h.block_size, subframe_bits(h, bps, c), p);
+    if (e != FrameError::ok) return e;
+    if (!params) restore_subframe(p, x, h.block_size);
+  }
+  return finish_frame(br, data, size, span, crc16_table, check_crc, frame_end);
+}
+
+/// One output sample of a restored frame: channel c at index i, stereo decorrelation undone.
+template <typename S>
+SIGPU_HD SIGPU_FORCEINLINE std::int32_t decorrelated_sample(unsigned assignment, const S* x,
+                                                            unsigned n, unsigned i, unsigned c) {
+  using W = std::int64_t;
+  switch (assignment) {
+    case kLeftSide:
+      return std::int32_t(c == 0 ? W(x[i]) : W(x[i]) - x[n + i]);
+    case kSideRight:
+      return std::int32_t(c == 0 ? W(x[i]) + x[n + i] : W(x[n + i]));
+    case kMidSide: {
+      const W side = x[n + i];
+      const W mid = W(static_cast<std::uint64_t>(W(x[i])) << 1) | (side & 1);
+      return std::int32_t(c == 0 ? (mid + side) >> 1 : (mid - side) >> 1);
+    }
+    default:
+      return std::int32_t(x[std::size_t(c) * n + i]);
+  }
+}
+
+/// Hands every sample of a restored frame to sink(index_in_block, channel, value).
 template <typename S, typename Sink>
 SIGPU_HD void store_frame(const FrameHeader& h, const S* x, Sink&& sink) {
-  using W = std::int64_t;
-  const unsigned n = h.block_size;
-  const S* a = x;
-  const S* b = x + n;
-  switch (h.assignment) {
-    case kLeftSide:
-      for (unsigned i = 0; i < n; ++i) {
-        sink(i, 0, std::int32_t(a[i]));
-        sink(i, 1, std::int32_t(W(a[i]) - b[i]));
-      }
-      break;
-    case kSideRight:
-      for (unsigned i = 0; i < n; ++i) {
-        sink(i, 0, std::int32_t(W(a[i]) + b[i]));
-        sink(i, 1, std::int32_t(b[i]));
-      }
-      break;
-    case kMidSide:
-      for (unsigned i = 0; i < n; ++i) {
-        const W side = b[i];
-        const W mid = W(static_cast<std::uint64_t>(W(a[i])) << 1) | (side & 1);
-        sink(i, 0, std::int32_t((mid + side) >> 1));
-        sink(i, 1, std::int32_t((mid - side) >> 1));
-      }
-      break;
-    default:
-      for (unsigned i = 0; i < n; ++i)
-        for (unsigned c = 0; c < h.channels; ++c)
-          sink(i, c, std::int32_t(x[std::size_t(c) * n + i]));
-      break;
-  }
+  for (unsigned i = 0; i < h.block_size; ++i)
+    for (unsigned c = 0; c < h.channels; ++c)
+      sink(i, c, decorrelated_sample(h.assignment, x, h.block_size, i, c));
 }
 
 }  // namespace sigpu::flac

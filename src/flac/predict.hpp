@@ -38,16 +38,23 @@ SIGPU_HD inline unsigned floor_log2(unsigned v) {
 }
 
 /// The 32-bit prediction with the order known at compile time: the compiler unrolls the dot
-/// product and keeps the coefficients in registers (the variable-order loop runs several
-/// times slower, on both CPU and GPU).
+/// product and keeps the coefficients and the last Order samples in registers, one load and one
+/// store per sample (the variable-order loop runs several times slower, on CPU and GPU).
 template <unsigned Order, typename S>
 SIGPU_HD void restore_lpc32(S* x, unsigned n, const std::int32_t* coef_in, int shift) {
   std::uint32_t coef[Order];
-  for (unsigned j = 0; j < Order; ++j) coef[j] = static_cast<std::uint32_t>(coef_in[j]);
+  std::uint32_t past[Order];  ///< past[j] = x[i - 1 - j]
+  for (unsigned j = 0; j < Order; ++j) {
+    coef[j] = static_cast<std::uint32_t>(coef_in[j]);
+    past[j] = static_cast<std::uint32_t>(x[Order - 1 - j]);
+  }
   for (unsigned i = Order; i < n; ++i) {
     std::uint32_t sum = 0;
-    for (unsigned j = 0; j < Order; ++j) sum += coef[j] * static_cast<std::uint32_t>(x[i - 1 - j]);
-    x[i] = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
+    for (unsigned j = 0; j < Order; ++j) sum += coef[j] * past[j];
+    const S v = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
+    x[i] = v;
+    for (unsigned j = Order - 1; j > 0; --j) past[j] = past[j - 1];
+    past[0] = static_cast<std::uint32_t>(v);
   }
 }
 

@@ -12,7 +12,6 @@
 namespace sigpu::test {
 namespace {
 
-
 std::int64_t lo_of(unsigned bps) {
   return -(std::int64_t(1) << (bps - 1));
 }

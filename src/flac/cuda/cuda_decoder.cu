@@ -3,6 +3,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,8 @@
 #include "core/cuda/staging.hpp"
 #include "core/timer.hpp"
 #include "flac/backends.hpp"
+#include "flac/cuda/agent_frame_decode.cuh"
+#include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/kernels.cuh"
 #include "flac/decoder_common.hpp"
 #include "flac/frame_host.hpp"
@@ -24,6 +27,39 @@ namespace sigpu::flac {
 
 using sigpu::cuda::DeviceBuffer;
 using namespace sigpu::flac::cuda;
+
+namespace cuda {
+namespace {
+// SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel (for benchmarks).
+std::atomic<DecodePath> path{std::getenv("SIGPU_DECODE_PATH") &&
+                                     std::strcmp(std::getenv("SIGPU_DECODE_PATH"), "plain") == 0
+                                 ? DecodePath::plain
+                                 : DecodePath::fast};
+std::atomic<bool> log_frame_errors{false};
+std::atomic<int> output_fill{0};
+std::mutex log_mutex;
+std::vector<std::uint8_t> frame_errors;
+}  // namespace
+
+void set_decode_path(DecodePath p) {
+  path = p;
+}
+void set_output_fill(std::uint8_t byte) {
+  output_fill = byte;
+}
+DecodePath decode_path() {
+  return path;
+}
+std::vector<std::uint8_t> frame_errors_log() {
+  std::lock_guard lock(log_mutex);
+  return frame_errors;
+}
+void clear_frame_errors_log() {
+  std::lock_guard lock(log_mutex);
+  frame_errors.clear();
+  log_frame_errors = true;
+}
+}  // namespace cuda
 
 struct CudaDecoder::Impl {
   int device = 0;
@@ -37,7 +73,9 @@ struct CudaDecoder::Impl {
   DeviceBuffer<FrameEntry> frames;
   DeviceBuffer<FrameResultDevice> results;
   DeviceBuffer<std::uint8_t> scratch;
-  DeviceBuffer<std::uint8_t> output;  ///< host decodes reuse it
+  DeviceBuffer<FrameStateDevice> states;  ///< the fast decode's per-frame state
+  DeviceBuffer<SubframeParams> params;    ///< and per-(frame, channel) predictors
+  DeviceBuffer<std::uint8_t> output;      ///< host decodes reuse it
   std::unique_ptr<sigpu::cuda::Stager> stager;
 
   cudaStream_t s() const { return stream->get(); }
@@ -105,7 +143,7 @@ struct CudaDecoder::Impl {
       const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
       out_.reserve(bytes);
       // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
-      if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0, bytes, impl_.s()));
+      if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out_.get(), output_fill, bytes, impl_.s()));
     }
 
     std::vector<FrameResult> decode(const FrameIndex& index) override {
@@ -121,11 +159,45 @@ struct CudaDecoder::Impl {
       const PcmTarget target{
           out_.get(),    o_.format, o_.layout, shape_.channels, shape_.bits_per_sample,
           shape_.samples};
-      const unsigned block = 64, grid = (n + block - 1) / block;
-      DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(
-          d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
-          index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get());
-      SIGPU_CUDA_CHECK_LAUNCH();
+      // SIGPU_TRACE=1: kernel times of the decode, from events.
+      const bool trace = std::getenv("SIGPU_TRACE") != nullptr;
+      cudaEvent_t ev[4] = {};
+      if (trace)
+        for (auto& e : ev) SIGPU_CUDA_CHECK(cudaEventCreate(&e));
+      auto mark = [&](int i) {
+        if (trace) SIGPU_CUDA_CHECK(cudaEventRecord(ev[i], impl_.s()));
+      };
+      mark(0);
+      const bool plain = decode_path() == DecodePath::plain || index.channels > kMaxChannels;
+      if (plain) {
+        const unsigned block = 64, grid = (n + block - 1) / block;
+        DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(
+            d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
+            index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get());
+        SIGPU_CUDA_CHECK_LAUNCH();
+      } else {
+        impl_.states.reserve(n);
+        impl_.params.reserve(std::size_t(n) * kMaxChannels);
+        const unsigned block = 32, grid = (n + block - 1) / block;
+        ParseFramesKernel<<<grid, block, 0, impl_.s()>>>(
+            d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
+            index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get(),
+            impl_.states.get(), impl_.params.get());
+        SIGPU_CUDA_CHECK_LAUNCH();
+        mark(1);
+        const std::uint64_t subframes = std::uint64_t(n) * index.channels;
+        const unsigned rblock = 32;
+        RestoreSubframesKernel<<<static_cast<unsigned>((subframes + rblock - 1) / rblock), rblock,
+                                 0, impl_.s()>>>(n, index.channels, impl_.scratch.get(),
+                                                 scratch_bytes, impl_.states.get(),
+                                                 impl_.params.get());
+        SIGPU_CUDA_CHECK_LAUNCH();
+        mark(2);
+        StoreFramesKernel<<<n, 256, 0, impl_.s()>>>(index.channels, impl_.scratch.get(),
+                                                    scratch_bytes, impl_.states.get(), target);
+        SIGPU_CUDA_CHECK_LAUNCH();
+      }
+      mark(3);
       std::vector<FrameResultDevice> host(n);
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), impl_.results.get(),
                                        n * sizeof(FrameResultDevice), cudaMemcpyDeviceToHost,
@@ -133,6 +205,25 @@ struct CudaDecoder::Impl {
       impl_.stream->synchronize();
       for (std::uint32_t k = 0; k < n; ++k)
         out[k] = {static_cast<FrameError>(host[k].error), host[k].end};
+      if (trace) {
+        float ms[3] = {};
+        if (plain) {
+          SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[0], ev[0], ev[3]));
+          std::fprintf(stderr, "sigpu cuda: %u frames, plain decode kernel %.3f ms\n", n, ms[0]);
+        } else {
+          for (int i = 0; i < 3; ++i)
+            SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+          std::fprintf(stderr,
+                       "sigpu cuda: %u frames, fast decode: parse %.3f ms, restore %.3f ms, "
+                       "store %.3f ms\n",
+                       n, ms[0], ms[1], ms[2]);
+        }
+        for (auto& e : ev) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
+      }
+      if (log_frame_errors) {
+        std::lock_guard lock(log_mutex);
+        for (const auto& r : host) frame_errors.push_back(r.error);
+      }
       return out;
     }
 

@@ -1,0 +1,113 @@
+// The fast frame decode, in three kernels over the same scratch as DecodeFramesKernel (its
+// plain twin, kernels.cuh):
+//   ParseFramesKernel    one thread per frame: headers, warm-up samples, Rice residuals, and
+//                        the predictor of every subframe into a SubframeParams;
+//   RestoreSubframesKernel  one thread per (frame, channel): FIXED/LPC restoration in place;
+//   StoreFramesKernel    one block per frame: decorrelation and format conversion, threads
+//                        striding over the output so that writes coalesce.
+// Frames that need 64-bit scratch (32-bit audio with a side channel) are decoded and stored
+// whole by the parse kernel, exactly as the plain kernel does.
+#pragma once
+
+#include <cstdint>
+
+#include "flac/cuda/kernels.cuh"
+#include "flac/frame.hpp"
+
+namespace sigpu::flac::cuda {
+
+inline constexpr unsigned kMaxChannels = 8;
+
+/// What the parse kernel leaves for the restore and store kernels, per frame.
+struct FrameStateDevice {
+  std::uint64_t out_sample;
+  std::uint32_t block_size;
+  std::uint8_t assignment;
+  std::uint8_t channels;
+  std::uint8_t pending;  ///< 1: parsed, to restore and store; 0: failed or already stored
+};
+
+__device__ SIGPU_FORCEINLINE std::int32_t* frame_scratch32(void* scratch, unsigned scratch_bytes,
+                                                           std::uint64_t out_sample,
+                                                           unsigned channels) {
+  const std::size_t base = std::size_t(out_sample) * channels;
+  return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
+                                         base * scratch_bytes);
+}
+
+__global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
+                                  const FrameEntry* frames, std::uint32_t count, unsigned bps,
+                                  unsigned channels, void* scratch, unsigned scratch_bytes,
+                                  PcmTarget target, FrameResultDevice* results,
+                                  FrameStateDevice* states, SubframeParams* params) {
+  __shared__ std::uint16_t crc16[256];
+  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) crc16[i] = tables->crc16[i];
+  __syncthreads();
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const FrameEntry f = frames[k];
+  FrameHeader h;
+  FrameError e = parse_frame_header(
+      d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes, h, nullptr);
+  std::size_t end = 0;
+  FrameStateDevice st{f.out_sample, 0, 0, 0, 0};
+  if (e == FrameError::ok) {
+    st.block_size = h.block_size;
+    st.assignment = h.assignment;
+    st.channels = static_cast<std::uint8_t>(h.channels);
+    if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
+      auto* x = static_cast<std::int64_t*>(scratch) + std::size_t(f.out_sample) * channels;
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
+      auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
+        store_sample(target, f.out_sample + i, c, v);
+      };
+      if (e == FrameError::ok) store_frame(h, x, sink);
+    } else {
+      std::int32_t* x = frame_scratch32(scratch, scratch_bytes, f.out_sample, channels);
+      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end,
+                       params + std::size_t(k) * kMaxChannels);
+      st.pending = e == FrameError::ok;
+    }
+  }
+  states[k] = st;
+  results[k] = {end, static_cast<std::uint8_t>(e)};
+}
+
+__global__ void RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
+                                       unsigned scratch_bytes, const FrameStateDevice* states,
+                                       const SubframeParams* params) {
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint32_t k = static_cast<std::uint32_t>(t / channels);
+  const unsigned c = static_cast<unsigned>(t % channels);
+  if (k >= count) return;
+  const FrameStateDevice st = states[k];
+  if (!st.pending) return;
+  std::int32_t* x = frame_scratch32(scratch, scratch_bytes, st.out_sample, channels);
+  // The index keeps every frame at the stream's channel count; the loop only guards that.
+  for (unsigned cc = c; cc < st.channels; cc += channels)
+    restore_subframe(params[std::size_t(k) * kMaxChannels + cc],
+                     x + std::size_t(cc) * st.block_size, st.block_size);
+}
+
+/// One block per frame.
+__global__ void StoreFramesKernel(unsigned channels, const void* scratch, unsigned scratch_bytes,
+                                  const FrameStateDevice* states, PcmTarget target) {
+  const FrameStateDevice st = states[blockIdx.x];
+  if (!st.pending) return;
+  const std::int32_t* x =
+      frame_scratch32(const_cast<void*>(scratch), scratch_bytes, st.out_sample, channels);
+  const unsigned n = st.block_size, nc = st.channels, total = n * nc;
+  if (target.layout == Layout::interleaved) {
+    for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
+      const unsigned i = j / nc, c = j - i * nc;
+      store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
+    }
+  } else {
+    for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
+      const unsigned c = j / n, i = j - c * n;
+      store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
+    }
+  }
+}
+
+}  // namespace sigpu::flac::cuda

@@ -1,0 +1,347 @@
+// The fast CUDA frame decode (parse / restore / store kernels) against its plain twin
+// (DecodeFramesKernel, one thread per frame): identical bytes and identical per-frame error
+// codes on real libFLAC streams, variable block sizes, every stereo mode and damaged streams.
+// The output is poisoned first, so a sample either path forgets to write shows up.
+// Runs on the GPU machine (label `gpu`); skips cleanly without a device.
+#include <gtest/gtest.h>
+
+#include <sigpu/flac.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "support/libflac_oracle.hpp"
+#include "support/signals.hpp"
+#include "support/var_encoder.hpp"
+
+#include "core/crc.hpp"
+#include "flac/frame.hpp"
+
+#ifdef SIGPU_HAVE_CUDA
+#include "flac/cuda/decode_path.hpp"
+#endif
+
+namespace sigpu::flac {
+namespace {
+
+// The phase functions on the host, against decode_frame + store_frame: the logic of the fast
+// kernels checked on every machine, the kernels themselves below on the GPU.
+struct FrameSpanList {
+  std::vector<FrameSpan> spans;
+};
+
+FrameSpanList walk_frames(std::span<const std::uint8_t> f, unsigned bps) {
+  static constexpr CrcTables t = make_crc_tables();
+  const Stream st = parse_stream(f);
+  FrameSpanList out;
+  std::size_t pos = st.audio_offset;
+  std::vector<std::int64_t> x(8 * 65536);
+  while (pos + 2 < f.size()) {
+    FrameHeader h;
+    const std::size_t avail = std::min<std::size_t>(f.size() - pos, kMaxHeaderBytes);
+    if (parse_frame_header(f.data() + pos, avail, h, t.crc8) != FrameError::ok) break;
+    std::size_t end = 0;
+    if (decode_frame(f.data() + pos, f.size() - pos, {0, 0}, h, bps, x.data(), t.crc16, true,
+                     &end) != FrameError::ok)
+      break;
+    out.spans.push_back({pos, pos + end});
+    pos += end;
+  }
+  return out;
+}
+
+/// Flips a bit in the subframes of `count` random frames and writes the frame's CRC-16 anew:
+/// the search still links them, so the decode kernels themselves meet the damage (bad subframe
+/// types, Rice overflows, frames that end elsewhere).
+std::vector<std::uint8_t> damage_keeping_crc(std::vector<std::uint8_t> f, const FrameSpanList& s,
+                                             std::mt19937_64& rng, int count) {
+  for (int j = 0; j < count; ++j) {
+    const FrameSpan sp = s.spans[rng() % s.spans.size()];
+    if (sp.end < sp.pos + kMaxHeaderBytes + 4) continue;
+    const std::size_t body = sp.pos + kMaxHeaderBytes, len = sp.end - 2 - body;
+    f[body + rng() % len] ^= std::uint8_t(1u << (rng() % 8));
+    const std::uint16_t crc = test::flacbits::crc16(f.data() + sp.pos, sp.end - 2 - sp.pos);
+    f[sp.end - 2] = std::uint8_t(crc >> 8);
+    f[sp.end - 1] = std::uint8_t(crc);
+  }
+  return f;
+}
+
+/// Decodes every span of `spans` over `f` both ways; returns the number of failed frames.
+std::size_t expect_host_twins(std::span<const std::uint8_t> f, const FrameSpanList& spans,
+                              unsigned bps, const std::string& what) {
+  static constexpr CrcTables t = make_crc_tables();
+  std::vector<std::int64_t> wide(8 * 65536);
+  std::vector<std::int32_t> narrow(8 * 65536), fast(8 * 65536, 0x5A5A5A5A);
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < spans.spans.size(); ++k) {
+    const FrameSpan s = spans.spans[k];
+    FrameHeader h;
+    const std::size_t avail = std::min<std::size_t>(f.size() - s.pos, kMaxHeaderBytes);
+    if (parse_frame_header(f.data() + s.pos, avail, h, nullptr) != FrameError::ok) {
+      ++bad;
+      continue;
+    }
+    if (needs_wide_scratch(h, bps)) continue;  // stays on the plain path
+    std::size_t end_a = 0, end_b = 0;
+    const FrameError a =
+        decode_frame(f.data(), f.size(), s, h, bps, narrow.data(), t.crc16, false, &end_a);
+    SubframeParams p[8];
+    const FrameError b =
+        decode_frame(f.data(), f.size(), s, h, bps, fast.data(), t.crc16, false, &end_b, p);
+    if (a != b || end_a != end_b) {
+      ADD_FAILURE() << what << " frame " << k << ": plain error " << int(a) << " end " << end_a
+                    << ", fast error " << int(b) << " end " << end_b;
+      return bad + 1;
+    }
+    if (a != FrameError::ok) {
+      ++bad;
+      continue;
+    }
+    for (unsigned c = 0; c < h.channels; ++c)
+      restore_subframe(p[c], fast.data() + std::size_t(c) * h.block_size, h.block_size);
+    std::size_t mismatches = 0;
+    store_frame(h, narrow.data(), [&](unsigned i, unsigned c, std::int32_t v) {
+      mismatches += decorrelated_sample(h.assignment, fast.data(), h.block_size, i, c) != v;
+    });
+    if (mismatches) {
+      ADD_FAILURE() << what << " frame " << k << ": " << mismatches << " samples differ";
+      return bad + 1;
+    }
+  }
+  return bad;
+}
+
+TEST(FlacFastDecodeHost, PhasesMatchThePlainDecode) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  std::mt19937_64 rng(5);
+  std::size_t bad = 0;
+  for (unsigned bps : {8u, 16u, 24u, 32u})
+    for (unsigned ch : {1u, 2u, 6u})
+      for (unsigned level : {0u, 8u}) {
+        const auto pcm = test::make_signal(test::Signal::music, ch, bps, 20000, bps + ch);
+        test::LibflacEncoderOptions o;
+        o.level = level;
+        const auto f = test::encode_with_libflac(pcm, ch, bps, 48000, o);
+        const auto spans = walk_frames(f, bps);
+        ASSERT_GT(spans.spans.size(), 2u);
+        const std::string what = std::to_string(bps) + " bit " + std::to_string(ch) + " ch";
+        EXPECT_EQ(expect_host_twins(f, spans, bps, what), 0u) << what;
+        auto d = f;
+        for (int j = 0; j < 40; ++j)
+          d[spans.spans[0].pos + rng() % (d.size() - spans.spans[0].pos)] ^=
+              std::uint8_t(1u << (rng() % 8));
+        bad += expect_host_twins(d, spans, bps, what + " damaged");
+      }
+  EXPECT_GT(bad, 0u);
+}
+
+TEST(FlacFastDecodeHost, DamageBehindAValidCrc) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  std::mt19937_64 rng(9);
+  std::size_t bad = 0;
+  for (unsigned bps : {16u, 24u})
+    for (unsigned ch : {1u, 2u}) {
+      const auto pcm = test::make_signal(test::Signal::music, ch, bps, 40000, bps + ch);
+      test::LibflacEncoderOptions o;
+      o.level = 8;
+      o.blocksize = 1024;
+      const auto f = test::encode_with_libflac(pcm, ch, bps, 48000, o);
+      const auto spans = walk_frames(f, bps);
+      bad += expect_host_twins(damage_keeping_crc(f, spans, rng, 20), spans, bps, "crc kept");
+    }
+  EXPECT_GT(bad, 0u);
+}
+
+TEST(FlacFastDecodeHost, VarEncoderStereoModes) {
+  for (unsigned bps : {8u, 16u, 24u, 32u})
+    for (auto stereo : {test::VarStereo::left_side, test::VarStereo::side_right,
+                        test::VarStereo::mid_side, test::VarStereo::cycle}) {
+      test::VarEncoderOptions o;
+      o.bits_per_sample = bps;
+      o.stereo = stereo;
+      o.max_block = 6000;
+      const auto pcm = test::make_signal(test::Signal::wasted_bits, 2, bps, 30000, bps);
+      const auto f = test::var_encode(pcm, o);
+      EXPECT_EQ(expect_host_twins(f, walk_frames(f, bps), bps, "var"), 0u)
+          << bps << " bit mode " << int(stereo);
+    }
+}
+
+#ifdef SIGPU_HAVE_CUDA
+using cuda::DecodePath;
+
+class FlacGpuFastDecode : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+    cuda::set_output_fill(0xA5);
+  }
+  void TearDown() override {
+    cuda::set_output_fill(0);
+    cuda::set_decode_path(DecodePath::fast);
+  }
+};
+
+struct Run {
+  Decoded out;
+  std::vector<std::uint8_t> errors;
+  bool threw = false;
+  std::string message;
+};
+
+Run run(std::span<const std::uint8_t> file, DecodePath path, SampleFormat fmt, Layout layout) {
+  cuda::set_decode_path(path);
+  cuda::clear_frame_errors_log();
+  Run r;
+  try {
+    r.out = decode(file, {.backend = Backend::cuda, .format = fmt, .layout = layout});
+  } catch (const std::exception& e) {
+    r.threw = true;
+    r.message = e.what();
+  }
+  r.errors = cuda::frame_errors_log();
+  return r;
+}
+
+/// Returns the number of non-ok frames the plain path saw.
+std::size_t expect_twins(std::span<const std::uint8_t> file, const std::string& what,
+                         SampleFormat fmt = SampleFormat::raw32,
+                         Layout layout = Layout::interleaved) {
+  const Run plain = run(file, DecodePath::plain, fmt, layout);
+  const Run fast = run(file, DecodePath::fast, fmt, layout);
+  EXPECT_EQ(plain.threw, fast.threw) << what << ": " << plain.message << " / " << fast.message;
+  EXPECT_EQ(plain.errors, fast.errors) << what;
+  std::size_t bad = 0;
+  for (auto e : plain.errors) bad += e != 0;
+  if (plain.threw || fast.threw) return bad;
+  EXPECT_EQ(plain.out.pcm.samples, fast.out.pcm.samples) << what;
+  EXPECT_EQ(plain.out.pcm.bytes.size(), fast.out.pcm.bytes.size()) << what;
+  if (plain.out.pcm.bytes.size() == fast.out.pcm.bytes.size()) {
+    const auto& a = plain.out.pcm.bytes;
+    const auto& b = fast.out.pcm.bytes;
+    std::size_t first = a.size();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) {
+        first = i;
+        break;
+      }
+    EXPECT_EQ(first, a.size()) << what << ": first differing byte";
+  }
+  EXPECT_EQ(plain.out.report.damage.size(), fast.out.report.damage.size()) << what;
+  EXPECT_EQ(plain.out.report.md5, fast.out.report.md5) << what;
+  return bad;
+}
+
+std::vector<std::uint8_t> libflac(test::Signal sig, unsigned ch, unsigned bps, std::size_t n,
+                                  unsigned level, int mid_side = -1, unsigned blocksize = 0) {
+  const auto pcm = test::make_signal(sig, ch, bps, n, 7 + ch + bps);
+  test::LibflacEncoderOptions o;
+  o.level = level;
+  o.mid_side = mid_side;
+  o.blocksize = blocksize;
+  return test::encode_with_libflac(pcm, ch, bps, 48000, o);
+}
+
+TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  for (unsigned bps : {8u, 12u, 16u, 20u, 24u, 32u})
+    for (unsigned ch : {1u, 2u, 3u, 6u, 8u})
+      for (unsigned level : {0u, 5u, 8u}) {
+        const auto f = libflac(test::Signal::music, ch, bps, 30000, level);
+        expect_twins(f, std::to_string(bps) + " bit " + std::to_string(ch) + " ch level " +
+                            std::to_string(level));
+      }
+}
+
+TEST_F(FlacGpuFastDecode, FormatsLayoutsAndSignals) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  for (auto sig : {test::Signal::music, test::Signal::white_noise, test::Signal::silence,
+                   test::Signal::square, test::Signal::wasted_bits})
+    for (unsigned bps : {16u, 24u}) {
+      const auto f = libflac(sig, 2, bps, 50000, 8, -1, 1152);
+      for (auto fmt :
+           {SampleFormat::raw32, SampleFormat::s16, SampleFormat::s32, SampleFormat::f32})
+        for (auto layout : {Layout::interleaved, Layout::planar})
+          expect_twins(f,
+                       std::string(test::to_string(sig)) + " " + std::to_string(bps) + " bit fmt " +
+                           std::to_string(int(fmt)) + " layout " + std::to_string(int(layout)),
+                       fmt, layout);
+    }
+}
+
+TEST_F(FlacGpuFastDecode, VariableBlockSizesAndEveryStereoMode) {
+  for (unsigned bps : {8u, 16u, 24u, 32u})
+    for (auto stereo :
+         {test::VarStereo::independent, test::VarStereo::left_side, test::VarStereo::side_right,
+          test::VarStereo::mid_side, test::VarStereo::cycle})
+      for (auto sf :
+           {test::VarSubframes::best, test::VarSubframes::fixed, test::VarSubframes::verbatim}) {
+        test::VarEncoderOptions o;
+        o.bits_per_sample = bps;
+        o.channels = 2;
+        o.stereo = stereo;
+        o.subframes = sf;
+        o.max_block = 9000;
+        o.seed = bps * 31 + unsigned(stereo);
+        const auto pcm = test::make_signal(test::Signal::wasted_bits, 2, bps, 60000, bps);
+        const auto f = test::var_encode(pcm, o);
+        expect_twins(f, "var " + std::to_string(bps) + " bit stereo " +
+                            std::to_string(int(stereo)) + " subframes " + std::to_string(int(sf)));
+        expect_twins(f, "var planar s16", SampleFormat::s16, Layout::planar);
+      }
+  for (unsigned ch : {1u, 5u, 8u}) {
+    test::VarEncoderOptions o;
+    o.channels = ch;
+    o.bits_per_sample = 20;
+    const auto pcm = test::make_signal(test::Signal::music, ch, 20, 40000, ch);
+    expect_twins(test::var_encode(pcm, o), "var " + std::to_string(ch) + " ch");
+  }
+}
+
+TEST_F(FlacGpuFastDecode, DamagedStreams) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  std::mt19937_64 rng(42);
+  std::size_t bad = 0;
+  for (unsigned bps : {16u, 24u, 32u})
+    for (unsigned ch : {1u, 2u, 6u}) {
+      const auto clean = libflac(test::Signal::music, ch, bps, 80000, 8);
+      for (int trial = 0; trial < 6; ++trial) {
+        auto f = clean;
+        // Flip a few bits past the metadata, sometimes a burst, sometimes a truncation.
+        const std::size_t start = parse_stream(clean).audio_offset;
+        std::uniform_int_distribution<std::size_t> pos(start, f.size() - 1);
+        for (int j = 0; j < 4; ++j) f[pos(rng)] ^= std::uint8_t(1u << (rng() % 8));
+        if (trial % 3 == 1)
+          for (std::size_t p = pos(rng), j = 0; j < 64 && p + j < f.size(); ++j)
+            f[p + j] = std::uint8_t(rng());
+        if (trial % 3 == 2) f.resize(pos(rng));
+        expect_twins(f, "damaged " + std::to_string(bps) + " bit " + std::to_string(ch) +
+                            " ch trial " + std::to_string(trial));
+      }
+      // Damage behind a valid CRC-16: the kernels themselves fail frames.
+      const auto spans = walk_frames(clean, bps);
+      for (int trial = 0; trial < 3; ++trial)
+        bad += expect_twins(damage_keeping_crc(clean, spans, rng, 8),
+                            "crc kept " + std::to_string(bps) + " bit " + std::to_string(ch) +
+                                " ch trial " + std::to_string(trial));
+    }
+  EXPECT_GT(bad, 0u) << "the damage should have failed some frames in the kernels";
+}
+
+TEST_F(FlacGpuFastDecode, AdversarialVerbatimStream) {
+  for (unsigned bps : {16u, 24u}) {
+    const auto pcm = test::make_adversarial(2, bps, 30000, {}, bps);
+    test::VarEncoderOptions o;
+    o.bits_per_sample = bps;
+    o.variable_blocksize = false;
+    o.subframes = test::VarSubframes::verbatim;
+    expect_twins(test::var_encode(pcm, o), "adversarial " + std::to_string(bps));
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace sigpu::flac
