@@ -1,6 +1,7 @@
 // CPU decoders: error-free decoding at high Eb/N0, a small-sample check at the waterfall,
 // determinism of the parallel scheme across thread counts, and refusal of bad input.
 #include <gtest/gtest.h>
+#include "support/turbo_frames.hpp"
 
 #include <cmath>
 #include <functional>
@@ -24,27 +25,8 @@ std::string message_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-struct Frames {
-  std::vector<int> K;
-  std::vector<std::uint8_t> info;
-  std::vector<float> llr;
-};
-
-Frames make_frames(const std::vector<int>& K, double ebn0_db, std::uint64_t seed) {
-  Frames f;
-  f.K = K;
-  std::mt19937 rng(static_cast<std::uint32_t>(seed));
-  for (std::size_t b = 0; b < K.size(); ++b) {
-    std::vector<std::uint8_t> c(K[b]);
-    for (auto& x : c) x = static_cast<std::uint8_t>(rng() & 1u);
-    const auto cw = turbo::encode(c);
-    std::vector<float> l(turbo::llr_count(K[b]));
-    turbo::awgn_llrs(cw, {.ebn0_db = ebn0_db, .seed = seed}, b, l);
-    f.info.insert(f.info.end(), c.begin(), c.end());
-    f.llr.insert(f.llr.end(), l.begin(), l.end());
-  }
-  return f;
-}
+using Frames = sigpu::test::TurboFrames;
+using sigpu::test::make_turbo_frames;
 
 std::size_t bit_errors(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
   std::size_t e = 0;
@@ -57,7 +39,7 @@ std::size_t bit_errors(const std::vector<std::uint8_t>& a, const std::vector<std
 // Sub-decoders pass boundary metrics one neighbour per iteration, so large P needs more
 // iterations (the price the parallel scheme pays): P = K, one bit per sub-decoder, takes ~32.
 TEST(TurboDecoder, ErrorFreeAtHighSnrForEveryVariant) {
-  const auto f = make_frames({1056, 6144, 512, 2112}, 2.5, 11);
+  const auto f = make_turbo_frames({1056, 6144, 512, 2112}, 2.5, 11);
   std::vector<std::int16_t> q16(f.llr.size());
   std::vector<std::int8_t> q8(f.llr.size());
   turbo::quantize(f.llr, 6, std::span<std::int16_t>(q16));
@@ -82,14 +64,14 @@ TEST(TurboDecoder, ErrorFreeAtHighSnrForEveryVariant) {
         << "int8 P = " << P;
   }
   // K = 40 is a weak code: FER is still ~2 % at 2.5 dB, so check it higher up.
-  const auto small = make_frames(std::vector<int>(20, 40), 5.0, 12);
+  const auto small = make_turbo_frames(std::vector<int>(20, 40), 5.0, 12);
   const auto r =
       turbo::decode(small.K, std::span<const float>(small.llr), {.backend = Backend::cpu});
   EXPECT_EQ(bit_errors(r.bits, small.info), 0u);
 }
 
 TEST(TurboDecoder, SerialAndMultiThreadedAreBitIdentical) {
-  const auto f = make_frames({6144, 1056, 40, 6144}, 0.4, 3);
+  const auto f = make_turbo_frames({6144, 1056, 40, 6144}, 0.4, 3);
   for (int P : {1, 7, 64, 768}) {
     turbo::DecoderOptions o{.backend = Backend::cpu, .subdecoders = P};
     const auto a = turbo::decode(f.K, std::span<const float>(f.llr), o);
@@ -100,7 +82,7 @@ TEST(TurboDecoder, SerialAndMultiThreadedAreBitIdentical) {
 }
 
 TEST(TurboDecoder, IterationsReduceErrorsInTheWaterfall) {
-  const auto f = make_frames(std::vector<int>(4, 6144), 0.6, 5);
+  const auto f = make_turbo_frames(std::vector<int>(4, 6144), 0.6, 5);
   std::size_t prev = ~std::size_t(0);
   for (int it : {1, 3, 8}) {
     const auto r =
@@ -129,7 +111,7 @@ TEST(TurboDecoder, WaterfallSmallSample) {
 }
 
 TEST(TurboDecoder, BadInputIsRefusedWithTheValue) {
-  const auto f = make_frames({1056}, 2.0, 1);
+  const auto f = make_turbo_frames({1056}, 2.0, 1);
   std::vector<int> bad_k{1057};
   EXPECT_NE(
       message_of([&] { turbo::decode(bad_k, std::span<const float>(f.llr), {}); }).find("K = 1057"),

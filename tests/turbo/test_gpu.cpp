@@ -1,5 +1,6 @@
 // GPU decoder: strict mode bit-identical to the CPU parallel scheme; loose mode decodes.
 #include <gtest/gtest.h>
+#include "support/turbo_frames.hpp"
 
 #include <random>
 #include <vector>
@@ -11,27 +12,8 @@ using sigpu::Backend;
 
 namespace {
 
-struct Frames {
-  std::vector<int> K;
-  std::vector<std::uint8_t> info;
-  std::vector<float> llr;
-};
-
-Frames make_frames(const std::vector<int>& K, double ebn0_db, std::uint64_t seed) {
-  Frames f;
-  f.K = K;
-  std::mt19937 rng(static_cast<std::uint32_t>(seed));
-  for (std::size_t b = 0; b < K.size(); ++b) {
-    std::vector<std::uint8_t> c(K[b]);
-    for (auto& x : c) x = static_cast<std::uint8_t>(rng() & 1u);
-    const auto cw = turbo::encode(c);
-    std::vector<float> l(turbo::llr_count(K[b]));
-    turbo::awgn_llrs(cw, {.ebn0_db = ebn0_db, .seed = seed}, b, l);
-    f.info.insert(f.info.end(), c.begin(), c.end());
-    f.llr.insert(f.llr.end(), l.begin(), l.end());
-  }
-  return f;
-}
+using Frames = sigpu::test::TurboFrames;
+using sigpu::test::make_turbo_frames;
 
 }  // namespace
 
@@ -39,7 +21,7 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   for (int K : {40, 1056, 6144}) {
     // Low Eb/N0 and few iterations: many undecided bits, so any difference would show.
-    const auto f = make_frames(std::vector<int>(3, K), 0.2, static_cast<std::uint64_t>(K));
+    const auto f = make_turbo_frames(std::vector<int>(3, K), 0.2, static_cast<std::uint64_t>(K));
     std::vector<std::int16_t> q16(f.llr.size());
     std::vector<std::int8_t> q8(f.llr.size());
     turbo::quantize(f.llr, 6, std::span<std::int16_t>(q16));
@@ -66,7 +48,7 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
 
 TEST(TurboGpu, MixedSizesInOneLaunch) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  const auto f = make_frames({40, 6144, 1056, 512, 6144, 2112}, 0.5, 9);
+  const auto f = make_turbo_frames({40, 6144, 1056, 512, 6144, 2112}, 0.5, 9);
   turbo::DecoderOptions o{.backend = Backend::cpu_parallel, .subdecoders = 64};
   turbo::DecoderOptions g = o;
   g.backend = Backend::cuda;
@@ -76,7 +58,7 @@ TEST(TurboGpu, MixedSizesInOneLaunch) {
 
 TEST(TurboGpu, LooseModeDecodesAtHighSnr) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  const auto f = make_frames(std::vector<int>(16, 6144), 2.0, 4);
+  const auto f = make_turbo_frames(std::vector<int>(16, 6144), 2.0, 4);
   for (int P : {64, 768}) {
     const turbo::DecoderOptions g{
         .backend = Backend::cuda, .iterations = 8, .subdecoders = P, .sync = turbo::Sync::loose};
