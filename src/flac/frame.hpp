@@ -94,12 +94,34 @@ SIGPU_HD SIGPU_FORCEINLINE std::int32_t decorrelated_sample(unsigned assignment,
   }
 }
 
-/// Hands every sample of a restored frame to sink(index_in_block, channel, value).
+template <unsigned Assignment, typename S, typename Sink>
+SIGPU_HD void store_frame_as(const FrameHeader& h, const S* x, Sink& sink) {
+  const unsigned n = h.block_size;
+  if constexpr (Assignment != 0) {  // a decorrelated pair: both channels known at compile time
+    for (unsigned i = 0; i < n; ++i) {
+      sink(i, 0, decorrelated_sample(Assignment, x, n, i, 0));
+      sink(i, 1, decorrelated_sample(Assignment, x, n, i, 1));
+    }
+  } else {
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned c = 0; c < h.channels; ++c) sink(i, c, decorrelated_sample(0u, x, n, i, c));
+  }
+}
+
+/// Hands every sample of a restored frame to sink(index_in_block, channel, value). The stereo
+/// mode is chosen once per frame, so decorrelated_sample's switch folds away in each loop.
 template <typename S, typename Sink>
 SIGPU_HD void store_frame(const FrameHeader& h, const S* x, Sink&& sink) {
-  for (unsigned i = 0; i < h.block_size; ++i)
-    for (unsigned c = 0; c < h.channels; ++c)
-      sink(i, c, decorrelated_sample(h.assignment, x, h.block_size, i, c));
+  switch (h.assignment) {
+    case kLeftSide:
+      return store_frame_as<kLeftSide>(h, x, sink);
+    case kSideRight:
+      return store_frame_as<kSideRight>(h, x, sink);
+    case kMidSide:
+      return store_frame_as<kMidSide>(h, x, sink);
+    default:
+      return store_frame_as<0>(h, x, sink);
+  }
 }
 
 }  // namespace sigpu::flac
