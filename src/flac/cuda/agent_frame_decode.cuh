@@ -27,28 +27,18 @@ struct FrameStateDevice {
   std::uint8_t pending;  ///< 1: parsed, to restore and store; 0: failed or already stored
 };
 
-__device__ SIGPU_FORCEINLINE std::int32_t* frame_scratch32(void* scratch, unsigned scratch_bytes,
-                                                           std::uint64_t out_sample,
-                                                           unsigned channels) {
-  const std::size_t base = std::size_t(out_sample) * channels;
-  return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
-                                         base * scratch_bytes);
-}
-
 __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
                                   const FrameEntry* frames, std::uint32_t count, unsigned bps,
                                   unsigned channels, void* scratch, unsigned scratch_bytes,
                                   PcmTarget target, FrameResultDevice* results,
                                   FrameStateDevice* states, SubframeParams* params) {
   __shared__ std::uint16_t crc16[256];
-  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) crc16[i] = tables->crc16[i];
-  __syncthreads();
+  load_crc16_table(crc16, tables);
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const FrameEntry f = frames[k];
   FrameHeader h;
-  FrameError e = parse_frame_header(
-      d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes, h, nullptr);
+  FrameError e = reparse_header(d, size, f, h);
   std::size_t end = 0;
   FrameStateDevice st{f.out_sample, 0, 0, 0, 0};
   if (e == FrameError::ok) {

@@ -66,6 +66,28 @@ __global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tab
                                    search_span(cands[i], stream_bps, max_frame_size), t.crc16);
 }
 
+/// The CRC-16 table in shared memory (threads index it divergently); ends in a barrier.
+__device__ inline void load_crc16_table(std::uint16_t* s, const CrcTables* g) {
+  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) s[i] = g->crc16[i];
+  __syncthreads();
+}
+
+/// The header of an indexed frame, parsed again; the search has checked its CRC-8.
+__device__ inline FrameError reparse_header(const std::uint8_t* d, std::size_t size,
+                                            const FrameEntry& f, FrameHeader& h) {
+  const std::size_t avail = size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes;
+  return parse_frame_header(d + f.pos, avail, h, nullptr);
+}
+
+/// A frame's 32-bit scratch: its samples' place in the stream, at scratch_bytes per sample.
+__device__ SIGPU_FORCEINLINE std::int32_t* frame_scratch32(void* scratch, unsigned scratch_bytes,
+                                                           std::uint64_t out_sample,
+                                                           unsigned channels) {
+  const std::size_t base = std::size_t(out_sample) * channels;
+  return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
+                                         base * scratch_bytes);
+}
+
 /// Decodes every frame of the index into the output. scratch has room for every sample of the
 /// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; results[k] gets the error
 /// and where the frame really ends.
@@ -74,28 +96,23 @@ __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, cons
                                    unsigned channels, void* scratch, unsigned scratch_bytes,
                                    PcmTarget target, FrameResultDevice* results) {
   __shared__ std::uint16_t crc16[256];
-  for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) crc16[i] = tables->crc16[i];
-  __syncthreads();
+  load_crc16_table(crc16, tables);
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const FrameEntry f = frames[k];
   FrameHeader h;
-  // The header was parsed and its CRC-8 checked in the search; the table is not needed again.
-  FrameError e = parse_frame_header(
-      d + f.pos, size - f.pos < kMaxHeaderBytes ? size - f.pos : kMaxHeaderBytes, h, nullptr);
+  FrameError e = reparse_header(d, size, f, h);
   std::size_t end = 0;
   if (e == FrameError::ok) {
     auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
       store_sample(target, f.out_sample + i, c, v);
     };
-    const std::size_t base = std::size_t(f.out_sample) * channels;
     if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
-      auto* x = static_cast<std::int64_t*>(scratch) + base;
+      auto* x = static_cast<std::int64_t*>(scratch) + std::size_t(f.out_sample) * channels;
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     } else {
-      auto* x = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
-                                                base * scratch_bytes);
+      std::int32_t* x = frame_scratch32(scratch, scratch_bytes, f.out_sample, channels);
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     }
