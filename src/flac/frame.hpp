@@ -78,16 +78,18 @@ SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, Fra
 template <typename S>
 SIGPU_HD SIGPU_FORCEINLINE std::int32_t decorrelated_sample(unsigned assignment, const S* x,
                                                             unsigned n, unsigned i, unsigned c) {
-  using W = std::int64_t;
+  // Wrapping arithmetic (see predict.hpp): exact for valid streams, defined for hostile ones.
+  const Wrap a = static_cast<Wrap>(std::int64_t(x[i]));
   switch (assignment) {
     case kLeftSide:
-      return std::int32_t(c == 0 ? W(x[i]) : W(x[i]) - x[n + i]);
+      return std::int32_t(c == 0 ? a : a - static_cast<Wrap>(std::int64_t(x[n + i])));
     case kSideRight:
-      return std::int32_t(c == 0 ? W(x[i]) + x[n + i] : W(x[n + i]));
+      return std::int32_t(c == 0 ? a + static_cast<Wrap>(std::int64_t(x[n + i]))
+                                 : Wrap(std::int64_t(x[n + i])));
     case kMidSide: {
-      const W side = x[n + i];
-      const W mid = W(static_cast<std::uint64_t>(W(x[i])) << 1) | (side & 1);
-      return std::int32_t(c == 0 ? (mid + side) >> 1 : (mid - side) >> 1);
+      const Wrap side = static_cast<Wrap>(std::int64_t(x[n + i]));
+      const Wrap mid = (a << 1) | (side & 1);
+      return std::int32_t(static_cast<std::int64_t>(c == 0 ? mid + side : mid - side) >> 1);
     }
     default:
       return std::int32_t(x[std::size_t(c) * n + i]);

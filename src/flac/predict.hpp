@@ -9,22 +9,32 @@
 
 namespace sigpu::flac {
 
+/// Arithmetic on the predictors wraps (unsigned, so defined): a valid stream's exact values
+/// always fit, and a hostile one gets the same wrapped values on every backend.
+using Wrap = std::uint64_t;
+
+template <typename S>
+SIGPU_HD SIGPU_FORCEINLINE S from_wrap(Wrap v) {
+  return S(static_cast<std::int64_t>(v));
+}
+
 template <typename S>
 SIGPU_HD void restore_fixed(S* x, unsigned n, unsigned order) {
-  using W = std::int64_t;
+  auto w = [&](unsigned i) { return static_cast<Wrap>(static_cast<std::int64_t>(x[i])); };
   switch (order) {
     case 1:
-      for (unsigned i = 1; i < n; ++i) x[i] = S(W(x[i]) + x[i - 1]);
+      for (unsigned i = 1; i < n; ++i) x[i] = from_wrap<S>(w(i) + w(i - 1));
       break;
     case 2:
-      for (unsigned i = 2; i < n; ++i) x[i] = S(W(x[i]) + 2 * W(x[i - 1]) - x[i - 2]);
+      for (unsigned i = 2; i < n; ++i) x[i] = from_wrap<S>(w(i) + 2 * w(i - 1) - w(i - 2));
       break;
     case 3:
-      for (unsigned i = 3; i < n; ++i) x[i] = S(W(x[i]) + 3 * (W(x[i - 1]) - x[i - 2]) + x[i - 3]);
+      for (unsigned i = 3; i < n; ++i)
+        x[i] = from_wrap<S>(w(i) + 3 * (w(i - 1) - w(i - 2)) + w(i - 3));
       break;
     case 4:
       for (unsigned i = 4; i < n; ++i)
-        x[i] = S(W(x[i]) + 4 * (W(x[i - 1]) + x[i - 3]) - 6 * W(x[i - 2]) - x[i - 4]);
+        x[i] = from_wrap<S>(w(i) + 4 * (w(i - 1) + w(i - 3)) - 6 * w(i - 2) - w(i - 4));
       break;
     default:
       break;
@@ -51,7 +61,9 @@ SIGPU_HD void restore_lpc32(S* x, unsigned n, const std::int32_t* coef_in, int s
   for (unsigned i = Order; i < n; ++i) {
     std::uint32_t sum = 0;
     for (unsigned j = 0; j < Order; ++j) sum += coef[j] * past[j];
-    const S v = S(std::int64_t(x[i]) + (static_cast<std::int32_t>(sum) >> shift));
+    const S v =
+        from_wrap<S>(static_cast<Wrap>(std::int64_t(x[i])) +
+                     static_cast<Wrap>(std::int64_t(static_cast<std::int32_t>(sum) >> shift)));
     x[i] = v;
     for (unsigned j = Order - 1; j > 0; --j) past[j] = past[j - 1];
     past[0] = static_cast<std::uint32_t>(v);
@@ -76,9 +88,12 @@ SIGPU_HD void restore_lpc(S* x, unsigned n, const std::int32_t* coef, unsigned o
     restore_lpc32_dispatch(x, n, coef, order, shift, std::make_integer_sequence<unsigned, 32>{});
   } else {
     for (unsigned i = order; i < n; ++i) {
-      std::int64_t sum = 0;
-      for (unsigned j = 0; j < order; ++j) sum += std::int64_t(coef[j]) * x[i - 1 - j];
-      x[i] = S(std::int64_t(x[i]) + (sum >> shift));
+      Wrap sum = 0;
+      for (unsigned j = 0; j < order; ++j)
+        sum += static_cast<Wrap>(std::int64_t(coef[j])) *
+               static_cast<Wrap>(std::int64_t(x[i - 1 - j]));
+      x[i] = from_wrap<S>(static_cast<Wrap>(std::int64_t(x[i])) +
+                          static_cast<Wrap>(static_cast<std::int64_t>(sum) >> shift));
     }
   }
 }
