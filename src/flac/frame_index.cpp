@@ -274,7 +274,8 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     }
     std::uint64_t span = c.block_size;
     ++frame_number;
-    if (!c.variable && c.block_size != nominal && !(k == last_frame && c.block_size < nominal)) {
+    // The last frame of a fixed-block-size stream may have any size (as in the serial decoder).
+    if (!c.variable && c.block_size != nominal && k != last_frame) {
       index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, nominal,
                               describe(FrameError::block_size_change)});
       out_end = std::max(out_end, begin + nominal);
