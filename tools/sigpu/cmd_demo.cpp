@@ -189,8 +189,6 @@ int run_demo(const DemoArgs& a) {
 #endif
 }
 
-}  // namespace
-
 void add_demo_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<DemoArgs>();
   auto* cmd = app.add_subcommand(
@@ -206,5 +204,8 @@ void add_demo_command(CLI::App& app, Action& action) {
       ->check(CLI::ExistingDirectory);
   cmd->callback([&action, args] { action = [args] { return run_demo(*args); }; });
 }
+
+const CommandRegistration registration{20, add_demo_command};
+}  // namespace
 
 }  // namespace sigpu::cli

@@ -328,8 +328,6 @@ int run_test(const TestArgs& a) {
   return rc;
 }
 
-}  // namespace
-
 void add_flac_commands(CLI::App& app, Action& action) {
   auto* flac = app.add_subcommand("flac", "FLAC decoding");
   flac->require_subcommand(1);
@@ -371,5 +369,8 @@ void add_flac_commands(CLI::App& app, Action& action) {
   ct->add_option("--device", test->device, "CUDA device index")->capture_default_str();
   ct->callback([&action, test] { action = [test] { return run_test(*test); }; });
 }
+
+const CommandRegistration registration{10, add_flac_commands};
+}  // namespace
 
 }  // namespace sigpu::cli

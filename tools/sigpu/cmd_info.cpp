@@ -72,11 +72,12 @@ int run_info() {
   return kExitOk;
 }
 
-}  // namespace
-
 void add_info_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("info", "Show version, backends, CUDA devices and libraries");
   cmd->callback([&action] { action = run_info; });
 }
+
+const CommandRegistration registration{0, add_info_command};
+}  // namespace
 
 }  // namespace sigpu::cli

@@ -112,8 +112,6 @@ int run_bench(const BenchArgs& a) {
   return kExitOk;
 }
 
-}  // namespace
-
 void add_turbo_commands(CLI::App& app, Action& action) {
   auto* turbo =
       app.add_subcommand("turbo", "LTE turbo coding (36.212): simulation and decoder benchmark");
@@ -167,5 +165,8 @@ void add_turbo_commands(CLI::App& app, Action& action) {
   cb->add_flag("--no-gpu", bench->no_gpu, "Skip the GPU decoder");
   cb->callback([&action, bench] { action = [bench] { return run_bench(*bench); }; });
 }
+
+const CommandRegistration registration{30, add_turbo_commands};
+}  // namespace
 
 }  // namespace sigpu::cli

@@ -25,10 +25,17 @@ class UsageError : public Error {
 /// What main runs once the command line parsed; the chosen subcommand's callback sets it.
 using Action = std::function<int()>;
 
-void add_info_command(CLI::App& app, Action& action);
-void add_flac_commands(CLI::App& app, Action& action);
-void add_demo_command(CLI::App& app, Action& action);
-void add_turbo_commands(CLI::App& app, Action& action);
+using AddCommands = void (*)(CLI::App& app, Action& action);
+
+/// Each cmd_<module>.cpp registers its subcommands with a static CommandRegistration, so a build
+/// of some modules only (CMake's SIGPU_MODULES) links the commands it has and main.cpp names
+/// none of them. `order` sets their place in `sigpu --help`.
+struct CommandRegistration {
+  CommandRegistration(int order, AddCommands add);
+};
+
+/// Adds every registered command to app, in order.
+void add_registered_commands(CLI::App& app, Action& action);
 
 /// Prints "sigpu: <message>" on stderr.
 void print_error(std::string_view message);

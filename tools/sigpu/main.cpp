@@ -1,7 +1,10 @@
 // sigpu: `sigpu <module> <verb> ...`. Parsing is CLI11's; every failure ends up here as an
 // exit code: 0 ok, 1 damaged or failed input, 2 usage.
+#include <algorithm>
 #include <exception>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 
@@ -9,6 +12,25 @@ namespace sigpu::cli {
 
 void print_error(std::string_view message) {
   std::cerr << "sigpu: " << message << "\n";
+}
+
+namespace {
+// A function-local static: registrations run during static initialisation, in any order.
+std::vector<std::pair<int, AddCommands>>& registry() {
+  static std::vector<std::pair<int, AddCommands>> r;
+  return r;
+}
+}  // namespace
+
+CommandRegistration::CommandRegistration(int order, AddCommands add) {
+  registry().emplace_back(order, add);
+}
+
+void add_registered_commands(CLI::App& app, Action& action) {
+  auto& r = registry();
+  std::stable_sort(r.begin(), r.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, add] : r) add(app, action);
 }
 
 }  // namespace sigpu::cli
@@ -19,10 +41,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(sigpu::version()));
   app.require_subcommand(1);
   Action action;
-  add_info_command(app, action);
-  add_flac_commands(app, action);
-  add_demo_command(app, action);
-  add_turbo_commands(app, action);
+  add_registered_commands(app, action);
 
   try {
     app.parse(argc, argv);
