@@ -138,10 +138,21 @@ struct DecoderOptions {
   float scaling = 0.75f;  ///< extrinsic scaling for max-log-map (fixed point: in 1/16 steps)
   Sync sync = Sync::strict;
   int device = 0;
+  /// Stop decoding a block after the first iteration whose hard decisions pass its CRC24B
+  /// (the block's last 24 bits are the CRC24B of the others, as segment() builds the blocks of
+  /// a transport block with C > 1). A block without a CRC24B runs every iteration. Strict mode
+  /// only; off for throughput measurements.
+  bool early_termination = false;
+  /// Also return the a-posteriori LLRs of the information bits (DecodeResult::llr).
+  bool output_llrs = false;
 };
 
 struct DecodeResult {
   std::vector<std::uint8_t> bits;  ///< K per block, concatenated
+  /// On request (output_llrs): L(u_k) = log P(u_k = 0) / P(u_k = 1) after the last iteration
+  /// the block ran, K per block, in the units of the input LLRs (fixed point: its LSBs).
+  std::vector<float> llr;
+  std::vector<int> iterations;  ///< per block: iterations run (fewer with early termination)
   Backend backend = Backend::cpu;
   double seconds = 0;  ///< decoding time (device time for cuda)
 };
@@ -174,6 +185,10 @@ class CudaDecoder {
   double run(const DecoderOptions& o);
   /// Hard decisions of the last run(), K per block.
   std::vector<std::uint8_t> bits() const;
+  /// A-posteriori LLRs of the last run() (empty unless it had output_llrs), K per block.
+  std::vector<float> llrs() const;
+  /// Iterations each block ran in the last run().
+  std::vector<int> iterations() const;
 
  private:
   struct Impl;
@@ -191,6 +206,9 @@ struct SimOptions {
   int frac_bits = -1;  ///< fixed point; -1: 6 for int16, 2 for int8
   DecoderOptions decoder;
   std::uint64_t seed = 1;
+  /// Frames first_frame, first_frame + 1, ... are simulated: a long point can be split over
+  /// several runs (or machines: every backend decodes a frame to the same bits in strict mode).
+  std::uint64_t first_frame = 0;
   std::uint64_t max_frames = 1000;
   std::uint64_t target_frame_errors = 0;  ///< stop early once this many frames failed (0: never)
   int batch = 64;                         ///< frames per decode() call
@@ -199,7 +217,8 @@ struct SimOptions {
 struct SimPoint {
   double ebn0_db = 0;
   std::uint64_t frames = 0, frame_errors = 0, bits = 0, bit_errors = 0;
-  double decode_seconds = 0;  ///< time inside decode()
+  std::uint64_t iterations = 0;  ///< decoder iterations summed over the frames
+  double decode_seconds = 0;     ///< time inside decode()
   double ber() const { return bits ? double(bit_errors) / double(bits) : 0.0; }
   double fer() const { return frames ? double(frame_errors) / double(frames) : 0.0; }
   /// Information bits decoded per second (decode time only).
@@ -207,7 +226,8 @@ struct SimPoint {
 };
 
 /// Monte-Carlo BER/FER at one Eb/N0: random information bits (seeded by seed and frame),
-/// encode, channel, quantise, decode, count. Frame f always sees the same bits and noise.
+/// encode, channel, quantise, decode, count. Frame f always sees the same bits and noise. With
+/// decoder.early_termination the last 24 bits of each frame are the CRC24B of the others.
 SimPoint simulate(const SimOptions& o, double ebn0_db);
 
 // ---- benchmark (issue 3 item 7) -----------------------------------------------------------

@@ -87,6 +87,7 @@ DecodeResult decode_type(const Batch& b, LlrType t, const DecoderOptions& o) {
 std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row) {
   check_block_size(o.K);
+  if (o.reps < 1) throw Error("turbo bench: " + std::to_string(o.reps) + " repetitions");
   if (o.gpu && cuda_devices().empty())
     throw Error("turbo bench: no CUDA device (use --no-gpu for the CPU only)");
   std::vector<BenchRow> rows;

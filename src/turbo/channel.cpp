@@ -35,9 +35,13 @@ void awgn_llrs(const Codeword& cw, const ChannelOptions& o, std::uint64_t frame,
   const double scale = 2.0 * amp / (sigma * sigma);
   // BPSK sends bit j as one real symbol; QPSK sends bits 2i, 2i+1 on I and Q of symbol i.
   // Either way bit j sees real noise sample j.
-  for (std::size_t j = 0; j < n; ++j) {
-    const double y = amp * (1.0 - 2.0 * cw.d[j]) + sigma * channel_gaussian(o.seed, frame, j);
-    llr[j] = static_cast<float>(scale * y);
+  for (std::size_t j = 0; j < n; j += 2) {
+    double g[2];
+    channel_gaussian_pair(o.seed, frame, j >> 1, g[0], g[1]);
+    for (std::size_t m = j; m < std::min(j + 2, n); ++m) {
+      const double y = amp * (1.0 - 2.0 * cw.d[m]) + sigma * g[m - j];
+      llr[m] = static_cast<float>(scale * y);
+    }
   }
 }
 

@@ -20,8 +20,10 @@
 #endif
 
 // Full unrolling turns the state loops into straight-line code with the 8 metrics in registers.
-#ifdef __CUDA_ARCH__  // the device pass; the host pass of nvcc hands host code to GCC
+#if defined(__CUDA_ARCH__)  // nvcc's device pass
 #define TURBO_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)  // nvcc's host pass (its front end rejects GCC's pragma): no hot loops
+#define TURBO_UNROLL
 #else
 #define TURBO_UNROLL _Pragma("GCC unroll 16")
 #endif
@@ -34,7 +36,8 @@ struct BlockDesc {
   std::int32_t P = 1;              ///< sub-decoders
   std::uint32_t llr_offset = 0;    ///< first LLR (d0[0]) of the block
   std::uint32_t bit_offset = 0;    ///< first bit in bits / extrinsic arrays (sum of earlier K)
-  std::uint32_t perm_offset = 0;   ///< first entry in the pi / pi_inv tables
+  std::uint32_t perm_offset = 0;   ///< first entry in the pi table (CPU)
+  std::int32_t f1 = 0, f2 = 0;     ///< QPP coefficients (the GPU computes pi)
   std::uint32_t sub_offset = 0;    ///< global index of sub-decoder 0
   std::uint32_t bound_offset = 0;  ///< first of the block's P + 1 boundary slots
 };
@@ -42,6 +45,11 @@ struct BlockDesc {
 /// Sub-block [begin, end) of sub-decoder i of P over K bits.
 SIGPU_HD SIGPU_FORCEINLINE int sub_begin(int K, int P, int i) {
   return static_cast<int>(static_cast<std::int64_t>(i) * K / P);
+}
+
+/// pi(k) = (f1 k + f2 k^2) mod K in 32-bit arithmetic (k < K <= 6144, f1, f2 < K).
+SIGPU_HD SIGPU_FORCEINLINE int qpp_at(int K, int f1, int f2, int k) {
+  return ((f1 + f2 * k) % K) * k % K;
 }
 
 /// Index of the block holding global sub-decoder t (blocks sorted by sub_offset).
@@ -109,9 +117,11 @@ struct HalfIteration {
   using Metric = typename Tr::Metric;
   const BlockDesc* blocks = nullptr;
   const Llr* llr = nullptr;
-  const std::uint16_t* pi = nullptr;
-  const std::uint16_t* pi_inv = nullptr;
-  const Llr* ext_in = nullptr;  ///< c = 0: Le2 (interleaved order); c = 1: Le1 (natural order)
+  const std::uint16_t* pi = nullptr;  ///< CPU: the blocks' interleavers (the GPU computes pi)
+  /// c = 0 reads Le2 and writes Le1, c = 1 the other way round; both are kept in the natural
+  /// order of the information bits, so component 1 reads and writes them in sequence and only
+  /// component 2 goes through the interleaver (a gather for La, a scatter for Le).
+  const Llr* ext_in = nullptr;
   Llr* ext_out = nullptr;
   Metric* alpha_bounds = nullptr;  ///< [c][buffer][slot][8]
   Metric* beta_bounds = nullptr;
@@ -121,6 +131,17 @@ struct HalfIteration {
   float scale = 1.0f;
   int scale_q4 = 16;
   std::uint8_t* bits = nullptr;  ///< set on the last half-iteration (c = 1): hard decisions
+  float* llr_out = nullptr;      ///< with bits, on request: a-posteriori LLRs
+
+  /// Strict mode, component c of iteration it: the parity of it picks the boundary buffers
+  /// (read the previous iteration's, write the other), c the extrinsic arrays.
+  SIGPU_HD void select(int it, int c, Llr* ext1, Llr* ext2) {
+    component = c;
+    read_buf = it & 1;
+    write_buf = read_buf ^ 1;
+    ext_in = c == 0 ? ext2 : ext1;
+    ext_out = c == 0 ? ext1 : ext2;
+  }
 };
 
 template <class Tr>
@@ -130,8 +151,14 @@ SIGPU_HD SIGPU_FORCEINLINE typename Tr::Metric* bound_slot(typename Tr::Metric* 
   return base + ((static_cast<std::size_t>(c) * 2 + buf) * total + slot) * 8;
 }
 
+/// Metrics are normalised (state 0 subtracted) only at the sub-block's positions that are
+/// multiples of kNormEvery from its start, and at its ends: often enough to keep float precision
+/// and int32 range, rarely enough to save most of the subtractions. Every decoder follows the
+/// same rule (the GPU's windows start at those positions), so their results stay identical.
+inline constexpr int kNormEvery = 8;
+
 /// One trellis step forward: alpha_{k+1} from alpha_k with branch metrics of A, Lp.
-template <bool kLogMap, typename M>
+template <bool kLogMap, bool kNorm = true, typename M>
 SIGPU_HD SIGPU_FORCEINLINE void forward_step(M (&al)[8], M A, M Lp) {
   M na[8];
   TURBO_UNROLL
@@ -149,54 +176,80 @@ SIGPU_HD SIGPU_FORCEINLINE void forward_step(M (&al)[8], M A, M Lp) {
     }
     na[n] = max_star<kLogMap>(v[0], v[1]);
   }
-  const M norm = na[0];
+  const M norm = kNorm ? na[0] : M(0);
   TURBO_UNROLL
-  for (int n = 0; n < 8; ++n) al[n] = na[n] - norm;
+  for (int n = 0; n < 8; ++n) al[n] = kNorm ? na[n] - norm : na[n];
+}
+
+/// The backward branch sums of one step: t[s][u] = beta_{k+1}(next(s, u)) - p(s, u) Lp. The
+/// backward recursion adds -u A to them, the extrinsic adds alpha_k(s): one set serves both.
+template <typename M>
+SIGPU_HD SIGPU_FORCEINLINE void branch_sums(const M (&be)[8], M Lp, M (&t)[8][2]) {
+  TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) {
+    const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
+    TURBO_UNROLL
+    for (int u = 0; u < 2; ++u) {
+      const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
+      const int n = (a << 2) | (r0 << 1) | r1;
+      t[s][u] = p ? be[n] - Lp : be[n];
+    }
+  }
+}
+
+/// beta_k(s) = max*(t[s][0], t[s][1] - A), normalised when kNorm.
+template <bool kLogMap, bool kNorm, typename M>
+SIGPU_HD SIGPU_FORCEINLINE void beta_from_sums(const M (&t)[8][2], M A, M (&be)[8]) {
+  M nb[8];
+  TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) nb[s] = max_star<kLogMap>(t[s][0], t[s][1] - A);
+  const M norm = kNorm ? nb[0] : M(0);
+  TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) be[s] = kNorm ? nb[s] - norm : nb[s];
 }
 
 /// One trellis step backward: beta_k from beta_{k+1}.
-template <bool kLogMap, typename M>
+template <bool kLogMap, bool kNorm = true, typename M>
 SIGPU_HD SIGPU_FORCEINLINE void backward_step(M (&be)[8], M A, M Lp) {
-  M nb[8];
-  TURBO_UNROLL
-  for (int s = 0; s < 8; ++s) {
-    const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
-    M v[2];
-    TURBO_UNROLL
-    for (int u = 0; u < 2; ++u) {
-      const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
-      const int n = (a << 2) | (r0 << 1) | r1;
-      M g = 0;
-      if (u) g = g - A;
-      if (p) g = g - Lp;
-      v[u] = g + be[n];
-    }
-    nb[s] = max_star<kLogMap>(v[0], v[1]);
-  }
-  const M norm = nb[0];
-  TURBO_UNROLL
-  for (int s = 0; s < 8; ++s) be[s] = nb[s] - norm;
+  M t[8][2];
+  branch_sums(be, Lp, t);
+  beta_from_sums<kLogMap, kNorm>(t, A, be);
 }
 
-/// The a-posteriori difference l(u = 0) - l(u = 1) at one step from alpha_k (row(s)), beta_{k+1}
-/// and the parity LLR (the systematic term cancels in the extrinsic). Shared by every decoder,
-/// so the order of the operations - and the float results - are the same everywhere.
-template <bool kLogMap, typename M, class Row>
-SIGPU_HD SIGPU_FORCEINLINE M extrinsic_diff(const Row& row, const M (&be)[8], M Lp) {
+/// One backward step that also returns the a-posteriori difference l(u = 0) - l(u = 1) of the
+/// step, l(u) = max*_s alpha_k(s) + t[s][u] with alpha_k(s) = row(s) (the systematic term
+/// cancels in the extrinsic). be holds beta_{k+1} on entry and beta_k on return. Shared by
+/// every decoder, so the order of the operations - and the float results - are the same
+/// everywhere.
+template <bool kLogMap, bool kNorm, typename M, class Row>
+SIGPU_HD SIGPU_FORCEINLINE M backward_extrinsic(M (&be)[8], const Row& row, M A, M Lp) {
+  M t[8][2];
+  branch_sums(be, Lp, t);
   M l[2] = {M(0), M(0)};
   TURBO_UNROLL
   for (int s = 0; s < 8; ++s) {
-    const int r0 = s >> 2, r1 = (s >> 1) & 1, r2 = s & 1;
     const M rs = row(s);
     TURBO_UNROLL
-    for (int u = 0; u < 2; ++u) {
-      const int a = u ^ r1 ^ r2, p = a ^ r0 ^ r2;
-      const int n = (a << 2) | (r0 << 1) | r1;
-      const M v = (p ? rs - Lp : rs) + be[n];
-      l[u] = s == 0 ? v : max_star<kLogMap>(l[u], v);
-    }
+    for (int u = 0; u < 2; ++u)
+      l[u] = s == 0 ? rs + t[s][u] : max_star<kLogMap>(l[u], rs + t[s][u]);
   }
+  beta_from_sums<kLogMap, kNorm>(t, A, be);
   return l[0] - l[1];
+}
+
+/// alpha at offset `next` (from the sub-block start, 1..len) from alpha at next - 1.
+template <bool kLogMap, typename M>
+SIGPU_HD SIGPU_FORCEINLINE void forward_step_to(M (&al)[8], M A, M Lp, int next, int len) {
+  if (next % kNormEvery == 0 || next == len)
+    forward_step<kLogMap, true>(al, A, Lp);
+  else
+    forward_step<kLogMap, false>(al, A, Lp);
+}
+/// backward_extrinsic to beta at offset `at` (0..len - 1) from beta at at + 1.
+template <bool kLogMap, typename M, class Row>
+SIGPU_HD SIGPU_FORCEINLINE M backward_extrinsic_to(M (&be)[8], const Row& row, M A, M Lp, int at) {
+  if (at % kNormEvery == 0) return backward_extrinsic<kLogMap, true>(be, row, A, Lp);
+  return backward_extrinsic<kLogMap, false>(be, row, A, Lp);
 }
 
 /// beta_K of component c from its three tail steps (trellis ends in state 0 at K + 3).
@@ -216,6 +269,14 @@ SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c,
   }
 }
 
+/// Hard decision (and on request the LLR) of one information bit from its a-posteriori LLR.
+template <class Tr>
+SIGPU_HD SIGPU_FORCEINLINE void write_decision(const HalfIteration<Tr>& h, std::uint32_t at,
+                                               typename Tr::Metric app) {
+  h.bits[at] = app < typename Tr::Metric(0) ? 1 : 0;
+  if (h.llr_out) h.llr_out[at] = static_cast<float>(app);
+}
+
 /// Sub-decoder i of block b for one half-iteration. alpha: scratch of 8 (end - begin) metrics.
 template <class Tr, bool kLogMap, class Load = PlainLoad>
 SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc& b, int i,
@@ -227,15 +288,15 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
   const Llr* sys = h.llr + b.llr_offset;
   const Llr* par = sys + static_cast<std::size_t>(K + 4) * (1 + c);
   const std::uint16_t* pi = h.pi + b.perm_offset;
-  const std::uint16_t* pi_inv = h.pi_inv + b.perm_offset;
   const Llr* ext_in = h.ext_in + b.bit_offset;
   Llr* ext_out = h.ext_out + b.bit_offset;
 
-  // A = Ls + La at position k of this component's order.
+  // The information bit at step k of this component's trellis.
+  auto bit_at = [&](int k) -> int { return c == 0 ? k : pi[k]; };
+  // A = Ls + La of that bit.
   auto a_at = [&](int k) -> M {
-    const int ks = c == 0 ? k : pi[k];
-    const int ke = c == 0 ? pi_inv[k] : pi[k];
-    return static_cast<M>(sys[ks]) + static_cast<M>(Load::ld(ext_in + ke));
+    const int n = bit_at(k);
+    return static_cast<M>(sys[n]) + static_cast<M>(Load::ld(ext_in + n));
   };
 
   M al[8], be[8];
@@ -257,11 +318,12 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
     for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
   }
 
+  const int len = end - begin;
   for (int k = begin; k < end; ++k) {
     M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
     TURBO_UNROLL
     for (int s = 0; s < 8; ++s) row[s] = al[s];
-    forward_step<kLogMap>(al, a_at(k), static_cast<M>(par[k]));
+    forward_step_to<kLogMap>(al, a_at(k), static_cast<M>(par[k]), k - begin + 1, len);
   }
   if (i < P - 1) {
     M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i + 1);
@@ -272,10 +334,11 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
   for (int k = end - 1; k >= begin; --k) {
     const M* row = alpha + static_cast<std::size_t>(k - begin) * 8;
     const M A = a_at(k), Lp = static_cast<M>(par[k]);
-    const M le = extrinsic_diff<kLogMap>([&](int s) { return row[s]; }, be, Lp);
-    ext_out[k] = Tr::extrinsic(le, h.scale, h.scale_q4);
-    if (h.bits) h.bits[b.bit_offset + (c == 0 ? k : pi[k])] = (A + le) < M(0) ? 1 : 0;
-    backward_step<kLogMap>(be, A, Lp);
+    const M le = backward_extrinsic_to<kLogMap>(
+        be, [&](int s) { return row[s]; }, A, Lp, k - begin);
+    const int n = bit_at(k);
+    ext_out[n] = Tr::extrinsic(le, h.scale, h.scale_q4);
+    if (h.bits) write_decision(h, b.bit_offset + n, A + le);
   }
   if (i > 0) {
     M* dst = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i);

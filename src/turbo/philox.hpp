@@ -36,10 +36,10 @@ SIGPU_HD inline Philox4 philox4x32_10(Philox4 c, std::uint32_t k0, std::uint32_t
 }
 
 /// Two uniforms -> two independent standard normals (Box-Muller, in double).
-/// Gaussian number j of frame f: counter (j / 2, 0, f lo, f hi), key (seed lo, seed hi),
-/// cosine branch for even j, sine branch for odd j.
-SIGPU_HD inline double channel_gaussian(std::uint64_t seed, std::uint64_t frame, std::uint64_t j) {
-  const std::uint64_t pair = j >> 1;
+/// Gaussian numbers 2 pair and 2 pair + 1 of frame f: counter (pair, 0, f lo, f hi), key
+/// (seed lo, seed hi); the cosine branch gives the even one, the sine branch the odd one.
+SIGPU_HD inline void channel_gaussian_pair(std::uint64_t seed, std::uint64_t frame,
+                                           std::uint64_t pair, double& even, double& odd) {
   const Philox4 r = philox4x32_10(
       Philox4{{static_cast<std::uint32_t>(pair), static_cast<std::uint32_t>(pair >> 32),
                static_cast<std::uint32_t>(frame), static_cast<std::uint32_t>(frame >> 32)}},
@@ -48,7 +48,15 @@ SIGPU_HD inline double channel_gaussian(std::uint64_t seed, std::uint64_t frame,
   const double u2 = static_cast<double>(r.v[1]) * 2.3283064365386963e-10;          // [0, 1)
   const double radius = sqrt(-2.0 * log(u1));
   const double angle = 6.283185307179586 * u2;
-  return (j & 1) ? radius * sin(angle) : radius * cos(angle);
+  even = radius * cos(angle);
+  odd = radius * sin(angle);
+}
+
+/// Gaussian number j of frame f (see channel_gaussian_pair).
+SIGPU_HD inline double channel_gaussian(std::uint64_t seed, std::uint64_t frame, std::uint64_t j) {
+  double even, odd;
+  channel_gaussian_pair(seed, frame, j >> 1, even, odd);
+  return (j & 1) ? odd : even;
 }
 
 }  // namespace sigpu::turbo

@@ -1,7 +1,9 @@
 #include "turbo/plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <tuple>
 
 namespace sigpu::turbo {
 
@@ -23,13 +25,11 @@ BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_siz
     auto [it, fresh] = perm_offset.try_emplace(K[b], static_cast<std::uint32_t>(plan.pi.size()));
     if (fresh) {
       const auto pi = qpp_interleaver(K[b]);
-      std::vector<std::uint16_t> inv(K[b]);
-      for (int i = 0; i < K[b]; ++i) inv[pi[i]] = static_cast<std::uint16_t>(i);
       plan.pi.insert(plan.pi.end(), pi.begin(), pi.end());
-      plan.pi_inv.insert(plan.pi_inv.end(), inv.begin(), inv.end());
     }
     BlockDesc d;
     d.K = K[b];
+    std::tie(d.f1, d.f2) = qpp_coefficients(K[b]);
     d.P = std::min(subdecoders, K[b]);
     d.llr_offset = static_cast<std::uint32_t>(llr);
     d.bit_offset = static_cast<std::uint32_t>(bits);
@@ -56,6 +56,31 @@ BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_siz
   return plan;
 }
 
+void check_llrs(const BatchPlan& plan, std::span<const float> llr) {
+  for (std::size_t i = 0; i < llr.size(); ++i) {
+    if (std::isfinite(llr[i])) continue;
+    int b = 0;
+    while (b + 1 < static_cast<int>(plan.blocks.size()) && plan.blocks[b + 1].llr_offset <= i) ++b;
+    const BlockDesc& d = plan.blocks[b];
+    const std::size_t j = i - d.llr_offset;
+    throw Error("turbo: LLR " + std::to_string(i) + " (code block " + std::to_string(b) + ", d" +
+                std::to_string(j / (d.K + 4)) + "[" + std::to_string(j % (d.K + 4)) + "]) is " +
+                std::to_string(llr[i]) + " (not finite)");
+  }
+}
+
+std::vector<std::uint32_t> crc24b_weights(int n) {
+  const std::uint8_t one = 1;
+  const std::uint32_t g = crc24b(std::span<const std::uint8_t>(&one, 1));  // the generator
+  std::vector<std::uint32_t> w(n);
+  std::uint32_t r = g;
+  for (int j = 0; j < n; ++j) {
+    w[j] = r;
+    r = ((r << 1) & 0xFFFFFFu) ^ ((r >> 23) & 1u ? g : 0u);  // one more zero bit
+  }
+  return w;
+}
+
 void check_options(const DecoderOptions& o) {
   if (o.iterations < 1 || o.iterations > 64)
     throw Error("turbo: iterations = " + std::to_string(o.iterations) + " (must be 1..64)");
@@ -64,6 +89,10 @@ void check_options(const DecoderOptions& o) {
   if (o.subdecoders < 1)
     throw Error("turbo: sub-decoders per block P = " + std::to_string(o.subdecoders) +
                 " must be at least 1");
+  if (o.early_termination && o.sync == Sync::loose)
+    throw Error(
+        "turbo: early termination needs strict sync (in loose mode a block's "
+        "sub-decoders never finish an iteration together)");
 }
 
 }  // namespace sigpu::turbo

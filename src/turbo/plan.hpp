@@ -15,10 +15,10 @@ namespace sigpu::turbo {
 
 struct BatchPlan {
   std::vector<BlockDesc> blocks;
-  std::vector<std::uint16_t> pi, pi_inv;  ///< one table per distinct K, concatenated
-  std::uint32_t total_subs = 0;           ///< sub-decoders over all blocks
-  std::uint32_t total_bits = 0;           ///< sum of K
-  std::uint32_t total_bounds = 0;         ///< sum of P + 1
+  std::vector<std::uint16_t> pi;   ///< one interleaver per distinct K, concatenated
+  std::uint32_t total_subs = 0;    ///< sub-decoders over all blocks
+  std::uint32_t total_bits = 0;    ///< sum of K
+  std::uint32_t total_bounds = 0;  ///< sum of P + 1
   std::size_t total_llr = 0;
   int max_sub_len = 0;  ///< longest sub-block
 };
@@ -30,15 +30,16 @@ BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_siz
 /// Checks the options shared by every backend.
 void check_options(const DecoderOptions& o);
 
-/// Float LLRs must be finite (fixed-point ones always are).
-inline void check_llrs(std::span<const float> llr) {
-  for (std::size_t i = 0; i < llr.size(); ++i)
-    if (!std::isfinite(llr[i]))
-      throw Error("turbo: LLR " + std::to_string(i) + " is " + std::to_string(llr[i]) +
-                  " (not finite)");
-}
+/// Float LLRs must be finite (fixed-point ones always are). The error names the index, the
+/// code block and the stream position.
+void check_llrs(const BatchPlan& plan, std::span<const float> llr);
 template <typename T>
-void check_llrs(std::span<const T>) {}
+void check_llrs(const BatchPlan&, std::span<const T>) {}
+
+/// w[j] = CRC24B of a one followed by j zeros, j < n. CRC24B is linear, so the CRC of K bits
+/// is the XOR of w[K - 1 - k] over the bits k that are one: the GPU checks a block this way
+/// with many threads at once.
+std::vector<std::uint32_t> crc24b_weights(int n);
 
 /// Extrinsic scaling in 1/16 steps for the fixed-point decoders.
 inline int scale_q4(float scaling) {

@@ -5,6 +5,8 @@
 
 #include <sigpu/turbo.hpp>
 
+#include "core/thread_pool.hpp"
+
 namespace sigpu::turbo {
 namespace {
 
@@ -28,20 +30,34 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
   SimPoint pt;
   pt.ebn0_db = ebn0_db;
   const std::size_t n = llr_count(o.K);
+  // Early termination needs blocks that carry CRC24B: their last 24 bits.
+  const bool with_crc = o.decoder.early_termination;
+  const int data_bits = with_crc ? o.K - 24 : o.K;
   std::uint64_t frame = 0;
   while (frame < o.max_frames &&
          (o.target_frame_errors == 0 || pt.frame_errors < o.target_frame_errors)) {
     const int count = static_cast<int>(std::min<std::uint64_t>(o.batch, o.max_frames - frame));
+    const std::uint64_t id0 = o.first_frame + frame;  // number of the batch's first frame
     std::vector<int> K(count, o.K);
     std::vector<std::uint8_t> info(std::size_t(count) * o.K);
     std::vector<float> llr(std::size_t(count) * n);
-    for (int f = 0; f < count; ++f) {
-      std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ull + frame + f);
-      std::uint8_t* c = info.data() + std::size_t(f) * o.K;
-      for (int k = 0; k < o.K; ++k) c[k] = static_cast<std::uint8_t>(rng() & 1u);
-      const Codeword cw = encode(std::span<const std::uint8_t>(c, o.K));
-      awgn_llrs(cw, ch, frame + f, std::span<float>(llr.data() + std::size_t(f) * n, n));
-    }
+    // Frames are independent (bits seeded per frame, noise keyed by frame): made on all cores.
+    ThreadPool::shared().parallel_for(
+        count,
+        [&](std::size_t begin, std::size_t end) {
+          for (std::size_t f = begin; f < end; ++f) {
+            std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ull + id0 + f);
+            std::uint8_t* c = info.data() + f * o.K;
+            for (int k = 0; k < data_bits; ++k) c[k] = static_cast<std::uint8_t>(rng() & 1u);
+            if (with_crc) {
+              const std::uint32_t crc = crc24b(std::span<const std::uint8_t>(c, data_bits));
+              for (int i = 0; i < 24; ++i) c[data_bits + i] = (crc >> (23 - i)) & 1u;
+            }
+            const Codeword cw = encode(std::span<const std::uint8_t>(c, o.K));
+            awgn_llrs(cw, ch, id0 + f, std::span<float>(llr.data() + f * n, n));
+          }
+        },
+        1);
     DecodeResult r;
     switch (o.llr) {
       case LlrType::f32:
@@ -55,6 +71,7 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
         break;
     }
     pt.decode_seconds += r.seconds;
+    for (int it : r.iterations) pt.iterations += it;
     for (int f = 0; f < count; ++f) {
       std::uint64_t e = 0;
       for (int k = 0; k < o.K; ++k)

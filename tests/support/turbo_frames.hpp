@@ -1,11 +1,13 @@
-// Encoded, noisy LTE turbo code blocks for the decoder tests: random information bits per
-// block, the 36.212 encoder, BPSK over AWGN at a given Eb/N0, float LLRs.
+// Encoded, noisy LTE turbo code blocks for the decoder tests: the 36.212 encoder, BPSK over
+// AWGN at a given Eb/N0, float LLRs; information bits either random per block or the code
+// blocks of a segmented transport block (CRC24A, and CRC24B per block).
 #pragma once
 
 #include <sigpu/turbo.hpp>
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace sigpu::test {
@@ -14,21 +16,42 @@ struct TurboFrames {
   std::vector<int> K;
   std::vector<std::uint8_t> info;
   std::vector<float> llr;
+
+  /// Encodes one more code block and sends it as frame K.size() of the seed's noise.
+  void add(std::span<const std::uint8_t> bits, double ebn0_db, std::uint64_t seed) {
+    const auto cw = turbo::encode(bits);
+    std::vector<float> l(turbo::llr_count(cw.K));
+    turbo::awgn_llrs(cw, {.ebn0_db = ebn0_db, .seed = seed}, K.size(), l);
+    K.push_back(cw.K);
+    info.insert(info.end(), bits.begin(), bits.end());
+    llr.insert(llr.end(), l.begin(), l.end());
+  }
 };
 
 inline TurboFrames make_turbo_frames(const std::vector<int>& K, double ebn0_db,
                                      std::uint64_t seed) {
   TurboFrames f;
-  f.K = K;
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
-  for (std::size_t b = 0; b < K.size(); ++b) {
-    std::vector<std::uint8_t> c(K[b]);
+  for (int k : K) {
+    std::vector<std::uint8_t> c(k);
     for (auto& x : c) x = static_cast<std::uint8_t>(rng() & 1u);
-    const auto cw = turbo::encode(c);
-    std::vector<float> l(turbo::llr_count(K[b]));
-    turbo::awgn_llrs(cw, {.ebn0_db = ebn0_db, .seed = seed}, b, l);
-    f.info.insert(f.info.end(), c.begin(), c.end());
-    f.llr.insert(f.llr.end(), l.begin(), l.end());
+    f.add(c, ebn0_db, seed);
+  }
+  return f;
+}
+
+/// The code blocks of one random transport block of A bits.
+inline TurboFrames make_turbo_transport_block(int A, double ebn0_db, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  std::vector<std::uint8_t> tb(A);
+  for (auto& x : tb) x = static_cast<std::uint8_t>(rng() & 1u);
+  const auto plan = turbo::plan_segmentation(A);
+  const auto blocks = turbo::segment(tb, plan);
+  TurboFrames f;
+  std::size_t at = 0;
+  for (int k : plan.K) {
+    f.add(std::span<const std::uint8_t>(blocks.data() + at, k), ebn0_db, seed);
+    at += k;
   }
   return f;
 }

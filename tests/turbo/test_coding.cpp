@@ -11,6 +11,7 @@
 #include <sigpu/turbo.hpp>
 
 #include "turbo/philox.hpp"
+#include "turbo/plan.hpp"
 
 namespace turbo = sigpu::turbo;
 
@@ -164,6 +165,18 @@ TEST(TurboCrc, MatchesPolynomialDivision) {
     const auto m = random_bits(1 + seed * 37, seed);
     EXPECT_EQ(turbo::crc24a(m), crc_by_division(m, 0x864CFB));
     EXPECT_EQ(turbo::crc24b(m), crc_by_division(m, 0x800063));
+  }
+}
+
+// The GPU's early termination checks CRC24B as an XOR of per-position weights (linearity).
+TEST(TurboCrc, WeightsSumToTheCrc) {
+  const auto w = turbo::crc24b_weights(turbo::kMaxK);
+  for (std::uint32_t seed = 0; seed < 20; ++seed) {
+    const auto m = random_bits(40 + seed * 301, seed);
+    std::uint32_t r = 0;
+    for (std::size_t k = 0; k < m.size(); ++k)
+      if (m[k]) r ^= w[m.size() - 1 - k];
+    EXPECT_EQ(r, crc_by_division(m, 0x800063)) << m.size() << " bits";
   }
 }
 

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include "support/turbo_frames.hpp"
 
+#include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
@@ -14,6 +16,7 @@ namespace {
 
 using Frames = sigpu::test::TurboFrames;
 using sigpu::test::make_turbo_frames;
+using sigpu::test::make_turbo_transport_block;
 
 }  // namespace
 
@@ -67,4 +70,60 @@ TEST(TurboGpu, LooseModeDecodesAtHighSnr) {
     for (std::size_t i = 0; i < r.bits.size(); ++i) e += r.bits[i] != f.info[i];
     EXPECT_EQ(e, 0u) << "P = " << P;
   }
+}
+
+// Early termination and output LLRs in strict mode: the same iterations per block, the same
+// bits and the same LLRs (float and fixed point) as the CPU parallel scheme.
+TEST(TurboGpu, EarlyTerminationAndLlrsMatchCpu) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  auto f = make_turbo_transport_block(60000, 0.9, 31);  // 10 blocks with CRC24B, near waterfall
+  const auto extra = make_turbo_frames({6144}, 0.9, 32);
+  f.add(std::span<const std::uint8_t>(extra.info), 0.9, 31);  // no CRC24B: runs every iteration
+  std::vector<std::int8_t> q8(f.llr.size());
+  turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
+  for (int P : {1, 64, 768}) {
+    turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
+                            .iterations = 8,
+                            .subdecoders = P,
+                            .early_termination = true,
+                            .output_llrs = true};
+    turbo::DecoderOptions g = o;
+    g.backend = Backend::cuda;
+    const auto c = turbo::decode(f.K, std::span<const float>(f.llr), o);
+    const auto d = turbo::decode(f.K, std::span<const float>(f.llr), g);
+    EXPECT_EQ(c.iterations, d.iterations) << "P = " << P;
+    EXPECT_EQ(c.bits, d.bits) << "P = " << P;
+    EXPECT_EQ(c.llr, d.llr) << "P = " << P;
+    EXPECT_EQ(d.iterations.back(), 8);
+    const auto c8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), o);
+    const auto d8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), g);
+    EXPECT_EQ(c8.iterations, d8.iterations) << "int8 P = " << P;
+    EXPECT_EQ(c8.bits, d8.bits) << "int8 P = " << P;
+    EXPECT_EQ(c8.llr, d8.llr) << "int8 P = " << P;
+  }
+  // Loose mode returns LLRs too (its decisions are their signs).
+  const auto l = turbo::decode(f.K, std::span<const float>(f.llr),
+                               {.backend = Backend::cuda,
+                                .iterations = 8,
+                                .subdecoders = 64,
+                                .sync = turbo::Sync::loose,
+                                .output_llrs = true});
+  ASSERT_EQ(l.llr.size(), l.bits.size());
+  for (std::size_t i = 0; i < l.llr.size(); ++i) ASSERT_EQ(l.bits[i], l.llr[i] < 0 ? 1 : 0) << i;
+}
+
+TEST(TurboGpu, BadInputIsRefused) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  auto f = make_turbo_frames({1056}, 2.0, 1);
+  f.llr[5] = std::nanf("");
+  turbo::CudaDecoder dec;
+  try {
+    dec.load(f.K, std::span<const float>(f.llr));
+    ADD_FAILURE() << "NaN accepted";
+  } catch (const sigpu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("LLR 5 (code block 0, d0[5])"), std::string::npos);
+  }
+  EXPECT_THROW(dec.run({}), sigpu::Error);  // nothing loaded
+  const std::vector<int> bad{1057};
+  EXPECT_THROW(dec.load(bad, std::span<const float>(f.llr)), sigpu::Error);
 }

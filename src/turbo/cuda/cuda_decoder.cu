@@ -23,32 +23,36 @@ struct CudaDecoder::Impl {
   LlrKind kind = LlrKind::f32;
   bool loaded = false;
   sigpu::cuda::DeviceBuffer<std::uint8_t> llr;  // raw bytes of the LLR type
-  sigpu::cuda::DeviceBuffer<std::uint16_t> pi, pi_inv;
   sigpu::cuda::DeviceBuffer<BlockDesc> blocks;
   sigpu::cuda::DeviceBuffer<std::uint8_t> ext1, ext2;  // raw bytes of the LLR type
   sigpu::cuda::DeviceBuffer<std::uint8_t> bounds;      // alpha then beta, Metric type
   sigpu::cuda::DeviceBuffer<std::uint8_t> scratch;     // Metric type, 8 per bit
   sigpu::cuda::DeviceBuffer<std::uint32_t> sub_block;  // code block of each sub-decoder
   sigpu::cuda::DeviceBuffer<std::uint8_t> bits;
+  sigpu::cuda::DeviceBuffer<float> llr_out;
+  sigpu::cuda::DeviceBuffer<std::int32_t> done_at;  // early termination: iteration that passed
+  sigpu::cuda::DeviceBuffer<std::uint32_t> crc_weights;
 
   explicit Impl(int dev) : device(dev) {}
 
   template <typename T>
   void load(std::span<const int> K, std::span<const T> host) {
+    loaded = false;
     plan = make_plan(K, 1, host.size());  // P is chosen per run(); this checks K and the count
-    check_llrs(host);
+    check_llrs(plan, host);
     kind = std::is_same_v<T, float>
                ? LlrKind::f32
                : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
     llr.reserve(host.size_bytes());
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(),
                                      cudaMemcpyHostToDevice, stream.get()));
-    pi.reserve(plan.pi.size());
-    pi_inv.reserve(plan.pi.size());
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi.get(), plan.pi.data(), plan.pi.size() * 2,
-                                     cudaMemcpyHostToDevice, stream.get()));
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(pi_inv.get(), plan.pi_inv.data(), plan.pi.size() * 2,
-                                     cudaMemcpyHostToDevice, stream.get()));
+    if (crc_weights.capacity() == 0) {
+      const auto w = crc24b_weights(kMaxK);
+      crc_weights.reserve(w.size());
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(crc_weights.get(), w.data(), w.size() * 4,
+                                       cudaMemcpyHostToDevice, stream.get()));
+      stream.synchronize();  // w goes out of scope
+    }
     stream.synchronize();
     loaded = true;
   }
@@ -68,6 +72,8 @@ struct CudaDecoder::Impl {
     bounds.reserve(2 * bound_bytes);
     scratch.reserve(std::size_t(p.total_bits) * 8 * sizeof(M));
     bits.reserve(p.total_bits);
+    if (o.output_llrs) llr_out.reserve(p.total_bits);
+    done_at.reserve(p.blocks.size());
     cudaStream_t s = stream.get();
     std::vector<std::uint32_t> sub_of(p.total_subs);
     for (std::size_t b = 0; b < p.blocks.size(); ++b)
@@ -83,8 +89,6 @@ struct CudaDecoder::Impl {
     HalfIteration<Tr> h;
     h.blocks = blocks.get();
     h.llr = reinterpret_cast<const Llr*>(llr.get());
-    h.pi = pi.get();
-    h.pi_inv = pi_inv.get();
     h.alpha_bounds = reinterpret_cast<M*>(bounds.get());
     h.beta_bounds = reinterpret_cast<M*>(bounds.get() + bound_bytes);
     h.total_bounds = p.total_bounds;
@@ -95,6 +99,28 @@ struct CudaDecoder::Impl {
     M* sc = reinterpret_cast<M*>(scratch.get());
     const unsigned grid = (p.total_subs + cuda::kThreadsPerBlock - 1) / cuda::kThreadsPerBlock;
 
+    float* llr_dst = o.output_llrs ? llr_out.get() : nullptr;
+    iterations.assign(p.blocks.size(), o.iterations);
+    if (o.sync == Sync::strict && !o.early_termination &&
+        grid <= resident_blocks(cuda::StrictPersistentKernel<Tr>)) {
+      std::uint32_t ext_words = static_cast<std::uint32_t>(ext_bytes / 4);
+      std::uint32_t bound_words = static_cast<std::uint32_t>(2 * bound_bytes / 4);
+      const std::uint32_t* sub_ptr = sub_block.get();
+      std::uint32_t total_subs = p.total_subs;
+      int iters = o.iterations;
+      std::uint8_t* bits_ptr = bits.get();
+      void* args[] = {&h,          &e1, &e2,    &ext_words, &bound_words, &sub_ptr,
+                      &total_subs, &sc, &iters, &bits_ptr,  &llr_dst};
+      sigpu::cuda::EventTimer timer;
+      timer.start(s);
+      SIGPU_CUDA_CHECK(cudaLaunchCooperativeKernel(
+          reinterpret_cast<const void*>(&cuda::StrictPersistentKernel<Tr>), grid,
+          cuda::kThreadsPerBlock, args, 0, s));
+      const double seconds = timer.stop(s);
+      finish(p, o);
+      return seconds;
+    }
+
     // The whole decode (3 memsets, 12 launches in strict mode) is captured into a CUDA graph
     // before the timer starts, and the timed region replays it: no per-launch CPU overhead or
     // launch gaps between the half-iterations. Strict mode still has one kernel boundary per
@@ -104,21 +130,28 @@ struct CudaDecoder::Impl {
     SIGPU_CUDA_CHECK(cudaMemsetAsync(e1, 0, ext_bytes, s));
     SIGPU_CUDA_CHECK(cudaMemsetAsync(e2, 0, ext_bytes, s));
     SIGPU_CUDA_CHECK(cudaMemsetAsync(bounds.get(), 0, 2 * bound_bytes, s));
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(done_at.get(), 0, p.blocks.size() * 4, s));
     if (o.sync == Sync::strict) {
+      const std::int32_t* done = o.early_termination ? done_at.get() : nullptr;
       for (int it = 0; it < o.iterations; ++it) {
+        const bool last = it == o.iterations - 1;
         for (int c = 0; c < 2; ++c) {
-          h.component = c;
-          h.read_buf = it & 1;
-          h.write_buf = h.read_buf ^ 1;
-          h.ext_in = c == 0 ? e2 : e1;
-          h.ext_out = c == 0 ? e1 : e2;
-          h.bits = (it == o.iterations - 1 && c == 1) ? bits.get() : nullptr;
+          h.select(it, c, e1, e2);
+          const bool decide = c == 1 && (last || o.early_termination);
+          h.bits = decide ? bits.get() : nullptr;
+          h.llr_out = decide ? llr_dst : nullptr;
           cuda::HalfIterationKernel<Tr>
-              <<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, sub_block.get(), p.total_subs, sc);
+              <<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, sub_block.get(), p.total_subs, sc, done);
+          SIGPU_CUDA_CHECK_LAUNCH();
+        }
+        if (o.early_termination && !last) {
+          cuda::CrcCheckKernel<<<static_cast<unsigned>(p.blocks.size()), cuda::kCrcThreads, 0, s>>>(
+              blocks.get(), bits.get(), crc_weights.get(), done_at.get(), it + 1);
           SIGPU_CUDA_CHECK_LAUNCH();
         }
       }
     } else {
+      h.llr_out = llr_dst;
       cuda::LooseKernel<Tr><<<grid, cuda::kThreadsPerBlock, 0, s>>>(
           h, e1, e2, sub_block.get(), p.total_subs, sc, o.iterations, bits.get());
       SIGPU_CUDA_CHECK_LAUNCH();
@@ -136,11 +169,36 @@ struct CudaDecoder::Impl {
     SIGPU_CUDA_CHECK(launched);
     const double seconds = timer.stop(s);
     cudaGraphExecDestroy(exec);
-    bits_count = p.total_bits;
+    finish(p, o);
+    if (o.early_termination) {
+      std::vector<std::int32_t> done(p.blocks.size());
+      SIGPU_CUDA_CHECK(
+          cudaMemcpyAsync(done.data(), done_at.get(), done.size() * 4, cudaMemcpyDeviceToHost, s));
+      stream.synchronize();
+      for (std::size_t b = 0; b < done.size(); ++b)
+        if (done[b]) iterations[b] = done[b];
+    }
     return seconds;
   }
 
+  void finish(const BatchPlan& p, const DecoderOptions& o) {
+    bits_count = p.total_bits;
+    have_llrs = o.output_llrs;
+  }
+
+  /// Thread blocks of `kernel` the device holds at once (all SMs).
+  template <typename Kernel>
+  unsigned resident_blocks(Kernel kernel) const {
+    int per_sm = 0, sms = 0;
+    SIGPU_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, cuda::kThreadsPerBlock, 0));
+    SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+  }
+
   std::uint32_t bits_count = 0;
+  bool have_llrs = false;
+  std::vector<int> iterations;
 };
 
 CudaDecoder::CudaDecoder(int device) {
@@ -182,14 +240,28 @@ double CudaDecoder::run(const DecoderOptions& o) {
   return 0;
 }
 
-std::vector<std::uint8_t> CudaDecoder::bits() const {
-  std::vector<std::uint8_t> out(impl_->bits_count);
-  if (!out.empty()) {
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), impl_->bits.get(), out.size(),
-                                     cudaMemcpyDeviceToHost, impl_->stream.get()));
-    impl_->stream.synchronize();
+namespace {
+template <typename T>
+std::vector<T> to_host(const sigpu::cuda::DeviceBuffer<T>& src, std::size_t n,
+                       sigpu::cuda::Stream& stream) {
+  std::vector<T> out(n);
+  if (n) {
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), src.get(), n * sizeof(T), cudaMemcpyDeviceToHost,
+                                     stream.get()));
+    stream.synchronize();
   }
   return out;
+}
+}  // namespace
+
+std::vector<std::uint8_t> CudaDecoder::bits() const {
+  return to_host(impl_->bits, impl_->bits_count, impl_->stream);
+}
+std::vector<float> CudaDecoder::llrs() const {
+  return to_host(impl_->llr_out, impl_->have_llrs ? impl_->bits_count : 0, impl_->stream);
+}
+std::vector<int> CudaDecoder::iterations() const {
+  return impl_->iterations;
 }
 
 }  // namespace sigpu::turbo

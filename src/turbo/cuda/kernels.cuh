@@ -1,10 +1,12 @@
 // Turbo decoder kernels. One thread per sub-decoder, its 8 state metrics in registers; the
-// arithmetic is the CPU's (forward_step, backward_step, extrinsic_diff and Tr::extrinsic of
-// turbo/map_decoder.hpp), only the memory traffic is organised for the GPU:
+// arithmetic is the CPU's (forward_step and backward_extrinsic with normalisation every
+// kNormEvery steps, and Tr::extrinsic, of turbo/map_decoder.hpp), only the memory traffic is
+// organised for the GPU:
 //
 // - The sub-block is walked in windows of W bits. For each window the thread first loads its W
-//   inputs (A = Ls + La through the interleaver, and Lp) into registers - independent loads, all
-//   in flight together instead of one dependent global round trip per trellis step - then runs
+//   inputs (A = Ls + La, and Lp) into registers - independent loads, all in flight together
+//   instead of one dependent global round trip per trellis step; component 2 computes the QPP
+//   interleaver instead of loading it, so its gathers wait for no other load - then runs
 //   the forward recursion over the window storing alpha in shared memory ([step][state][thread]:
 //   conflict-free), then the backward recursion and the extrinsics reading alpha back.
 // - A sub-block longer than W takes a first forward pass that keeps only one alpha checkpoint per
@@ -14,11 +16,15 @@
 //   <= 8, e.g. K = 6144, P = 768) needs no checkpoints and no first pass.
 // - Each thread finds its code block through a per-sub-decoder table (one coalesced load)
 //   instead of a binary search over the block descriptors.
+// - Small batches (all sub-decoders resident at once) run strict mode as one cooperative launch
+//   with a grid barrier per half-iteration (StrictPersistentKernel): the latency of one block.
 //
 // Why one thread per sub-decoder rather than 8 (one per state): with 8 threads each trellis
 // step needs an exchange of the 8 metrics (shuffles) and a 2-way max per thread, about as many
 // instructions as one thread doing all 8 states, plus the shuffle latency on the serial chain.
 #pragma once
+
+#include <cooperative_groups.h>
 
 #include <cstdint>
 
@@ -28,6 +34,9 @@ namespace sigpu::turbo::cuda {
 
 inline constexpr int kThreadsPerBlock = 128;
 inline constexpr int kWindow = 8;
+// 5 blocks of 128 threads per SM caps the registers at 96 (a few bytes of spill); 6 would
+// spill ~100 bytes per thread. Shared memory allows 6 (32 KB each).
+inline constexpr int kMinBlocks = 5;
 
 /// Loads that bypass L1 (cache at L2, coherent across SMs): loose mode reads values other
 /// thread blocks write during the same launch.
@@ -46,6 +55,17 @@ struct ReadOnlyLoad {
   }
 };
 
+// Windows start at the positions where the metrics are normalised (map_decoder.hpp): after the
+// last step of a window going forward, after its first going backward.
+static_assert(kWindow == kNormEvery);
+template <typename M>
+__device__ __forceinline__ void step_forward_in_window(M (&al)[8], M A, M Lp, int j, int wl) {
+  if (j == wl - 1)
+    forward_step<false, true>(al, A, Lp);
+  else
+    forward_step<false, false>(al, A, Lp);
+}
+
 /// Sub-decoder i of block d for one half-iteration, windowed (see the top of this file).
 /// ckpt: room for 8 metrics per window of this sub-block (global). sal: this block's shared
 /// alpha window, sal[(j * 8 + s) * kThreadsPerBlock + threadIdx.x].
@@ -60,8 +80,6 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
   const int len = end - begin;
   const Llr* __restrict__ sys = h.llr + d.llr_offset;
   const Llr* __restrict__ par = sys + static_cast<std::size_t>(K + 4) * (1 + c);
-  const std::uint16_t* __restrict__ pi = h.pi + d.perm_offset;
-  const std::uint16_t* __restrict__ pi_inv = h.pi_inv + d.perm_offset;
   const Llr* ext_in = h.ext_in + d.bit_offset;
   Llr* ext_out = h.ext_out + d.bit_offset;
   const int tid = threadIdx.x;
@@ -85,24 +103,40 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
     for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
   }
 
+  // The window's information bits (pos: natural order; component 2 steps through the QPP
+  // interleaver, computed incrementally: pi(k + 1) = pi(k) + g(k), g(k + 1) = g(k) + 2 f2,
+  // mod K) and their inputs. Every load of a window is independent of the others.
+  // pos16 packs the window's bit positions two per register (they are < 6144).
   M A[W], Lp[W];
+  std::uint32_t pos16[W / 2];
+  const int two_f2 = (2 * d.f2) % K;
   auto load_window = [&](int k0, int wl) {
+    int p = k0, g = 1;
+    if (c == 1) {
+      p = qpp_at(K, d.f1, d.f2, k0);
+      g = (d.f1 + d.f2 * (2 * k0 + 1)) % K;
+    }
 #pragma unroll
     for (int j = 0; j < W; ++j) {
       if (j < wl) {
-        const int k = k0 + j;
-        int ks = k, ke;
-        if (c == 0) {
-          ke = __ldg(pi_inv + k);
-        } else {
-          ks = __ldg(pi + k);
-          ke = ks;
-        }
-        A[j] = static_cast<M>(__ldg(sys + ks)) + static_cast<M>(Load::ld(ext_in + ke));
-        Lp[j] = static_cast<M>(__ldg(par + k));
+        A[j] = static_cast<M>(__ldg(sys + p)) + static_cast<M>(Load::ld(ext_in + p));
+        Lp[j] = static_cast<M>(__ldg(par + k0 + j));
+      }
+      if (j % 2 == 0)
+        pos16[j / 2] = static_cast<std::uint32_t>(p);
+      else
+        pos16[j / 2] |= static_cast<std::uint32_t>(p) << 16;
+      if (c == 1) {
+        p += g;
+        p = p >= K ? p - K : p;
+        g += two_f2;
+        g = g >= K ? g - K : g;
+      } else {
+        ++p;
       }
     }
   };
+  auto pos = [&](int j) -> int { return (pos16[j / 2] >> (16 * (j % 2))) & 0xFFFFu; };
 
   const int nwin = (len + W - 1) / W;
   if (nwin > 1) {  // checkpoint pass
@@ -113,7 +147,7 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
       load_window(k0, wl);
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        if (j < wl) forward_step<false>(al, A[j], Lp[j]);
+        if (j < wl) step_forward_in_window(al, A[j], Lp[j], j, wl);
     }
     if (i < P - 1) {
       M* dst =
@@ -139,7 +173,7 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
       if (j < wl) {
 #pragma unroll
         for (int s = 0; s < 8; ++s) sal[(j * 8 + s) * kThreadsPerBlock + tid] = a[s];
-        forward_step<false>(a, A[j], Lp[j]);
+        step_forward_in_window(a, A[j], Lp[j], j, wl);
       }
     }
     if (nwin == 1 && i < P - 1) {
@@ -151,14 +185,14 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
 #pragma unroll
     for (int j = W - 1; j >= 0; --j) {
       if (j < wl) {
-        const int k = k0 + j;
         const M* row = sal + j * 8 * kThreadsPerBlock + tid;
-        const M le =
-            extrinsic_diff<false>([&](int s) { return row[s * kThreadsPerBlock]; }, be, Lp[j]);
-        ext_out[k] = Tr::extrinsic(le, h.scale, h.scale_q4);
-        if (h.bits)
-          h.bits[d.bit_offset + (c == 0 ? k : __ldg(pi + k))] = (A[j] + le) < M(0) ? 1 : 0;
-        backward_step<false>(be, A[j], Lp[j]);
+        auto alpha = [&](int s) { return row[s * kThreadsPerBlock]; };
+        const M le = j == 0  // constant once unrolled: normalise after the window's first bit
+                         ? backward_extrinsic<false, true>(be, alpha, A[j], Lp[j])
+                         : backward_extrinsic<false, false>(be, alpha, A[j], Lp[j]);
+        const int n = pos(j);
+        ext_out[n] = Tr::extrinsic(le, h.scale, h.scale_q4);
+        if (h.bits) write_decision(h, d.bit_offset + n, A[j] + le);
       }
     }
   }
@@ -171,25 +205,73 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
 
 /// Strict mode: one half-iteration of every sub-decoder of the batch. sub_block[t]: the code
 /// block of global sub-decoder t. scratch: 8 metrics per bit (checkpoints use 1 / kWindow).
+/// done_at (early termination, else null): sub-decoders of blocks that passed their CRC stop.
 template <class Tr>
-__global__ void __launch_bounds__(kThreadsPerBlock)
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
     HalfIterationKernel(HalfIteration<Tr> h, const std::uint32_t* __restrict__ sub_block,
-                        std::uint32_t total_subs, typename Tr::Metric* scratch) {
+                        std::uint32_t total_subs, typename Tr::Metric* scratch,
+                        const std::int32_t* __restrict__ done_at) {
   using M = typename Tr::Metric;
   __shared__ M sal[kWindow * 8 * kThreadsPerBlock];
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= total_subs) return;
-  const BlockDesc d = h.blocks[__ldg(sub_block + t)];
+  const std::uint32_t block = __ldg(sub_block + t);
+  if (done_at && done_at[block]) return;
+  const BlockDesc d = h.blocks[block];
   const int i = static_cast<int>(t - d.sub_offset);
   M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
   decode_windowed<Tr, kWindow, ReadOnlyLoad>(h, d, i, ckpt, sal);
+}
+
+/// Strict mode in one cooperative launch, for batches whose sub-decoders are all resident at
+/// once (the latency of a few blocks): a grid barrier between half-iterations stands in for the
+/// kernel boundary, and the kernel zeroes its working arrays itself instead of three memsets.
+/// Each half-iteration reads and writes what HalfIterationKernel does: the same results. The
+/// arrays written during the launch are read with L2-coherent loads.
+template <class Tr>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    StrictPersistentKernel(HalfIteration<Tr> h, typename Tr::Llr* ext1, typename Tr::Llr* ext2,
+                           std::uint32_t ext_words, std::uint32_t bound_words,
+                           const std::uint32_t* __restrict__ sub_block, std::uint32_t total_subs,
+                           typename Tr::Metric* scratch, int iterations, std::uint8_t* bits,
+                           float* llr_out) {
+  using M = typename Tr::Metric;
+  __shared__ M sal[kWindow * 8 * kThreadsPerBlock];
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t stride = gridDim.x * blockDim.x;
+  auto* w1 = reinterpret_cast<std::uint32_t*>(ext1);
+  auto* w2 = reinterpret_cast<std::uint32_t*>(ext2);
+  auto* wb = reinterpret_cast<std::uint32_t*>(h.alpha_bounds);  // alpha, then beta
+  for (std::uint32_t x = t; x < ext_words; x += stride) w1[x] = w2[x] = 0;
+  for (std::uint32_t x = t; x < bound_words; x += stride) wb[x] = 0;
+  grid.sync();
+  const bool active = t < total_subs;
+  BlockDesc d;
+  int i = 0;
+  M* ckpt = nullptr;
+  if (active) {
+    d = h.blocks[__ldg(sub_block + t)];
+    i = static_cast<int>(t - d.sub_offset);
+    ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
+  }
+  for (int it = 0; it < iterations; ++it) {
+    for (int c = 0; c < 2; ++c) {
+      h.select(it, c, ext1, ext2);
+      const bool decide = it == iterations - 1 && c == 1;
+      h.bits = decide ? bits : nullptr;
+      h.llr_out = decide ? llr_out : nullptr;
+      if (active) decode_windowed<Tr, kWindow, CoherentLoad>(h, d, i, ckpt, sal);
+      grid.sync();
+    }
+  }
 }
 
 /// Loose mode: every iteration in one launch. A sub-decoder never waits for another; it reads
 /// the extrinsics and boundary metrics its neighbours have published so far (L2-coherent loads,
 /// fenced stores), in whatever iteration they are.
 template <class Tr>
-__global__ void __launch_bounds__(kThreadsPerBlock)
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
     LooseKernel(HalfIteration<Tr> h, const typename Tr::Llr* ext1, const typename Tr::Llr* ext2,
                 const std::uint32_t* __restrict__ sub_block, std::uint32_t total_subs,
                 typename Tr::Metric* scratch, int iterations, std::uint8_t* bits) {
@@ -207,10 +289,35 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       hc.read_buf = hc.write_buf = 0;
       hc.ext_in = c == 0 ? ext2 : ext1;
       hc.ext_out = const_cast<typename Tr::Llr*>(c == 0 ? ext1 : ext2);
-      hc.bits = (it == iterations - 1 && c == 1) ? bits : nullptr;
+      const bool decide = it == iterations - 1 && c == 1;
+      hc.bits = decide ? bits : nullptr;
+      hc.llr_out = decide ? h.llr_out : nullptr;
       decode_windowed<Tr, kWindow, CoherentLoad>(hc, d, i, ckpt, sal);
       __threadfence();
     }
+  }
+}
+
+inline constexpr int kCrcThreads = 256;
+
+/// Early termination after iteration `iteration`: one thread block per code block XORs the
+/// CRC24B weights (crc24b_weights) of the block's one bits; a zero CRC marks the block done.
+__global__ void __launch_bounds__(kCrcThreads)
+    CrcCheckKernel(const BlockDesc* __restrict__ blocks, const std::uint8_t* __restrict__ bits,
+                   const std::uint32_t* __restrict__ weights, std::int32_t* done_at,
+                   int iteration) {
+  __shared__ std::uint32_t part[kCrcThreads / 32];
+  const BlockDesc d = blocks[blockIdx.x];
+  if (done_at[blockIdx.x]) return;  // the whole thread block leaves together
+  std::uint32_t r = 0;
+  for (int k = threadIdx.x; k < d.K; k += kCrcThreads)
+    if (bits[d.bit_offset + k]) r ^= __ldg(weights + (d.K - 1 - k));
+  for (int off = 16; off > 0; off >>= 1) r ^= __shfl_xor_sync(0xFFFFFFFFu, r, off);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = r;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kCrcThreads / 32; ++w) r ^= part[w];
+    if (r == 0) done_at[blockIdx.x] = iteration;
   }
 }
 

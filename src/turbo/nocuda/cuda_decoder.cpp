@@ -20,5 +20,11 @@ double CudaDecoder::run(const DecoderOptions&) {
 std::vector<std::uint8_t> CudaDecoder::bits() const {
   return {};
 }
+std::vector<float> CudaDecoder::llrs() const {
+  return {};
+}
+std::vector<int> CudaDecoder::iterations() const {
+  return {};
+}
 
 }  // namespace sigpu::turbo
