@@ -7,8 +7,12 @@
 // filters derive boundary strengths, QPs and every edge decision from it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include <sigpu/core.hpp>
 
 namespace sigpu::hevc_filter {
 
@@ -76,13 +80,74 @@ struct PictureInfo {
   bool sao = false;                        ///< sample_adaptive_offset_enabled_flag
   bool filter_across_tiles = true;         ///< loop_filter_across_tiles_enabled_flag
 
-  std::vector<BlockInfo> blocks;  ///< ceil(width/4) x ceil(height/4), row-major
-  std::vector<Motion> motion;     ///< same grid, or empty (intra picture)
-  std::vector<SliceParams> slices;
-  std::vector<SaoParams> sao_params;     ///< one per CTB, raster order (when sao)
+  std::vector<BlockInfo> blocks;      ///< ceil(width/4) x ceil(height/4), row-major
+  std::vector<Motion> motion;         ///< same grid, or empty (intra picture)
+  std::vector<SliceParams> slices;    ///< one per slice (not per slice segment: dependent segments
+                                      ///< belong to their slice), in decoding order, so that a
+                                      ///< lower index is an earlier slice (SAO's rule in 8.7.3)
+  std::vector<SaoParams> sao_params;  ///< one per CTB, raster order (when sao)
   std::vector<std::uint16_t> ctb_tile;   ///< tile index per CTB, raster order (empty: one tile)
   std::vector<std::uint16_t> ctb_slice;  ///< index into slices per CTB, raster order (slices
-                                         ///< hold whole CTBs, so this places every sample)
+                                         ///< hold whole CTBs, so this places every sample;
+                                         ///< empty: every CTB is in slices[0])
+};
+
+/// The three sample planes of a picture (Y, Cb, Cr; only Y when monochrome). Samples are
+/// uint16_t for every bit depth (8 to 12): one code path, no templates at the API, and the
+/// front end's reconstruction writes them directly. Strides are in samples, not bytes; the
+/// chroma planes of 4:2:0 are width/2 x height/2.
+struct Planes {
+  std::uint16_t* data[3] = {};
+  std::ptrdiff_t stride[3] = {};
+};
+
+/// Checks that the side information is complete and consistent (sizes of every vector, bit
+/// depths 8..12, chroma format 0 or 1, width and height multiples of 8, CTB size, QPs in range,
+/// slice and tile indices in range, SAO parameters in range); throws Error naming the first
+/// field that is wrong. Every filter entry point calls it first.
+void validate(const PictureInfo& info);
+
+/// Deblocks, then applies SAO, in place on host planes: `cpu` is the serial reference,
+/// `cpu_parallel` uses ThreadPool::shared(); `cuda` runs a CudaFilter on device 0 (made for
+/// this call: a decoder should hold its own CudaFilter); `automatic` is resolve()'s choice. All
+/// backends are bit-identical.
+void filter_picture(const PictureInfo& info, const Planes& planes, Backend backend = Backend::cpu);
+
+/// The GPU filters: deblocking in one launch over 8x8 boundary blocks (each filters its
+/// vertical edge, then its horizontal edge, exactly), SAO in a second launch from the deblocked
+/// copy, per-CTB parameters packed on the host. Device buffers grow when the picture grows and
+/// are kept between pictures. One instance per decoder; not thread-safe; all work runs on the
+/// instance's own CUDA stream.
+class CudaFilter {
+ public:
+  explicit CudaFilter(int device = 0);  ///< throws Error when built without CUDA or no device
+  ~CudaFilter();
+  CudaFilter(CudaFilter&&) noexcept;
+  CudaFilter& operator=(CudaFilter&&) noexcept;
+
+  /// Host planes: uploads them and the side information, filters, downloads; returns when the
+  /// planes hold the filtered picture.
+  void filter(const PictureInfo& info, const Planes& host);
+
+  /// Device-resident planes (device pointers, strides in samples): copies the side
+  /// information into pinned staging, then enqueues its upload and both kernels on stream() and
+  /// returns at once, so the caller can parse the next picture while the GPU filters this one.
+  /// `info` may be changed or freed as soon as this returns; the planes are final after
+  /// synchronize() (or after later work on stream()). = upload(info) then run(device).
+  void filter_device(const PictureInfo& info, const Planes& device);
+
+  /// The two halves of filter_device, for callers that time them apart (the benchmark).
+  void upload(const PictureInfo& info);
+  void run(const Planes& device);
+
+  /// Waits for everything enqueued on stream().
+  void synchronize();
+  /// The cudaStream_t the filters run on (as void*, so this header needs no CUDA).
+  void* stream() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace sigpu::hevc_filter
