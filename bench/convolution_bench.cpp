@@ -10,9 +10,12 @@
 //
 //   convolution_bench [--scenario a|b|all] [--backend cpu,cpu1,cuda] [--periods 100000]
 //                     [--cpu-periods N] [--search-periods 2000] [--wait sync|event|flag]
-//                     [--n N] [--max-n N]
-// Backends: cpu (all cores), cpu1 (the serial reference, one core), cuda; default cpu,cuda.
+//                     [--n N] [--max-n N] [--threads N] [--paced]
+// Backends: cpu (all cores, or --threads; workers of the real-time pool, core/rt_pool.hpp), cpu1
+// (the serial reference, one core), cuda; default cpu,cuda.
 // --n skips the search; --cpu-periods sets the CPU's confirm length (default --periods).
+// --paced: CPU periods start one period apart, the thread sleeping in between (as under an audio
+// callback: the pool's workers see the gap), instead of back to back.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -56,6 +59,8 @@ struct Options {
   std::string scenario = "all", backends = "cpu,cuda", wait = "event";
   std::size_t periods = 100000, cpu_periods = 0, search_periods = 2000;  // cpu_periods 0: periods
   std::uint32_t n = 0, max_n = 0;
+  unsigned threads = 0;  // the cpu backend's threads, the caller included; 0: all
+  bool paced = false;    // CPU periods start every period instead of back to back
 };
 
 std::uint64_t splitmix(std::uint64_t& s) {
@@ -140,11 +145,21 @@ Stats summarise(std::vector<double>& t, double period) {
 
 using Clock = std::chrono::steady_clock;
 
-/// Times `periods` calls of one_period() after a warm-up.
-Stats time_periods(const std::function<void()>& one_period, std::size_t periods, double period) {
+/// Times `periods` calls of one_period() after a warm-up. Paced: a call starts every `period`
+/// (or at once when the last one overran), the thread sleeping in between as an audio callback's
+/// thread does; otherwise back to back.
+Stats time_periods(const std::function<void()>& one_period, std::size_t periods, double period,
+                   bool paced = false) {
   for (int i = 0; i < 200; ++i) one_period();
   std::vector<double> t(periods);
+  const auto step =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(period));
+  auto start = Clock::now();
   for (auto& v : t) {
+    if (paced) {
+      std::this_thread::sleep_until(start);
+      start = std::max(start + step, Clock::now());
+    }
     const auto t0 = Clock::now();
     one_period();
     v = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -162,19 +177,21 @@ class Runner {
 
 class CpuRunner : public Runner {
  public:
-  CpuRunner(const cv::Config& c, unsigned threads, double period)
+  CpuRunner(const cv::Config& c, unsigned threads, double period, bool paced)
       : conv_(c, threads),
         in_(make_input(std::size_t{c.inputs} * c.partition)),
         out_(std::size_t{c.outputs} * c.partition),
-        period_(period) {}
+        period_(period),
+        paced_(paced) {}
   Stats run(std::size_t periods, const std::string&) override {
-    return time_periods([&] { conv_.process(in_, out_); }, periods, period_);
+    return time_periods([&] { conv_.process(in_, out_); }, periods, period_, paced_);
   }
 
  private:
   cv::CpuConvolver conv_;
   std::vector<float> in_, out_;
   double period_;
+  bool paced_;
 };
 
 #ifdef SIGPU_HAVE_CUDA
@@ -265,12 +282,12 @@ class CudaRunner : public Runner {
 };
 #endif
 
-std::unique_ptr<Runner> make_runner(const std::string& backend, const cv::Config& c,
-                                    double period) {
+std::unique_ptr<Runner> make_runner(const std::string& backend, const cv::Config& c, double period,
+                                    const Options& o) {
 #ifdef SIGPU_HAVE_CUDA
   if (backend == "cuda") return std::make_unique<CudaRunner>(c, period);
 #endif
-  return std::make_unique<CpuRunner>(c, backend == "cpu1" ? 1 : 0, period);
+  return std::make_unique<CpuRunner>(c, backend == "cpu1" ? 1 : o.threads, period, o.paced);
 }
 
 void print_row(const Scenario& s, const std::string& backend, const std::string& wait,
@@ -281,11 +298,11 @@ void print_row(const Scenario& s, const std::string& backend, const std::string&
   std::fflush(stdout);
 }
 
-Stats trial(const Scenario& s, const std::string& backend, const std::string& wait, std::uint32_t n,
+Stats trial(const Scenario& s, const std::string& backend, const Options& o, std::uint32_t n,
             std::size_t periods, double period) {
-  const auto runner = make_runner(backend, make_config(s, n), period);
-  const Stats st = runner->run(periods, wait);
-  print_row(s, backend, wait, n, st, st.ok() ? "search ok" : "search miss");
+  const auto runner = make_runner(backend, make_config(s, n), period, o);
+  const Stats st = runner->run(periods, o.wait);
+  print_row(s, backend, o.wait, n, st, st.ok() ? "search ok" : "search miss");
   return st;
 }
 
@@ -302,7 +319,7 @@ void search(const Scenario& s, const std::string& backend, const Options& o) {
     good = o.n;
   } else {
     auto passes = [&](std::uint32_t n) {
-      return trial(s, backend, o.wait, n, o.search_periods, period).ok();
+      return trial(s, backend, o, n, o.search_periods, period).ok();
     };
     for (std::uint32_t n = start; n >= 1; n /= 2) {  // halve until one passes
       if (passes(n)) {
@@ -329,7 +346,7 @@ void search(const Scenario& s, const std::string& backend, const Options& o) {
     }
   }
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const auto runner = make_runner(backend, make_config(s, good), period);
+    const auto runner = make_runner(backend, make_config(s, good), period, o);
     const Stats st = runner->run(periods, o.wait);
     print_row(s, backend, o.wait, good, st, st.ok() ? "CONFIRMED" : "confirm failed");
 #ifdef SIGPU_HAVE_CUDA
@@ -406,12 +423,16 @@ int main(int argc, char** argv) {
       o.n = static_cast<std::uint32_t>(std::atoi(argv[++i]));
     else if (a == "--max-n" && has)
       o.max_n = static_cast<std::uint32_t>(std::atoi(argv[++i]));
+    else if (a == "--threads" && has)
+      o.threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--paced")
+      o.paced = true;
     else {
       std::fprintf(
           stderr,
           "usage: convolution_bench [--scenario a|b|all] [--backend cpu,cpu1,cuda] "
           "[--periods N] [--cpu-periods N] [--search-periods N] [--wait sync|event|flag] [--n N] "
-          "[--max-n N]\n");
+          "[--max-n N] [--threads N] [--paced]\n");
       return 2;
     }
   }
@@ -437,10 +458,10 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "convolution bench, 48 kHz; GPU: %s; CPU: %u hardware threads (cpu uses "
-      "all, cpu1 one); CUDA wait: %s\n",
+      "convolution bench, 48 kHz; GPU: %s; CPU: %u hardware threads (cpu uses %u, cpu1 one); "
+      "CUDA wait: %s\n",
       devices.empty() ? "none" : devices[0].name.c_str(), std::thread::hardware_concurrency(),
-      o.wait.c_str());
+      o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()), o.wait.c_str());
   std::printf("%-3s %-5s %-6s %6s %8s | %9s %9s %9s %9s | %9s\n", "sc", "back", "wait", "N",
               "periods", "mean us", "p99 us", "p99.9 us", "max us", "misses");
   try {

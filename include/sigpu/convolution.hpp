@@ -56,6 +56,8 @@ inline std::size_t partitions(std::size_t taps, std::uint32_t partition) {
 /// The CPU backend. threads == 1 is the serial reference (only the calling thread works);
 /// otherwise a pool of `threads` threads (0: one per hardware thread) splits each period over
 /// inputs, then over outputs. FFTW plans are made in the constructor.
+/// Its workers spin for 4 ms after each period before they sleep (core/rt_pool.hpp), so a
+/// period's hand-off costs no scheduler wake-up.
 /// Threads: construct and destroy off the real-time thread (they allocate and plan); process()
 /// and reset() from one thread at a time (the audio thread).
 class CpuConvolver {

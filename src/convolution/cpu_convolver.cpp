@@ -1,12 +1,13 @@
 // The CPU backend: FFTW split-format transforms (so the multiply-accumulate loop is plain
 // vector arithmetic) and the layout shared with the GPU. A period runs in two phases, each split
 // over the pool: inputs (shift the overlap-save window, forward FFT into the delay line), then
-// outputs (sum every path's partitions, inverse FFT, keep the valid half, wet/dry).
+// outputs (sum every path's partitions, inverse FFT, keep the valid half, wet/dry). The pool is
+// the real-time one (core/rt_pool.hpp): its workers spin between periods, so a period's two
+// hand-offs cost no scheduler wake-up.
 #include <fftw3.h>
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -16,7 +17,7 @@
 #include "convolution/cpu_mac.hpp"
 #include "convolution/layout.hpp"
 #include "convolution/spectral.hpp"
-#include "core/thread_pool.hpp"
+#include "core/rt_pool.hpp"
 
 namespace sigpu::convolution {
 
@@ -65,17 +66,16 @@ struct CpuConvolver::Impl {
   Layout L;
   std::size_t stride = 0;  ///< floats per re or im half of a spectrum (bins rounded up)
   float wet = 1, dry = 0;
-  std::unique_ptr<ThreadPool> pool;  ///< null: serial
-  FloatArray window;                 ///< [inputs][2B] overlap-save input windows
-  FloatArray ring;                   ///< per input, ring_slots spectra of 2 * stride
-  FloatArray spectra;                ///< per IR, its partitions' spectra (scaled by 1 / 2B)
-  FloatArray acc;                    ///< [outputs][2 * stride] output spectra
-  FloatArray result;                 ///< [outputs][2B] inverse transforms
+  std::unique_ptr<RtPool> pool;  ///< null: serial
+  FloatArray window;             ///< [inputs][2B] overlap-save input windows
+  FloatArray ring;               ///< per input, ring_slots spectra of 2 * stride
+  FloatArray spectra;            ///< per IR, its partitions' spectra (scaled by 1 / 2B)
+  FloatArray acc;                ///< [outputs][2 * stride] output spectra
+  FloatArray result;             ///< [outputs][2B] inverse transforms
   Plan r2c, c2r;
   std::uint64_t count = 0;  ///< periods processed since the last reset
   const float* in = nullptr;
   float* out = nullptr;
-  std::function<void(std::size_t, std::size_t)> input_job, output_job;
 
   Impl(const Config& c, unsigned threads) : L(make_layout(c)), wet(c.wet), dry(c.dry) {
     stride = (L.bins + kCpuBinBlock - 1) / kCpuBinBlock * kCpuBinBlock;
@@ -87,9 +87,7 @@ struct CpuConvolver::Impl {
     result = allocate(N * L.outputs);
     make_plans();
     compute_ir_spectra(c);
-    if (threads != 1) pool = std::make_unique<ThreadPool>(threads);
-    input_job = [this](std::size_t b, std::size_t e) { process_inputs(b, e); };
-    output_job = [this](std::size_t b, std::size_t e) { process_outputs(b, e); };
+    if (threads != 1) pool = std::make_unique<RtPool>(RtPoolOptions{.threads = threads});
   }
 
   float* ring_spectrum(std::uint32_t input, std::uint32_t slot) const {
@@ -178,8 +176,8 @@ struct CpuConvolver::Impl {
     in = input.data();
     out = output.data();
     if (pool) {
-      pool->parallel_for(L.inputs, input_job);
-      pool->parallel_for(L.outputs, output_job);
+      pool->run(L.inputs, [this](std::size_t b, std::size_t e) { process_inputs(b, e); });
+      pool->run(L.outputs, [this](std::size_t b, std::size_t e) { process_outputs(b, e); });
     } else {
       process_inputs(0, L.inputs);
       process_outputs(0, L.outputs);
