@@ -1,0 +1,36 @@
+# prores: MOV input through libavformat (optional: without it only raw 'icpf' frames are read),
+# 16-bit PNG output in the CLI through libpng, and the benchmark's FFmpeg peer through
+# libavcodec. SIGPU_PRORES_FFMPEG_STATIC links a static, ProRes-only FFmpeg build instead of
+# the system's shared one, for the GPU machine's bundle (Debian's libavcodec drags in ~230 MB):
+# point PKG_CONFIG_PATH at its lib/pkgconfig (docs/prores.md says how to build it).
+option(SIGPU_PRORES_FFMPEG_STATIC "Link FFmpeg statically (PKG_CONFIG_PATH to a static build)" OFF)
+pkg_check_modules(PRORES_AV libavformat libavcodec libavutil)
+if(PRORES_AV_FOUND)
+  if(SIGPU_PRORES_FFMPEG_STATIC)
+    # Full paths, so that no other -L folder can swap in the system's shared libraries.
+    set(_prores_av_link)
+    foreach(lib avformat avcodec avutil)
+      find_library(SIGPU_PRORES_LIB_${lib} NAMES lib${lib}.a
+                   PATHS ${PRORES_AV_STATIC_LIBRARY_DIRS} NO_DEFAULT_PATH REQUIRED)
+      list(APPEND _prores_av_link ${SIGPU_PRORES_LIB_${lib}})
+    endforeach()
+    list(APPEND _prores_av_link Threads::Threads m atomic)
+    set(_prores_av_inc ${PRORES_AV_STATIC_INCLUDE_DIRS})
+  else()
+    set(_prores_av_link ${PRORES_AV_LINK_LIBRARIES})
+    set(_prores_av_inc ${PRORES_AV_INCLUDE_DIRS})
+  endif()
+  target_compile_definitions(sigpu PRIVATE SIGPU_HAVE_LIBAVFORMAT=1)
+  target_include_directories(sigpu PRIVATE ${_prores_av_inc})
+  target_link_libraries(sigpu PUBLIC ${_prores_av_link})
+  target_compile_definitions(sigpu PUBLIC SIGPU_PRORES_HAVE_MOV=1)
+  if(TARGET prores_bench)
+    target_include_directories(prores_bench PRIVATE ${_prores_av_inc})
+    target_compile_definitions(prores_bench PRIVATE SIGPU_HAVE_LIBAVCODEC=1)
+  endif()
+endif()
+pkg_check_modules(PRORES_PNG IMPORTED_TARGET libpng)
+if(PRORES_PNG_FOUND AND TARGET sigpu_cli)
+  target_link_libraries(sigpu_cli PRIVATE PkgConfig::PRORES_PNG)
+  target_compile_definitions(sigpu_cli PRIVATE SIGPU_HAVE_LIBPNG=1)
+endif()
