@@ -1,0 +1,572 @@
+// slice_segment_data() (7.3.8): CTU loop with substreams and context initialisation/sync
+// (9.3.1, 9.3.2), SAO syntax, coding quadtree, coding unit, transform tree and unit, QP
+// derivation (8.6.1), and block reconstruction right after each block is parsed.
+#include <algorithm>
+#include <string>
+
+#include "core/bit_reader.hpp"
+#include "hevc/intra_pred.hpp"
+#include "hevc/slice_decoder.hpp"
+#include "hevc/transform.hpp"
+
+namespace sigpu::hevc {
+namespace {
+
+using hevc_filter::BlockFlag;
+
+int chroma_qp_table(int qpi) {
+  static constexpr int kTable[13] = {29, 30, 31, 32, 33, 33, 34, 34, 35, 35, 36, 36, 37};
+  if (qpi < 30) return qpi;
+  if (qpi > 42) return qpi - 6;
+  return kTable[qpi - 30];
+}
+
+}  // namespace
+
+SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index,
+                           PictureParseState& st)
+    : pic_(pic),
+      sps_(*pic.sps),
+      pps_(*pic.pps),
+      geo_(*pic.pps->geometry),
+      sh_(sh),
+      slice_index_(slice_index),
+      st_(st) {
+  if (sps_.scaling_list_enabled) {
+    scaling_ = (pps_.scaling_list_present ? pps_.scaling_list : sps_.scaling_list).factors();
+    scaling_on_ = true;
+  }
+  log2_min_qg_ = sps_.log2_ctb - pps_.diff_cu_qp_delta_depth;
+}
+
+void SliceDecoder::fail(const char* element, const std::string& what) const {
+  throw DecodeError("CTB " + std::to_string(ctb_rs_) + " (" + std::to_string(ctb_x0_) + "," +
+                    std::to_string(ctb_y0_) + "): " + element + ": " + what);
+}
+
+void SliceDecoder::start_substream(const NalUnit& nal, std::size_t pos) {
+  if (pos >= nal.rbsp.size()) fail("slice_segment_data", "substream starts beyond the NAL unit");
+  cabac_.init(nal.rbsp.data(), nal.rbsp.size(), pos);
+}
+
+bool SliceDecoder::available(int x_cur, int y_cur, int xn, int yn) const {
+  if (xn < 0 || yn < 0 || xn >= sps_.width || yn >= sps_.height) return false;
+  const int w = geo_.width_ctbs, l = sps_.log2_ctb;
+  const int ctb_n = (yn >> l) * w + (xn >> l);
+  if (pic_.ctb_slice_addr[ctb_n] != sh_.slice_address) return false;
+  const int ctb_c = (y_cur >> l) * w + (x_cur >> l);
+  if (ctb_n != ctb_c && geo_.tile_id[geo_.rs_to_ts[ctb_n]] != geo_.tile_id[geo_.rs_to_ts[ctb_c]])
+    return false;
+  return geo_.zscan(xn, yn) <= geo_.zscan(x_cur, y_cur);
+}
+
+void SliceDecoder::decode(const NalUnit& nal) {
+  nal_ = &nal;
+  const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
+  int ts = geo_.rs_to_ts[sh_.segment_address];
+  ctb_rs_ = sh_.segment_address;
+  if (sh_.dependent && st_.last_ctb_ts != ts - 1)
+    fail("slice_segment_address", "dependent slice segment does not continue the previous one");
+  if (pic_.ctb_slice_addr[sh_.segment_address] != -1)
+    fail("slice_segment_address", "CTB already decoded in this picture");
+  start_substream(nal, sh_.data_offset);
+  std::size_t substream = 0;
+  // A dependent segment continues the slice's QP prediction (8.6.1: first QG in a slice).
+  qg_reset_ = !sh_.dependent;
+  for (bool first = true;; first = false) {
+    const int rs = geo_.ts_to_rs[ts];
+    ctb_rs_ = rs;
+    ctb_x0_ = (rs % w) << sps_.log2_ctb;
+    ctb_y0_ = (rs / w) << sps_.log2_ctb;
+    pic_.ctb_slice_addr[rs] = sh_.slice_address;
+    pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
+    init_contexts_for_ctb(rs, ts, first);
+    if (sh_.sao_luma || sh_.sao_chroma) parse_sao(rs % w, rs / w, rs, ts);
+    coding_quadtree(ctb_x0_, ctb_y0_, sps_.log2_ctb, 0);
+    const bool end = cabac_.terminate();
+    if (cabac_.overrun())
+      fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
+    ++pic_.decoded_ctbs;
+    if (pps_.entropy_coding_sync &&
+        (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
+      st_.wpp = ctx_;
+    st_.last_ctb_ts = ts;
+    ++ts;
+    if (end) {
+      st_.ds = ctx_;
+      st_.ds_valid = true;
+      return;
+    }
+    if (ts >= n_ctbs) fail("end_of_slice_segment_flag", "0 after the last CTB of the picture");
+    const int next_rs = geo_.ts_to_rs[ts];
+    const bool new_tile = pps_.tiles && geo_.tile_id[ts] != geo_.tile_id[ts - 1];
+    const bool new_row =
+        pps_.entropy_coding_sync &&
+        (next_rs % w == 0 || geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[next_rs - 1]]);
+    if (new_tile || new_row) {
+      if (!cabac_.terminate()) fail("end_of_subset_one_bit", "is 0");
+      const std::size_t pos = cabac_.aligned_position_after_terminate();
+      if (substream < sh_.entry_points.size()) {
+        if (sh_.entry_points[substream] != pos)
+          fail("entry_point_offset_minus1", "substream " + std::to_string(substream + 1) +
+                                                " does not start where the previous one ended (" +
+                                                std::to_string(pos) + " vs " +
+                                                std::to_string(sh_.entry_points[substream]) + ")");
+      }
+      ++substream;
+      start_substream(nal, pos);
+    }
+  }
+}
+
+void SliceDecoder::init_contexts_for_ctb(int rs, int ts, bool first) {
+  const int w = geo_.width_ctbs;
+  const bool tile_start = ts == 0 || geo_.tile_id[ts] != geo_.tile_id[ts - 1];
+  const bool row_start = pps_.entropy_coding_sync &&
+                         (rs % w == 0 || geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 1]]);
+  if ((first && !sh_.dependent) || tile_start) {
+    ctx_ = init_contexts(sh_.slice_qp);
+    qg_reset_ = true;
+    return;
+  }
+  if (row_start) {
+    qg_reset_ = true;
+    const int ctb = sps_.ctb_size();
+    ctx_ = available(ctb_x0_, ctb_y0_, ctb_x0_ + ctb, ctb_y0_ - ctb) ? st_.wpp
+                                                                     : init_contexts(sh_.slice_qp);
+    return;
+  }
+  if (first) {
+    if (!st_.ds_valid)
+      fail("dependent_slice_segment_flag", "no preceding slice segment to continue");
+    ctx_ = st_.ds;
+  }
+}
+
+void SliceDecoder::parse_sao(int rx, int ry, int rs, int ts) {
+  auto& all = pic_.info.sao_params;
+  hevc_filter::SaoParams& cur = all[rs];
+  cur = {};
+  const int w = geo_.width_ctbs;
+  if (rx > 0 && rs > sh_.slice_address && geo_.tile_id[ts] == geo_.tile_id[geo_.rs_to_ts[rs - 1]]) {
+    if (cabac_.decode(ctx_[kCtxSaoMerge])) {
+      cur = all[rs - 1];
+      return;
+    }
+  }
+  if (ry > 0 && rs - w >= sh_.slice_address &&
+      geo_.tile_id[ts] == geo_.tile_id[geo_.rs_to_ts[rs - w]]) {
+    if (cabac_.decode(ctx_[kCtxSaoMerge])) {
+      cur = all[rs - w];
+      return;
+    }
+  }
+  const int comps = sps_.chroma_format_idc == 0 ? 1 : 3;
+  for (int c = 0; c < comps; ++c) {
+    if (!(c == 0 ? sh_.sao_luma : sh_.sao_chroma)) continue;
+    if (c < 2) {
+      int type = 0;
+      if (cabac_.decode(ctx_[kCtxSaoType])) type = cabac_.bypass() ? 2 : 1;
+      cur.type[c] = static_cast<std::uint8_t>(type);
+    } else {
+      cur.type[2] = cur.type[1];
+    }
+    if (cur.type[c] == 0) continue;
+    const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
+    const int cmax = (1 << (std::min(bit_depth, 10) - 5)) - 1;
+    int abs_v[4];
+    for (int& a : abs_v) {
+      a = 0;
+      while (a < cmax && cabac_.bypass()) ++a;
+    }
+    const int scale = c ? pps_.log2_sao_offset_scale_chroma : pps_.log2_sao_offset_scale_luma;
+    if (cur.type[c] == 1) {
+      for (int i = 0; i < 4; ++i)
+        if (abs_v[i] && cabac_.bypass()) abs_v[i] = -abs_v[i];
+      cur.band_position[c] = static_cast<std::uint8_t>(cabac_.bypass_bits(5));
+      for (int i = 0; i < 4; ++i)
+        cur.offset[c][i] = static_cast<std::int16_t>(abs_v[i] * (1 << scale));
+    } else {
+      if (c < 2)
+        cur.eo_class[c] = static_cast<std::uint8_t>(cabac_.bypass_bits(2));
+      else
+        cur.eo_class[2] = cur.eo_class[1];
+      for (int i = 0; i < 4; ++i)
+        cur.offset[c][i] = static_cast<std::int16_t>((i < 2 ? abs_v[i] : -abs_v[i]) * (1 << scale));
+    }
+  }
+}
+
+void SliceDecoder::coding_quadtree(int x0, int y0, int log2, int depth) {
+  const int size = 1 << log2;
+  bool split;
+  if (x0 + size <= sps_.width && y0 + size <= sps_.height && log2 > sps_.log2_min_cb) {
+    int inc = 0;
+    if (available(x0, y0, x0 - 1, y0) && pic_.ct_depth[pic_.block(x0 - 1, y0)] > depth) ++inc;
+    if (available(x0, y0, x0, y0 - 1) && pic_.ct_depth[pic_.block(x0, y0 - 1)] > depth) ++inc;
+    split = cabac_.decode(ctx_[kCtxSplitCu + inc]);
+  } else {
+    split = log2 > sps_.log2_min_cb;
+  }
+  if (log2 >= log2_min_qg_) start_quantization_group(x0, y0);
+  if (split) {
+    const int h = size >> 1;
+    for (int i = 0; i < 4; ++i) {
+      const int x = x0 + (i & 1) * h, y = y0 + (i >> 1) * h;
+      if (x < sps_.width && y < sps_.height) coding_quadtree(x, y, log2 - 1, depth + 1);
+    }
+    return;
+  }
+  for (int y = y0; y < y0 + size; y += 4)
+    for (int x = x0; x < x0 + size; x += 4)
+      pic_.ct_depth[pic_.block(x, y)] = static_cast<std::uint8_t>(depth);
+  coding_unit(x0, y0, log2);
+}
+
+void SliceDecoder::start_quantization_group(int x, int y) {
+  cu_qp_delta_coded_ = false;
+  cu_qp_delta_ = 0;
+  if (qg_reset_) {
+    st_.last_qp_y = sh_.slice_qp;
+    qg_reset_ = false;
+  }
+  const int prev = st_.last_qp_y;
+  const int mask = sps_.ctb_size() - 1;
+  const int qp_a = (x & mask) ? pic_.info.blocks[pic_.block(x - 1, y)].qp_y : prev;
+  const int qp_b = (y & mask) ? pic_.info.blocks[pic_.block(x, y - 1)].qp_y : prev;
+  qp_pred_ = (qp_a + qp_b + 1) >> 1;
+}
+
+void SliceDecoder::set_cu_qp() {
+  const int off = sps_.qp_bd_offset_y();
+  qp_y_ = ((qp_pred_ + cu_qp_delta_ + 52 + 2 * off) % (52 + off)) - off;
+}
+
+int SliceDecoder::chroma_qp(int c) const {
+  const int off = sps_.qp_bd_offset_c();
+  const int qpi = std::clamp(qp_y_ + (c == 1 ? pps_.cb_qp_offset + sh_.cb_qp_offset
+                                             : pps_.cr_qp_offset + sh_.cr_qp_offset),
+                             -off, 57);
+  return chroma_qp_table(qpi) + off;
+}
+
+void SliceDecoder::parse_cu_qp_delta() {
+  int v = 0;
+  while (v < 5 && cabac_.decode(ctx_[kCtxCuQpDelta + (v == 0 ? 0 : 1)])) ++v;
+  if (v == 5) {
+    int k = 0;
+    while (cabac_.bypass()) {
+      v += 1 << k;
+      if (++k > 16) fail("cu_qp_delta_abs", "suffix longer than 16 bins");
+    }
+    v += static_cast<int>(cabac_.bypass_bits(k));
+  }
+  if (v && cabac_.bypass()) v = -v;
+  const int half = sps_.qp_bd_offset_y() / 2;
+  if (v < -(26 + half) || v > 25 + half)
+    fail("cu_qp_delta_abs", "CuQpDeltaVal " + std::to_string(v) + " out of range");
+  cu_qp_delta_ = v;
+  cu_qp_delta_coded_ = true;
+  set_cu_qp();
+}
+
+void SliceDecoder::coding_unit(int x0, int y0, int log2) {
+  const int size = 1 << log2;
+  cu_x0_ = x0;
+  cu_y0_ = y0;
+  cu_log2_ = log2;
+  transquant_bypass_ = pps_.transquant_bypass && cabac_.decode(ctx_[kCtxTransquantBypass]);
+  bool nxn = false;
+  if (log2 == sps_.log2_min_cb) nxn = !cabac_.decode(ctx_[kCtxPartMode]);
+  bool pcm = false;
+  if (!nxn && sps_.pcm && log2 >= sps_.log2_min_pcm_cb && log2 <= sps_.log2_max_pcm_cb)
+    pcm = cabac_.terminate();
+  set_cu_qp();
+  if (pcm) {
+    for (int y = y0; y < y0 + size; y += 4)
+      for (int x = x0; x < x0 + size; x += 4) {
+        pic_.pcm[pic_.block(x, y)] = 1;
+        pic_.intra_mode[pic_.block(x, y)] = 1;
+      }
+    pcm_sample(x0, y0, log2);
+    record_cu(x0, y0, log2, sps_.pcm_loop_filter_disabled || transquant_bypass_);
+    record_tu(x0, y0, log2, false);
+    st_.last_qp_y = qp_y_;
+    return;
+  }
+  const int parts = nxn ? 4 : 1;
+  const int pb = nxn ? size / 2 : size;
+  bool prev_flag[4];
+  for (int i = 0; i < parts; ++i) prev_flag[i] = cabac_.decode(ctx_[kCtxPrevIntraLuma]);
+  for (int i = 0; i < parts; ++i) {
+    const int px = x0 + (i & 1) * pb, py = y0 + (i >> 1) * pb;
+    int mpm_idx = -1, rem = 0;
+    if (prev_flag[i])
+      mpm_idx = cabac_.bypass() ? (cabac_.bypass() ? 2 : 1) : 0;
+    else
+      rem = static_cast<int>(cabac_.bypass_bits(5));
+    auto cand_at = [&](int xn, int yn) {
+      if (!available(px, py, xn, yn)) return 1;
+      const std::size_t b = pic_.block(xn, yn);
+      return pic_.pcm[b] ? 1 : static_cast<int>(pic_.intra_mode[b]);
+    };
+    const int a = cand_at(px - 1, py);
+    const int b = (py - 1) < ((py >> sps_.log2_ctb) << sps_.log2_ctb) ? 1 : cand_at(px, py - 1);
+    int cand[3];
+    if (a == b) {
+      if (a < 2) {
+        cand[0] = 0, cand[1] = 1, cand[2] = 26;
+      } else {
+        cand[0] = a, cand[1] = 2 + ((a + 29) % 32), cand[2] = 2 + ((a - 2 + 1) % 32);
+      }
+    } else {
+      cand[0] = a, cand[1] = b;
+      cand[2] = (a != 0 && b != 0) ? 0 : ((a != 1 && b != 1) ? 1 : 26);
+    }
+    int mode;
+    if (mpm_idx >= 0) {
+      mode = cand[mpm_idx];
+    } else {
+      std::sort(cand, cand + 3);
+      mode = rem;
+      for (int k = 0; k < 3; ++k)
+        if (mode >= cand[k]) ++mode;
+    }
+    for (int y = py; y < py + pb; y += 4)
+      for (int x = px; x < px + pb; x += 4) {
+        pic_.intra_mode[pic_.block(x, y)] = static_cast<std::uint8_t>(mode);
+        pic_.pcm[pic_.block(x, y)] = 0;
+      }
+  }
+  if (sps_.chroma_format_idc != 0) {
+    int idc = 4;
+    if (cabac_.decode(ctx_[kCtxIntraChroma])) idc = static_cast<int>(cabac_.bypass_bits(2));
+    const int luma = pic_.intra_mode[pic_.block(x0, y0)];
+    static constexpr int kCand[4] = {0, 26, 10, 1};
+    chroma_mode_ = idc == 4 ? luma : (kCand[idc] == luma ? 34 : kCand[idc]);
+  }
+  intra_split_ = nxn ? 1 : 0;
+  max_trafo_depth_ = sps_.max_transform_hierarchy_depth_intra + intra_split_;
+  record_cu(x0, y0, log2, transquant_bypass_);
+  transform_tree(x0, y0, x0, y0, log2, 0, 0, false, false);
+  // The CU's QpY may have changed with a cu_qp_delta in one of its transform units.
+  for (int y = y0; y < y0 + size; y += 4)
+    for (int x = x0; x < x0 + size; x += 4)
+      pic_.info.blocks[pic_.block(x, y)].qp_y = static_cast<std::int8_t>(qp_y_);
+  st_.last_qp_y = qp_y_;
+}
+
+void SliceDecoder::pcm_sample(int x0, int y0, int log2) {
+  const std::size_t pos = cabac_.aligned_position_after_terminate();
+  const auto& rbsp = nal_->rbsp;
+  if (pos >= rbsp.size()) fail("pcm_sample_luma", "PCM samples beyond the NAL unit");
+  BitReader br(rbsp.data(), rbsp.size(), pos);
+  const int n = 1 << log2;
+  auto read_block = [&](int c, int x, int y, int size, int pcm_depth, int depth) {
+    auto& plane = pic_.planes[c];
+    const int stride = pic_.width[c];
+    for (int j = 0; j < size; ++j)
+      for (int i = 0; i < size; ++i)
+        plane[static_cast<std::size_t>(y + j) * stride + x + i] = static_cast<std::uint16_t>(
+            br.read(static_cast<unsigned>(pcm_depth)) << (depth - pcm_depth));
+  };
+  read_block(0, x0, y0, n, sps_.pcm_bit_depth_luma, sps_.bit_depth_luma);
+  if (sps_.chroma_format_idc != 0) {
+    read_block(1, x0 / 2, y0 / 2, n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
+    read_block(2, x0 / 2, y0 / 2, n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
+  }
+  if (br.overrun()) fail("pcm_sample_luma", "PCM samples run past the NAL unit");
+  const std::size_t end = br.byte_position();
+  if (end >= rbsp.size()) fail("pcm_sample_chroma", "no slice data after the PCM samples");
+  cabac_.init(rbsp.data(), rbsp.size(), end);
+}
+
+void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int depth, int blk,
+                                  bool parent_cb, bool parent_cr) {
+  bool split;
+  if (log2 <= sps_.log2_max_tb && log2 > sps_.log2_min_tb && depth < max_trafo_depth_ &&
+      !(intra_split_ && depth == 0))
+    split = cabac_.decode(ctx_[kCtxSplitTransform + 5 - log2]);
+  else
+    split = log2 > sps_.log2_max_tb || (intra_split_ && depth == 0);
+  bool cb = false, cr = false;
+  if (sps_.chroma_format_idc != 0) {
+    if (log2 > 2) {
+      if (depth == 0 || parent_cb) cb = cabac_.decode(ctx_[kCtxCbfChroma + depth]);
+      if (depth == 0 || parent_cr) cr = cabac_.decode(ctx_[kCtxCbfChroma + depth]);
+    } else {
+      cb = parent_cb;
+      cr = parent_cr;
+    }
+  }
+  if (split) {
+    const int h = 1 << (log2 - 1);
+    for (int i = 0; i < 4; ++i)
+      transform_tree(x0 + (i & 1) * h, y0 + (i >> 1) * h, x0, y0, log2 - 1, depth + 1, i, cb, cr);
+    return;
+  }
+  const bool cbf_luma = cabac_.decode(ctx_[kCtxCbfLuma + (depth == 0 ? 1 : 0)]);
+  transform_unit(x0, y0, xb, yb, log2, blk, cbf_luma, cb, cr);
+}
+
+void SliceDecoder::transform_unit(int x0, int y0, int xb, int yb, int log2, int blk, bool cbf_l,
+                                  bool cbf_cb, bool cbf_cr) {
+  if ((cbf_l || cbf_cb || cbf_cr) && pps_.cu_qp_delta_enabled && !cu_qp_delta_coded_)
+    parse_cu_qp_delta();
+  reconstruct(0, x0, y0, log2, pic_.intra_mode[pic_.block(x0, y0)], cbf_l, x0, y0);
+  record_tu(x0, y0, log2, cbf_l);
+  if (sps_.chroma_format_idc == 0) return;
+  if (log2 > 2) {
+    reconstruct(1, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cb, x0, y0);
+    reconstruct(2, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cr, x0, y0);
+  } else if (blk == 3) {
+    reconstruct(1, xb / 2, yb / 2, 2, chroma_mode_, cbf_cb, xb, yb);
+    reconstruct(2, xb / 2, yb / 2, 2, chroma_mode_, cbf_cr, xb, yb);
+  }
+}
+
+void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x,
+                               int cur_y) {
+  const int n = 1 << log2;
+  const int shift = c ? 1 : 0;  // 4:2:0
+  const int unit = c ? 2 : 4;   // samples per 4x4 luma block
+  const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
+  auto& plane = pic_.planes[c];
+  const int stride = pic_.width[c];
+  auto sample = [&](int sx, int sy) {
+    return static_cast<std::int32_t>(plane[static_cast<std::size_t>(sy) * stride + sx]);
+  };
+
+  // Reference samples with availability per 4x4 luma block (8.4.4.2.2).
+  std::int32_t ref[4 * 32 + 1];
+  bool avail[4 * 32 + 1];
+  bool any = false;
+  for (int k = 0; k < 2 * n; k += unit) {  // left column, p[-1][y], y = k .. k + unit - 1
+    const bool a = available(cur_x, cur_y, (x - 1) << shift, (y + k) << shift);
+    for (int j = 0; j < unit; ++j) {
+      const int idx = 2 * n - 1 - (k + j);
+      avail[idx] = a;
+      if (a) ref[idx] = sample(x - 1, y + k + j);
+    }
+    any |= a;
+  }
+  {
+    const bool a = available(cur_x, cur_y, (x - 1) << shift, (y - 1) << shift);
+    avail[2 * n] = a;
+    if (a) ref[2 * n] = sample(x - 1, y - 1);
+    any |= a;
+  }
+  for (int k = 0; k < 2 * n; k += unit) {  // top row, p[x][-1]
+    const bool a = available(cur_x, cur_y, (x + k) << shift, (y - 1) << shift);
+    for (int j = 0; j < unit; ++j) {
+      const int idx = 2 * n + 1 + k + j;
+      avail[idx] = a;
+      if (a) ref[idx] = sample(x + k + j, y - 1);
+    }
+    any |= a;
+  }
+  const int len = 4 * n + 1;
+  if (!any) {
+    std::fill(ref, ref + len, 1 << (bit_depth - 1));
+  } else {
+    if (!avail[0]) {
+      int k = 1;
+      while (!avail[k]) ++k;
+      ref[0] = ref[k];
+    }
+    for (int k = 1; k < len; ++k)
+      if (!avail[k]) ref[k] = ref[k - 1];
+  }
+  IntraParams p;
+  p.log2 = log2;
+  p.mode = mode;
+  p.luma = c == 0;
+  p.filter_refs = !sps_.intra_smoothing_disabled;
+  p.strong_smoothing = sps_.strong_intra_smoothing;
+  p.bit_depth = bit_depth;
+  std::uint16_t* dst = plane.data() + static_cast<std::size_t>(y) * stride + x;
+  intra_predict(ref, p, dst, stride);
+  if (!coded) return;
+
+  int scan_idx = 0;
+  if (log2 == 2 || (log2 == 3 && c == 0)) {
+    if (mode >= 6 && mode <= 14)
+      scan_idx = 2;
+    else if (mode >= 22 && mode <= 30)
+      scan_idx = 1;
+  }
+  bool tskip = false;
+  residual_coding(log2, c, scan_idx, coeffs_, tskip);
+  if (!transquant_bypass_) {
+    const int qp = c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c);
+    const std::uint8_t* factors =
+        scaling_on_ && !(tskip && n > 4) ? scaling_.m[log2 - 2][c].data() : nullptr;
+    dequantize(coeffs_, log2, qp, bit_depth, factors);
+    if (tskip)
+      transform_skip_residual(coeffs_, log2, bit_depth);
+    else
+      inverse_transform(coeffs_, log2, c == 0 && log2 == 2, bit_depth);
+  }
+  const int max_val = (1 << bit_depth) - 1;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      std::uint16_t& s = dst[static_cast<std::ptrdiff_t>(j) * stride + i];
+      s = static_cast<std::uint16_t>(
+          std::clamp(static_cast<int>(s) + coeffs_[j * n + i], 0, max_val));
+    }
+}
+
+void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
+  const int size = 1 << log2;
+  auto& blocks = pic_.info.blocks;
+  // filterEdgeFlag of the coding block's left and top edges (8.7.2.3).
+  auto edge_ok = [&](int xn, int yn) {
+    if (sh_.deblocking_disabled || xn < 0 || yn < 0) return false;
+    const int w = geo_.width_ctbs, l = sps_.log2_ctb;
+    const int ctb_n = (yn >> l) * w + (xn >> l), ctb_c = (y0 >> l) * w + (x0 >> l);
+    if (ctb_n == ctb_c) return true;
+    if (!pps_.loop_filter_across_tiles &&
+        geo_.tile_id[geo_.rs_to_ts[ctb_n]] != geo_.tile_id[geo_.rs_to_ts[ctb_c]])
+      return false;
+    if (!sh_.loop_filter_across_slices && pic_.ctb_slice_addr[ctb_n] != sh_.slice_address)
+      return false;
+    return true;
+  };
+  const bool left_ok = edge_ok(x0 - 1, y0), top_ok = edge_ok(x0, y0 - 1);
+  for (int y = y0; y < y0 + size; y += 4)
+    for (int x = x0; x < x0 + size; x += 4) {
+      hevc_filter::BlockInfo& b = blocks[pic_.block(x, y)];
+      b.flags = hevc_filter::kIntra;
+      b.deblock = 0;
+      if (no_filter) b.flags |= hevc_filter::kNoFilter;
+      if (x == x0) {
+        b.flags |= hevc_filter::kLeftPuEdge;
+        if (left_ok) b.deblock |= hevc_filter::kFilterLeft;
+      }
+      if (y == y0) {
+        b.flags |= hevc_filter::kTopPuEdge;
+        if (top_ok) b.deblock |= hevc_filter::kFilterTop;
+      }
+      b.qp_y = static_cast<std::int8_t>(qp_y_);
+    }
+}
+
+void SliceDecoder::record_tu(int x0, int y0, int log2, bool coded_luma) {
+  const int size = 1 << log2;
+  const bool inner_ok = !sh_.deblocking_disabled;
+  for (int y = y0; y < y0 + size; y += 4)
+    for (int x = x0; x < x0 + size; x += 4) {
+      hevc_filter::BlockInfo& b = pic_.info.blocks[pic_.block(x, y)];
+      if (coded_luma) b.flags |= hevc_filter::kCodedLuma;
+      if (x == x0) {
+        b.flags |= hevc_filter::kLeftTuEdge;
+        if (x0 != cu_x0_ && inner_ok) b.deblock |= hevc_filter::kFilterLeft;
+      }
+      if (y == y0) {
+        b.flags |= hevc_filter::kTopTuEdge;
+        if (y0 != cu_y0_ && inner_ok) b.deblock |= hevc_filter::kFilterTop;
+      }
+    }
+}
+
+}  // namespace sigpu::hevc

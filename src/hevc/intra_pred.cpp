@@ -1,0 +1,113 @@
+#include "hevc/intra_pred.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace sigpu::hevc {
+namespace {
+
+constexpr int kAngle[35] = {0,  0,  32,  26,  21,  17,  13,  9,   5,   2,   0,   -2,
+                            -5, -9, -13, -17, -21, -26, -32, -26, -21, -17, -13, -9,
+                            -5, -2, 0,   2,   5,   9,   13,  17,  21,  26,  32};
+constexpr int kInvAngle[35] = {0,    0,    0,     0,     0,    0,    0,     0,     0,
+                               0,    0,    -4096, -1638, -910, -630, -482,  -390,  -315,
+                               -256, -315, -390,  -482,  -630, -910, -1638, -4096, 0,
+                               0,    0,    0,     0,     0,    0,    0,     0};
+
+// 8.4.4.2.3: [1 2 1] smoothing or, for 32x32 luma with flat edges, bilinear interpolation.
+void filter_refs(std::int32_t* ref, const IntraParams& p) {
+  const int n = 1 << p.log2;
+  if (p.mode == 1 || n == 4) return;
+  const int dist = std::min(std::abs(p.mode - 26), std::abs(p.mode - 10));
+  const int thres = n == 8 ? 7 : (n == 16 ? 1 : 0);
+  if (dist <= thres) return;
+  const int len = 4 * n + 1;
+  const int corner = ref[2 * n], bottom = ref[0], right = ref[4 * n];
+  if (p.strong_smoothing && p.luma && n == 32 &&
+      std::abs(corner + right - 2 * ref[2 * n + n]) < (1 << (p.bit_depth - 5)) &&
+      std::abs(corner + bottom - 2 * ref[2 * n - n]) < (1 << (p.bit_depth - 5))) {
+    // ref[2n - 1 - y] = p[-1][y], ref[2n + 1 + x] = p[x][-1]
+    for (int i = 0; i < 63; ++i) {
+      ref[2 * n - 1 - i] = ((63 - i) * corner + (i + 1) * bottom + 32) >> 6;
+      ref[2 * n + 1 + i] = ((63 - i) * corner + (i + 1) * right + 32) >> 6;
+    }
+    return;
+  }
+  std::int32_t tmp[4 * 64 + 1];
+  tmp[0] = ref[0];
+  tmp[len - 1] = ref[len - 1];
+  for (int i = 1; i < len - 1; ++i) tmp[i] = (ref[i - 1] + 2 * ref[i] + ref[i + 1] + 2) >> 2;
+  std::copy(tmp, tmp + len, ref);
+}
+
+}  // namespace
+
+void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
+                   std::ptrdiff_t stride) {
+  const int n = 1 << p.log2;
+  if (p.luma && p.filter_refs) filter_refs(ref, p);
+  // Accessors in the specification's coordinates.
+  auto left = [&](int y) { return ref[2 * n - 1 - y]; };  // p[-1][y], y = -1..2n-1
+  auto top = [&](int x) { return ref[2 * n + 1 + x]; };   // p[x][-1], x = -1..2n-1
+  const int max_val = (1 << p.bit_depth) - 1;
+  auto clip = [&](int v) { return static_cast<std::uint16_t>(std::clamp(v, 0, max_val)); };
+
+  if (p.mode == 0) {
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x)
+        dst[y * stride + x] =
+            static_cast<std::uint16_t>(((n - 1 - x) * left(y) + (x + 1) * top(n) +
+                                        (n - 1 - y) * top(x) + (y + 1) * left(n) + n) >>
+                                       (p.log2 + 1));
+    return;
+  }
+  if (p.mode == 1) {
+    int sum = n;
+    for (int i = 0; i < n; ++i) sum += left(i) + top(i);
+    const int dc = sum >> (p.log2 + 1);
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) dst[y * stride + x] = static_cast<std::uint16_t>(dc);
+    if (p.luma && n < 32) {
+      dst[0] = static_cast<std::uint16_t>((left(0) + 2 * dc + top(0) + 2) >> 2);
+      for (int x = 1; x < n; ++x) dst[x] = static_cast<std::uint16_t>((top(x) + 3 * dc + 2) >> 2);
+      for (int y = 1; y < n; ++y)
+        dst[y * stride] = static_cast<std::uint16_t>((left(y) + 3 * dc + 2) >> 2);
+    }
+    return;
+  }
+  const int angle = kAngle[p.mode];
+  const bool vertical = p.mode >= 18;
+  // refArr[k + n], k = -n..2n: the main reference extended by the projected side one.
+  std::int32_t arr[3 * 64 + 1];
+  std::int32_t* r = arr + n;
+  auto main_ref = [&](int k) { return vertical ? top(k - 1) : left(k - 1); };
+  auto side_ref = [&](int k) { return vertical ? left(k - 1) : top(k - 1); };
+  for (int k = 0; k <= n; ++k) r[k] = main_ref(k);
+  if (angle < 0) {
+    const int last = (n * angle) >> 5;
+    if (last < -1)
+      for (int k = last; k <= -1; ++k) r[k] = side_ref(((k * kInvAngle[p.mode] + 128) >> 8));
+  } else {
+    for (int k = n + 1; k <= 2 * n; ++k) r[k] = main_ref(k);
+  }
+  for (int j = 0; j < n; ++j) {  // j: y for vertical modes, x for horizontal ones
+    const int pos = (j + 1) * angle;
+    const int idx = pos >> 5, fact = pos & 31;
+    for (int i = 0; i < n; ++i) {
+      const int v =
+          fact ? ((32 - fact) * r[i + idx + 1] + fact * r[i + idx + 2] + 16) >> 5 : r[i + idx + 1];
+      if (vertical)
+        dst[j * stride + i] = static_cast<std::uint16_t>(v);
+      else
+        dst[i * stride + j] = static_cast<std::uint16_t>(v);
+    }
+  }
+  if (p.luma && n < 32) {
+    if (p.mode == 26)
+      for (int y = 0; y < n; ++y) dst[y * stride] = clip(top(0) + ((left(y) - left(-1)) >> 1));
+    else if (p.mode == 10)
+      for (int x = 0; x < n; ++x) dst[x] = clip(left(0) + ((top(x) - top(-1)) >> 1));
+  }
+}
+
+}  // namespace sigpu::hevc

@@ -1,0 +1,28 @@
+// Intra sample prediction (8.4.4.2): reference filtering and the planar, DC and 33 angular
+// modes. The caller gathers the reference samples (with availability and substitution, 8.4.4.2.2)
+// into one array ordered as the substitution process scans them:
+//   ref[0 .. 2n-1]   p[-1][2n-1] .. p[-1][0]   (left column, bottom up)
+//   ref[2n]          p[-1][-1]
+//   ref[2n+1 .. 4n]  p[0][-1] .. p[2n-1][-1]   (top row, left to right)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sigpu::hevc {
+
+struct IntraParams {
+  int log2 = 2;                   ///< log2 of the block size n
+  int mode = 0;                   ///< 0 planar, 1 DC, 2..34 angular
+  bool luma = true;               ///< cIdx == 0 (edge filters, reference filtering)
+  bool filter_refs = true;        ///< !intra_smoothing_disabled_flag
+  bool strong_smoothing = false;  ///< strong_intra_smoothing_enabled_flag
+  int bit_depth = 8;
+};
+
+/// Predicts the n x n block into dst (stride in samples); ref holds 4n + 1 samples as above and
+/// may be modified (filtered) in place.
+void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
+                   std::ptrdiff_t stride);
+
+}  // namespace sigpu::hevc

@@ -1,0 +1,86 @@
+// Decoding of one slice segment's data (7.3.8): CTUs, SAO syntax, the coding quadtree, coding
+// and transform units, residuals; reconstruction of each block right after it is parsed, and the
+// filters' side information recorded as it goes.
+#pragma once
+
+#include <cstdint>
+
+#include "hevc/cabac.hpp"
+#include "hevc/errors.hpp"
+#include "hevc/nal.hpp"
+#include "hevc/parameter_sets.hpp"
+#include "hevc/picture.hpp"
+#include "hevc/slice_header.hpp"
+
+namespace sigpu::hevc {
+
+/// What carries over from one slice segment to the next within a picture.
+struct PictureParseState {
+  ContextSet wpp{};  ///< TableStateIdxWpp: after the second CTB of a row
+  ContextSet ds{};   ///< TableStateIdxDs: at the end of a slice segment
+  bool ds_valid = false;
+  int last_qp_y = 26;    ///< QpY of the last coding unit, for the next quantization group
+  int last_ctb_ts = -1;  ///< tile-scan address of the last CTB decoded
+};
+
+class SliceDecoder {
+ public:
+  SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index, PictureParseState& st);
+  /// Decodes the segment's CTUs; throws DecodeError naming the CTB and element on bad data.
+  void decode(const NalUnit& nal);
+
+ private:
+  // coding_tree.cpp
+  void start_substream(const NalUnit& nal, std::size_t pos);
+  void init_contexts_for_ctb(int ctb_rs, int ctb_ts, bool first_in_segment);
+  void parse_sao(int rx, int ry, int ctb_rs, int ctb_ts);
+  void coding_quadtree(int x0, int y0, int log2, int depth);
+  void coding_unit(int x0, int y0, int log2);
+  void pcm_sample(int x0, int y0, int log2);
+  void transform_tree(int x0, int y0, int xb, int yb, int log2, int depth, int blk, bool parent_cb,
+                      bool parent_cr);
+  void transform_unit(int x0, int y0, int xb, int yb, int log2, int blk, bool cbf_l, bool cbf_cb,
+                      bool cbf_cr);
+  void parse_cu_qp_delta();
+  void start_quantization_group(int x, int y);
+  void set_cu_qp();
+  void reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x, int cur_y);
+  bool available(int x_cur, int y_cur, int x_n, int y_n) const;
+  void record_cu(int x0, int y0, int log2, bool no_filter);
+  void record_tu(int x0, int y0, int log2, bool coded_luma);
+  int chroma_qp(int c) const;
+  // residual.cpp
+  void residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip);
+  int last_sig_prefix(int log2, int c, int ctx_base);
+  std::uint32_t coeff_abs_level_remaining(int rice);
+
+  [[noreturn]] void fail(const char* element, const std::string& what) const;
+
+  DecodedPicture& pic_;
+  const Sps& sps_;
+  const Pps& pps_;
+  const Pps::Geometry& geo_;
+  const SliceHeader& sh_;
+  int slice_index_;
+  PictureParseState& st_;
+  ScalingFactors scaling_;
+  bool scaling_on_ = false;
+
+  Cabac cabac_;
+  ContextSet ctx_{};
+  const NalUnit* nal_ = nullptr;
+  int ctb_rs_ = 0, ctb_x0_ = 0, ctb_y0_ = 0;
+  int log2_min_qg_ = 0;
+  bool qg_reset_ = true;  ///< next quantization group predicts from SliceQpY
+  int qp_pred_ = 26;
+  bool cu_qp_delta_coded_ = false;
+  int cu_qp_delta_ = 0;
+  int qp_y_ = 26;
+  bool transquant_bypass_ = false;
+  int cu_x0_ = 0, cu_y0_ = 0, cu_log2_ = 3;
+  int intra_split_ = 0, max_trafo_depth_ = 0;
+  int chroma_mode_ = 0;
+  std::int32_t coeffs_[32 * 32];
+};
+
+}  // namespace sigpu::hevc

@@ -1,0 +1,156 @@
+// Bad input: truncated and corrupted NAL units, missing parameter sets, inter slices and
+// unsupported formats give Problems that name the NAL unit and the element; decoding goes on
+// with the next decodable picture; no picture is output silently damaged.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <sigpu/hevc.hpp>
+
+#include "hevc/nal.hpp"
+#include "hevc/streams.hpp"
+
+namespace sigpu::hevc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  std::vector<Frame> frames;
+  std::vector<Problem> problems;
+};
+
+Result run(const std::vector<std::uint8_t>& data, Backend backend = Backend::cpu) {
+  Result r;
+  Decoder dec({.backend = backend, .unfiltered = !Decoder::filters_available()});
+  dec.decode(data, [&](const Frame& f) { r.frames.push_back(f); });
+  r.problems = dec.problems();
+  return r;
+}
+
+bool any_problem_has(const Result& r, const std::string& text) {
+  for (const auto& p : r.problems)
+    if (p.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<std::uint8_t> make(const std::string& name, const std::string& args, int frames = 3) {
+  if (!testing::have_tools()) return {};
+  const fs::path dir = fs::temp_directory_path() / "sigpu-hevc-damage";
+  fs::create_directories(dir);
+  const fs::path out = dir / (name + ".hevc");
+  if (!fs::exists(out) && !testing::encode("testsrc2=size=64x64:rate=25", frames, 8, args, out))
+    return {};
+  return testing::read_file(out);
+}
+
+std::vector<std::uint8_t> without_nal(const std::vector<std::uint8_t>& s, int type) {
+  std::vector<std::uint8_t> out;
+  for (const NalSpan& n : split_annexb(s)) {
+    if (((s[n.begin] >> 1) & 0x3f) == type) continue;
+    const std::uint8_t sc[4] = {0, 0, 0, 1};
+    out.insert(out.end(), sc, sc + 4);
+    out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(n.begin),
+               s.begin() + static_cast<std::ptrdiff_t>(n.end));
+  }
+  return out;
+}
+
+TEST(HevcDamage, TruncatedSliceIsReportedAndOthersDecode) {
+  auto s = make("plain", "--no-deblock --no-sao --ctu 16");
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const auto nals = split_annexb(s);
+  // Cut the second picture's slice in half.
+  int seen = 0;
+  std::size_t cut_at = 0, cut_end = 0;
+  for (const auto& n : nals)
+    if (((s[n.begin] >> 1) & 0x3f) < 32 && ++seen == 2)
+      cut_at = n.begin + (n.end - n.begin) / 2, cut_end = n.end;
+  ASSERT_GT(cut_at, 0u);
+  s.erase(s.begin() + static_cast<std::ptrdiff_t>(cut_at),
+          s.begin() + static_cast<std::ptrdiff_t>(cut_end));
+  const Result r = run(s);
+  EXPECT_EQ(r.frames.size(), 2u);
+  EXPECT_TRUE(any_problem_has(r, "IDR_N_LP")) << r.problems.front().message;
+  EXPECT_TRUE(any_problem_has(r, "truncated") || any_problem_has(r, "CTB"))
+      << r.problems.front().message;
+  for (const auto& f : r.frames) EXPECT_EQ(f.hash, HashStatus::matched);
+}
+
+TEST(HevcDamage, MissingSpsNamesTheParameterSet) {
+  const auto s = make("plain", "--no-deblock --no-sao --ctu 16");
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const Result r = run(without_nal(s, kNalSps));
+  EXPECT_TRUE(r.frames.empty());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_TRUE(any_problem_has(r, "SPS 0")) << r.problems.front().message;
+  EXPECT_TRUE(any_problem_has(r, "byte ")) << r.problems.front().message;
+}
+
+TEST(HevcDamage, InterSlicesAreRefusedAndIntraPicturesStillDecode) {
+  const auto s = make("inter", "--no-deblock --no-sao --ctu 16 --keyint 3 --bframes 0", 4);
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const Result r = run(s);
+  EXPECT_TRUE(any_problem_has(r, "inter slices are not supported"));
+  ASSERT_EQ(r.frames.size(), 2u);  // pictures 0 and 3 are intra
+  for (const auto& f : r.frames) EXPECT_EQ(f.hash, HashStatus::matched);
+}
+
+TEST(HevcDamage, Chroma444IsRefused) {
+  if (!testing::have_tools()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const fs::path dir = fs::temp_directory_path() / "sigpu-hevc-damage";
+  fs::create_directories(dir);
+  const fs::path y4m = dir / "444.y4m", out = dir / "444.hevc";
+  ASSERT_EQ(std::system(("ffmpeg -v error -nostdin -y -f lavfi -i testsrc2=size=64x64 -frames:v 1 "
+                         "-pix_fmt yuv444p " +
+                         y4m.string() + " && x265 --log-level error --input " + y4m.string() +
+                         " --keyint 1 -o " + out.string() + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  const Result r = run(testing::read_file(out));
+  EXPECT_TRUE(r.frames.empty());
+  EXPECT_TRUE(any_problem_has(r, "chroma_format_idc 3"));
+}
+
+// Corrupted slice data never crashes or hangs, and a picture is output only when its hash
+// matched: damage is reported, never passed off as good.
+TEST(HevcDamage, CorruptedBytesNeverGiveSilentDamage) {
+  const auto s = make("plain", "--no-deblock --no-sao --ctu 16");
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  std::mt19937 rng(7);
+  int reported = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    auto bad = s;
+    for (int k = 0; k < 3; ++k)
+      bad[100 + rng() % (bad.size() - 100)] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+    const Result r = run(bad);
+    for (const auto& f : r.frames)
+      EXPECT_TRUE(f.hash == HashStatus::matched || !r.problems.empty()) << "trial " << trial;
+    reported += !r.problems.empty();
+    // Pictures decoded on the thread pool give the same frames and problems.
+    const Result p = run(bad, Backend::cpu_parallel);
+    ASSERT_EQ(p.frames.size(), r.frames.size()) << "trial " << trial;
+    for (std::size_t i = 0; i < p.frames.size(); ++i)
+      EXPECT_TRUE(p.frames[i].planes[0] == r.frames[i].planes[0]) << "trial " << trial;
+    ASSERT_EQ(p.problems.size(), r.problems.size()) << "trial " << trial;
+    for (std::size_t i = 0; i < p.problems.size(); ++i)
+      EXPECT_EQ(p.problems[i].message, r.problems[i].message) << "trial " << trial;
+  }
+  EXPECT_GT(reported, 30);
+}
+
+// x265 3.5 restarts its chroma CRC at every CTU row (its FrameFilter resets m_crc[1..2] per
+// row), so only the luma CRC of its streams follows D.3.19; ours does, for every plane.
+TEST(HevcDamage, CrcHashOfX265LumaMatches) {
+  const auto s = make("crc", "--no-deblock --no-sao --ctu 16 --hash 2", 1);
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const Result r = run(s);
+  ASSERT_EQ(r.frames.size(), 1u);
+  EXPECT_EQ(r.frames[0].hash_kind, "CRC");
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].message.find("CRC) mismatch in U, V"), std::string::npos)
+      << r.problems[0].message;
+}
+
+}  // namespace
+}  // namespace sigpu::hevc
