@@ -101,7 +101,7 @@ class WindowFinder {
     }
     if (best) return std::min<std::uint64_t>(audio + best->offset, file_.size());
     const std::uint64_t bytes = file_.size() - std::min<std::uint64_t>(audio, file_.size());
-    const double share = double(s) / double(stream_.info.total_samples);
+    const double share = std::min(1.0, double(s) / double(stream_.info.total_samples));
     return std::min<std::uint64_t>(audio + std::uint64_t(share * double(bytes)), file_.size());
   }
 
