@@ -119,7 +119,7 @@ Pcm cut(const Pcm& in, std::uint64_t offset, std::uint64_t count) {
   out.samples = count;
   const std::size_t v = bytes_per_sample(in.format);
   out.bytes.resize(count * in.channels * v);
-  if (count == 0) return out;
+  if (out.bytes.empty()) return out;  // no samples, or no channels
   if (in.layout == Layout::interleaved) {
     std::memcpy(out.bytes.data(), in.bytes.data() + offset * in.channels * v,
                 count * in.channels * v);
