@@ -10,7 +10,8 @@
 // and as a batch (decode_batch, shared launches), all s16 without MD5.
 //
 // --ranges N adds rows for ranged decoding (decode_range, decode_ranges): the latency of one
-// --range-seconds (default 5) clip from the middle of the file, and N random clips at once.
+// --range-seconds (default 5) clip from the middle of the file, and N random clips at once;
+// beside libFLAC seeking to the same clips (seek_absolute, one decoder, one thread).
 //
 // --tile N decodes the file's frames repeated N times (renumbered, CRCs and MD5 redone): a
 // 60-s file tiled 60 times stands in for an hour where the long file cannot travel.
@@ -192,6 +193,104 @@ LibflacOut libflac_decode(const std::vector<std::uint8_t>& file, bool md5,
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// --ranges: libFLAC's own seeking (FLAC__stream_decoder_seek_absolute: through the SEEKTABLE
+// when there is one, else its search over the bytes), then decoding on until the range is
+// complete, into interleaved int16, as a loader built on libFLAC would cut clips.
+
+struct SeekCtx {
+  const std::uint8_t* data;
+  std::size_t size, pos = 0;
+  std::vector<std::int16_t> got;  ///< the range's samples so far, interleaved
+  std::uint64_t want = 0;         ///< samples per channel
+  unsigned bits = 16;
+};
+
+FLAC__StreamDecoderReadStatus seek_read(const FLAC__StreamDecoder*, FLAC__byte buffer[],
+                                        size_t* bytes, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  if (c->pos >= c->size) {
+    *bytes = 0;
+    return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM;
+  }
+  const std::size_t n = std::min(*bytes, c->size - c->pos);
+  std::memcpy(buffer, c->data + c->pos, n);
+  c->pos += n;
+  *bytes = n;
+  return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE;
+}
+FLAC__StreamDecoderSeekStatus seek_seek(const FLAC__StreamDecoder*, FLAC__uint64 to, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  if (to > c->size) return FLAC__STREAM_DECODER_SEEK_STATUS_ERROR;
+  c->pos = static_cast<std::size_t>(to);
+  return FLAC__STREAM_DECODER_SEEK_STATUS_OK;
+}
+FLAC__StreamDecoderTellStatus seek_tell(const FLAC__StreamDecoder*, FLAC__uint64* at, void* cd) {
+  *at = static_cast<SeekCtx*>(cd)->pos;
+  return FLAC__STREAM_DECODER_TELL_STATUS_OK;
+}
+FLAC__StreamDecoderLengthStatus seek_length(const FLAC__StreamDecoder*, FLAC__uint64* n, void* cd) {
+  *n = static_cast<SeekCtx*>(cd)->size;
+  return FLAC__STREAM_DECODER_LENGTH_STATUS_OK;
+}
+FLAC__bool seek_eof(const FLAC__StreamDecoder*, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  return c->pos >= c->size;
+}
+FLAC__StreamDecoderWriteStatus seek_write(const FLAC__StreamDecoder*, const FLAC__Frame* frame,
+                                          const FLAC__int32* const buffer[], void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  const unsigned ch = frame->header.channels;
+  const std::uint64_t have = c->got.size() / ch;
+  const std::uint64_t n = std::min<std::uint64_t>(frame->header.blocksize, c->want - have);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (unsigned k = 0; k < ch; ++k) {
+      const std::int32_t v = buffer[k][i];
+      c->got.push_back(static_cast<std::int16_t>(c->bits <= 16 ? v * (1 << (16 - c->bits))
+                                                               : v >> (c->bits - 16)));
+    }
+  return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE;
+}
+void seek_error(const FLAC__StreamDecoder*, FLAC__StreamDecoderErrorStatus, void*) {}
+
+/// One decoder for many ranges (opened once, metadata read once), as a loader keeps it.
+class LibflacSeeker {
+ public:
+  LibflacSeeker(const std::vector<std::uint8_t>& file, unsigned bits)
+      : ctx_{file.data(), file.size()} {
+    ctx_.bits = bits;
+    d_ = FLAC__stream_decoder_new();
+    if (!d_ || FLAC__stream_decoder_init_stream(d_, seek_read, seek_seek, seek_tell, seek_length,
+                                                seek_eof, seek_write, nullptr, seek_error,
+                                                &ctx_) != FLAC__STREAM_DECODER_INIT_STATUS_OK)
+      throw std::runtime_error("libFLAC: init_stream failed");
+    if (!FLAC__stream_decoder_process_until_end_of_metadata(d_))
+      throw std::runtime_error("libFLAC: metadata");
+  }
+  ~LibflacSeeker() { FLAC__stream_decoder_delete(d_); }
+  LibflacSeeker(const LibflacSeeker&) = delete;
+  LibflacSeeker& operator=(const LibflacSeeker&) = delete;
+
+  /// Samples [first, first + count) as interleaved int16 (fewer at the stream's end).
+  const std::vector<std::int16_t>& cut(std::uint64_t first, std::uint64_t count, unsigned ch) {
+    ctx_.got.clear();
+    ctx_.want = count;
+    if (FLAC__stream_decoder_get_state(d_) == FLAC__STREAM_DECODER_SEEK_ERROR)
+      FLAC__stream_decoder_flush(d_);
+    if (!FLAC__stream_decoder_seek_absolute(d_, first))
+      throw std::runtime_error("libFLAC: seek to " + std::to_string(first) + " failed");
+    while (ctx_.got.size() / ch < count &&
+           FLAC__stream_decoder_get_state(d_) != FLAC__STREAM_DECODER_END_OF_STREAM)
+      if (!FLAC__stream_decoder_process_single(d_))
+        throw std::runtime_error("libFLAC: decoding after the seek failed");
+    return ctx_.got;
+  }
+
+ private:
+  SeekCtx ctx_;
+  FLAC__StreamDecoder* d_ = nullptr;
+};
 
 // ---------------------------------------------------------------------------------------------
 // --tile N: a long stream made from a short one, for machines the long corpus cannot travel to.
@@ -1011,6 +1110,54 @@ int main(int argc, char** argv) {
       row.audio_seconds = double(count) * double(len) / ref.rate;
       return row;
     };
+    if (want("libflac")) {
+      auto check_cut = [&](const flac::SampleRange& r,
+                           const std::vector<std::int16_t>& got) -> std::string {
+        const std::uint64_t n = std::min(r.count, total - r.first);
+        if (got.size() != n * ch ||
+            std::memcmp(got.data(), want16.data() + r.first * ch, 2 * n * ch) != 0)
+          return "libFLAC seek to " + std::to_string(r.first) + ": samples differ";
+        return {};
+      };
+      Row one = range_row("libFLAC seek 1 range", 1);
+      std::string err;
+      time_row(
+          one, opt.repeat,
+          [&] {
+            err.clear();
+            auto t0 = Clock::now();
+            try {  // opening the decoder (metadata) counts: a loader asked for one clip does it
+              LibflacSeeker seeker(file, bits);
+              err = check_cut(middle, seeker.cut(middle.first, middle.count, ch));
+            } catch (const std::exception& e) {
+              err = e.what();
+            }
+            return since(t0);
+          },
+          [&] { return err; });
+      rows.push_back(std::move(one));
+      Row many = range_row("libFLAC seek " + std::to_string(opt.ranges) + " ranges", opt.ranges);
+      time_row(
+          many, opt.repeat,
+          [&] {
+            err.clear();
+            double t = 0;
+            try {
+              LibflacSeeker seeker(file, bits);
+              for (const auto& r : ranges) {
+                auto t0 = Clock::now();
+                const auto& got = seeker.cut(r.first, r.count, ch);
+                t += since(t0);
+                if (err.empty()) err = check_cut(r, got);
+              }
+            } catch (const std::exception& e) {
+              err = e.what();
+            }
+            return t;
+          },
+          [&] { return err; });
+      rows.push_back(std::move(many));
+    }
     for (auto [name, backend] : {std::pair{"cpu", sigpu::Backend::cpu},
                                  {"cpu-parallel", sigpu::Backend::cpu_parallel},
                                  {"cuda", sigpu::Backend::cuda}}) {
