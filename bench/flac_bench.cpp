@@ -3,7 +3,15 @@
 // libFLAC's; a mismatch is printed loudly and the exit status is 1.
 //
 //   flac_bench [FILE] [--repeat N] [--backends LIST] [--md5 on|off|both] [--device N] [--tile N]
-//              [--csv OUT]
+//              [--clips N [--clip-seconds S]] [--csv OUT]
+//
+// --clips N adds rows for N clips of --clip-seconds (default 30) cut from the file, each a
+// complete FLAC file: libFLAC and cpu-parallel over the distinct clips, cuda one clip per call
+// and as a batch (decode_batch, shared launches), all s16 without MD5.
+//
+// --ranges N adds rows for ranged decoding (decode_range, decode_ranges): the latency of one
+// --range-seconds (default 5) clip from the middle of the file, and N random clips at once;
+// beside libFLAC seeking to the same clips (seek_absolute, one decoder, one thread).
 //
 // --tile N decodes the file's frames repeated N times (renumbered, CRCs and MD5 redone): a
 // 60-s file tiled 60 times stands in for an hour where the long file cannot travel.
@@ -41,6 +49,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/crc.hpp"
@@ -49,12 +58,17 @@
 
 #ifdef SIGPU_HAVE_CUDA
 #include <cuda_runtime.h>
+
+#include "flac/cuda/decode_path.hpp"
 #endif
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace flac = sigpu::flac;
+#ifdef SIGPU_HAVE_CUDA
+using sigpu::flac::cuda::DecodePath;
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // libFLAC, decoding from memory into an interleaved int32 buffer, as an application would.
@@ -181,6 +195,104 @@ LibflacOut libflac_decode(const std::vector<std::uint8_t>& file, bool md5,
 }
 
 // ---------------------------------------------------------------------------------------------
+// --ranges: libFLAC's own seeking (FLAC__stream_decoder_seek_absolute: through the SEEKTABLE
+// when there is one, else its search over the bytes), then decoding on until the range is
+// complete, into interleaved int16, as a loader built on libFLAC would cut clips.
+
+struct SeekCtx {
+  const std::uint8_t* data;
+  std::size_t size, pos = 0;
+  std::vector<std::int16_t> got;  ///< the range's samples so far, interleaved
+  std::uint64_t want = 0;         ///< samples per channel
+  unsigned bits = 16;
+};
+
+FLAC__StreamDecoderReadStatus seek_read(const FLAC__StreamDecoder*, FLAC__byte buffer[],
+                                        size_t* bytes, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  if (c->pos >= c->size) {
+    *bytes = 0;
+    return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM;
+  }
+  const std::size_t n = std::min(*bytes, c->size - c->pos);
+  std::memcpy(buffer, c->data + c->pos, n);
+  c->pos += n;
+  *bytes = n;
+  return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE;
+}
+FLAC__StreamDecoderSeekStatus seek_seek(const FLAC__StreamDecoder*, FLAC__uint64 to, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  if (to > c->size) return FLAC__STREAM_DECODER_SEEK_STATUS_ERROR;
+  c->pos = static_cast<std::size_t>(to);
+  return FLAC__STREAM_DECODER_SEEK_STATUS_OK;
+}
+FLAC__StreamDecoderTellStatus seek_tell(const FLAC__StreamDecoder*, FLAC__uint64* at, void* cd) {
+  *at = static_cast<SeekCtx*>(cd)->pos;
+  return FLAC__STREAM_DECODER_TELL_STATUS_OK;
+}
+FLAC__StreamDecoderLengthStatus seek_length(const FLAC__StreamDecoder*, FLAC__uint64* n, void* cd) {
+  *n = static_cast<SeekCtx*>(cd)->size;
+  return FLAC__STREAM_DECODER_LENGTH_STATUS_OK;
+}
+FLAC__bool seek_eof(const FLAC__StreamDecoder*, void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  return c->pos >= c->size;
+}
+FLAC__StreamDecoderWriteStatus seek_write(const FLAC__StreamDecoder*, const FLAC__Frame* frame,
+                                          const FLAC__int32* const buffer[], void* cd) {
+  auto* c = static_cast<SeekCtx*>(cd);
+  const unsigned ch = frame->header.channels;
+  const std::uint64_t have = c->got.size() / ch;
+  const std::uint64_t n = std::min<std::uint64_t>(frame->header.blocksize, c->want - have);
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (unsigned k = 0; k < ch; ++k) {
+      const std::int32_t v = buffer[k][i];
+      c->got.push_back(static_cast<std::int16_t>(c->bits <= 16 ? v * (1 << (16 - c->bits))
+                                                               : v >> (c->bits - 16)));
+    }
+  return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE;
+}
+void seek_error(const FLAC__StreamDecoder*, FLAC__StreamDecoderErrorStatus, void*) {}
+
+/// One decoder for many ranges (opened once, metadata read once), as a loader keeps it.
+class LibflacSeeker {
+ public:
+  LibflacSeeker(const std::vector<std::uint8_t>& file, unsigned bits)
+      : ctx_{file.data(), file.size()} {
+    ctx_.bits = bits;
+    d_ = FLAC__stream_decoder_new();
+    if (!d_ || FLAC__stream_decoder_init_stream(d_, seek_read, seek_seek, seek_tell, seek_length,
+                                                seek_eof, seek_write, nullptr, seek_error,
+                                                &ctx_) != FLAC__STREAM_DECODER_INIT_STATUS_OK)
+      throw std::runtime_error("libFLAC: init_stream failed");
+    if (!FLAC__stream_decoder_process_until_end_of_metadata(d_))
+      throw std::runtime_error("libFLAC: metadata");
+  }
+  ~LibflacSeeker() { FLAC__stream_decoder_delete(d_); }
+  LibflacSeeker(const LibflacSeeker&) = delete;
+  LibflacSeeker& operator=(const LibflacSeeker&) = delete;
+
+  /// Samples [first, first + count) as interleaved int16 (fewer at the stream's end).
+  const std::vector<std::int16_t>& cut(std::uint64_t first, std::uint64_t count, unsigned ch) {
+    ctx_.got.clear();
+    ctx_.want = count;
+    if (FLAC__stream_decoder_get_state(d_) == FLAC__STREAM_DECODER_SEEK_ERROR)
+      FLAC__stream_decoder_flush(d_);
+    if (!FLAC__stream_decoder_seek_absolute(d_, first))
+      throw std::runtime_error("libFLAC: seek to " + std::to_string(first) + " failed");
+    while (ctx_.got.size() / ch < count &&
+           FLAC__stream_decoder_get_state(d_) != FLAC__STREAM_DECODER_END_OF_STREAM)
+      if (!FLAC__stream_decoder_process_single(d_))
+        throw std::runtime_error("libFLAC: decoding after the seek failed");
+    return ctx_.got;
+  }
+
+ private:
+  SeekCtx ctx_;
+  FLAC__StreamDecoder* d_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
 // --tile N: a long stream made from a short one, for machines the long corpus cannot travel to.
 // The frames of the file are repeated N times with renumbered frame headers (CRC-8 and CRC-16
 // recomputed); every copy but the last leaves out the short final frame, so the result is a
@@ -197,32 +309,32 @@ void put_utf8(std::vector<std::uint8_t>& out, std::uint64_t v) {  // FLAC's code
     out.push_back(static_cast<std::uint8_t>(0x80 | ((v >> (6 * i)) & 0x3F)));
 }
 
-std::vector<std::uint8_t> tile_stream(const std::vector<std::uint8_t>& file,
-                                      const flac::Stream& stream, const LibflacOut& ref,
-                                      int copies) {
+/// A stream of the file's frames [first, last) for each range, in order, renumbered from 0.
+using FrameRange = std::pair<std::size_t, std::size_t>;
+std::vector<std::uint8_t> restream(const std::vector<std::uint8_t>& file,
+                                   const flac::Stream& stream, const LibflacOut& ref,
+                                   const std::vector<FrameRange>& ranges) {
   const std::size_t frames = ref.frame_ends.size();
-  if (frames < 2) throw std::runtime_error("--tile: the file needs at least 2 frames");
-  if (!stream.has_streaminfo) throw std::runtime_error("--tile: the file has no STREAMINFO");
+  if (frames < 2) throw std::runtime_error("the file needs at least 2 frames");
+  if (!stream.has_streaminfo) throw std::runtime_error("the file has no STREAMINFO");
   const std::uint32_t bs = ref.frame_blocks[0];
   for (std::size_t i = 0; i + 1 < frames; ++i)
     if (ref.frame_blocks[i] != bs)
-      throw std::runtime_error("--tile: block sizes vary (variable-size stream)");
+      throw std::runtime_error("block sizes vary (variable-size stream)");
 
   std::vector<std::uint8_t> out(file.begin(),
                                 file.begin() + static_cast<std::ptrdiff_t>(stream.audio_offset));
-  out.reserve(file.size() * copies + 1024);
   std::uint32_t min_fs = ~0u, max_fs = 0;
-  std::uint64_t number = 0;
+  std::uint64_t number = 0, total = 0;
   std::vector<std::uint8_t> frame;
-  for (int c = 0; c < copies; ++c) {
-    const std::size_t nf = c + 1 < copies ? frames - 1 : frames;
-    for (std::size_t f = 0; f < nf; ++f, ++number) {
+  for (const auto& [first, last] : ranges) {
+    for (std::size_t f = first; f < last; ++f, ++number) {
       const std::uint64_t start = f == 0 ? stream.audio_offset : ref.frame_ends[f - 1],
                           end = ref.frame_ends[f];
+      total += ref.frame_blocks[f];
       const std::uint8_t* p = file.data() + start;
       if (end - start < 8 || p[0] != 0xFF || p[1] != 0xF8)
-        throw std::runtime_error("--tile: frame " + std::to_string(f) +
-                                 " is not a fixed-block-size frame");
+        throw std::runtime_error("frame " + std::to_string(f) + " is not a fixed-block-size frame");
       int ulen = 0;  // the coded number's length: the count of leading 1 bits, or 1
       while (ulen < 7 && (p[4] & (0x80 >> ulen))) ++ulen;
       if (ulen == 0) ulen = 1;
@@ -253,8 +365,6 @@ std::vector<std::uint8_t> tile_stream(const std::vector<std::uint8_t>& file,
   std::uint64_t si = 0;
   for (const auto& b : stream.blocks)
     if (b.type == 0) si = b.offset + 4;
-  const std::uint64_t full = static_cast<std::uint64_t>(frames - 1) * bs;
-  const std::uint64_t total = (copies - 1) * full + ref.samples;
   auto put = [&](std::size_t at, std::uint64_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; --i, v >>= 8) out[at + i] = static_cast<std::uint8_t>(v);
   };
@@ -280,11 +390,43 @@ std::vector<std::uint8_t> tile_stream(const std::vector<std::uint8_t>& file,
       n -= k;
     }
   };
-  for (int c = 0; c + 1 < copies; ++c) feed(0, full);
-  feed(0, ref.samples);
+  for (const auto& [first, last] : ranges)
+    feed(std::uint64_t(first) * bs, std::min<std::uint64_t>(std::uint64_t(last) * bs, ref.samples));
   auto digest = md5.finish();
   std::copy(digest.begin(), digest.end(), out.begin() + static_cast<std::ptrdiff_t>(si + 18));
   return out;
+}
+
+/// --tile N: the file's frames N times; every copy but the last leaves out the short final
+/// frame, so the result is a valid fixed-block-size stream.
+std::vector<std::uint8_t> tile_stream(const std::vector<std::uint8_t>& file,
+                                      const flac::Stream& stream, const LibflacOut& ref,
+                                      int copies) {
+  const std::size_t frames = ref.frame_ends.size();
+  std::vector<FrameRange> ranges(copies - 1, FrameRange{0, frames - 1});
+  ranges.push_back({0, frames});
+  return restream(file, stream, ref, ranges);
+}
+
+/// --clips: the file cut into consecutive clips of whole frames, each a complete FLAC file.
+struct Clip {
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t first_sample = 0, samples = 0;  ///< where its PCM lies in the file's
+};
+std::vector<Clip> cut_clips(const std::vector<std::uint8_t>& file, const flac::Stream& stream,
+                            const LibflacOut& ref, double seconds) {
+  const std::size_t frames = ref.frame_ends.size();
+  const std::uint32_t bs = ref.frame_blocks.at(0);
+  const std::size_t per = std::max<std::size_t>(1, std::size_t(seconds * ref.rate / bs + 0.5));
+  std::vector<Clip> clips;
+  for (std::size_t f = 0; f + per <= frames - 1; f += per) {  // the short last frame stays out
+    Clip c;
+    c.bytes = restream(file, stream, ref, {{f, f + per}});
+    c.first_sample = std::uint64_t(f) * bs;
+    c.samples = std::uint64_t(per) * bs;
+    clips.push_back(std::move(c));
+  }
+  return clips;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,6 +439,10 @@ struct Options {
   bool md5_on = true, md5_off = true;
   int device = 0;
   int tile = 1;
+  std::size_t clips = 0;     ///< --clips N: also decode N clips cut from the file, as a batch
+  double clip_seconds = 30;  ///< --clip-seconds S
+  std::size_t ranges = 0;    ///< --ranges N: also cut N random ranges out of the file
+  double range_seconds = 5;  ///< --range-seconds S
   std::string csv;
 };
 
@@ -305,14 +451,17 @@ struct Options {
   std::fprintf(
       stderr,
       "usage: flac_bench [FILE] [--repeat N] [--backends LIST] [--md5 on|off|both] [--device N] "
-      "[--tile N] [--csv OUT]\n"
+      "[--tile N] [--clips N [--clip-seconds S]] [--ranges N [--range-seconds S]] [--csv OUT]\n"
       "  LIST: comma-separated from libflac,cpu,cpu-parallel,cuda,cuda-s16,cuda-device,"
-      "cuda-device-s16 (default: all)\n");
+      "cuda-device-s16 (default: all), cuda-device-s16-warp, cuda-device-s16-plain\n");
   std::exit(2);
 }
 
 const std::vector<std::string> kAllBackends = {"libflac",  "cpu",         "cpu-parallel",   "cuda",
                                                "cuda-s16", "cuda-device", "cuda-device-s16"};
+// Not in "all": the device-resident decode with the fast path's warp-per-frame parse
+// (SIGPU_DECODE_PATH=warp), and with the plain one-thread-per-frame kernel.
+const std::vector<std::string> kExtraBackends = {"cuda-device-s16-warp", "cuda-device-s16-plain"};
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -341,6 +490,16 @@ Options parse_args(int argc, char** argv) {
     } else if (a == "--tile") {
       o.tile = std::atoi(value("--tile").c_str());
       if (o.tile < 1) usage("--tile must be at least 1");
+    } else if (a == "--clips") {
+      o.clips = std::strtoull(value("--clips").c_str(), nullptr, 10);
+    } else if (a == "--clip-seconds") {
+      o.clip_seconds = std::atof(value("--clip-seconds").c_str());
+      if (!(o.clip_seconds > 0)) usage("--clip-seconds must be positive");
+    } else if (a == "--ranges") {
+      o.ranges = std::strtoull(value("--ranges").c_str(), nullptr, 10);
+    } else if (a == "--range-seconds") {
+      o.range_seconds = std::atof(value("--range-seconds").c_str());
+      if (!(o.range_seconds > 0)) usage("--range-seconds must be positive");
     } else if (a == "--csv") {
       o.csv = value("--csv");
     } else if (a == "-h" || a == "--help") {
@@ -386,7 +545,8 @@ Options parse_args(int argc, char** argv) {
   } else {
     std::stringstream ss(backends);
     for (std::string b; std::getline(ss, b, ',');) {
-      if (std::find(kAllBackends.begin(), kAllBackends.end(), b) == kAllBackends.end())
+      if (std::find(kAllBackends.begin(), kAllBackends.end(), b) == kAllBackends.end() &&
+          std::find(kExtraBackends.begin(), kExtraBackends.end(), b) == kExtraBackends.end())
         usage(("unknown backend " + b).c_str());
       o.backends.push_back(b);
     }
@@ -406,6 +566,9 @@ struct Row {
   std::string note;
   double bound_s = 0;  // time the relevant bound allows, 0 if none
   std::string bound_name;
+  // The clip rows: the PCM bytes and audio seconds one timed run decodes (0: the whole file's).
+  double pcm_bytes = 0, audio_seconds = 0;
+  bool clips = false;
   double median() const {
     auto s = seconds;
     std::sort(s.begin(), s.end());
@@ -508,10 +671,10 @@ int main(int argc, char** argv) {
   flac::Stream stream;
   std::string tiled;
   try {
-    ref = libflac_decode(file, true, opt.tile > 1);
+    ref = libflac_decode(file, true, opt.tile > 1 || opt.clips > 0);
     if (opt.tile > 1) {
       file = tile_stream(file, flac::parse_stream(file), ref, opt.tile);
-      ref = libflac_decode(file, true);  // checks the new CRCs and MD5 too
+      ref = libflac_decode(file, true, opt.clips > 0);  // checks the new CRCs and MD5 too
       tiled = " (the file's frames repeated " + std::to_string(opt.tile) + " times)";
     }
   } catch (const std::exception& e) {
@@ -674,8 +837,9 @@ int main(int argc, char** argv) {
     }
   }
 
-  const bool any_cuda =
-      want("cuda") || want("cuda-s16") || want("cuda-device") || want("cuda-device-s16");
+  const bool any_cuda = want("cuda") || want("cuda-s16") || want("cuda-device") ||
+                        want("cuda-device-s16") || want("cuda-device-s16-warp") ||
+                        want("cuda-device-s16-plain");
   if (any_cuda && !cuda_ok) {
     std::printf("note: cuda rows skipped: %s\n", gpu_note.c_str());
   } else if (any_cuda) {
@@ -706,7 +870,8 @@ int main(int argc, char** argv) {
       }
 #ifdef SIGPU_HAVE_CUDA
       // Compressed bytes already in device memory, PCM left there.
-      if (want("cuda-device") || want("cuda-device-s16")) {
+      if (want("cuda-device") || want("cuda-device-s16") || want("cuda-device-s16-warp") ||
+          want("cuda-device-s16-plain")) {
         void* d_file = nullptr;
         std::size_t padded = (file.size() + 3) / 4 * 4 + 64;
         cudaError_t e = cudaMalloc(&d_file, padded);
@@ -720,11 +885,18 @@ int main(int argc, char** argv) {
               std::string("cannot stage the file in device memory: ") + cudaGetErrorString(e);
           rows.push_back(row);
         } else {
-          for (auto [name, fmt] : {std::pair{"cuda-device", flac::SampleFormat::raw32},
-                                   {"cuda-device-s16", flac::SampleFormat::s16}}) {
+          for (auto [name, fmt, path] :
+               {std::tuple{"cuda-device", flac::SampleFormat::raw32, DecodePath::fast},
+                {"cuda-device-s16", flac::SampleFormat::s16, DecodePath::fast},
+                {"cuda-device-s16-warp", flac::SampleFormat::s16, DecodePath::fast_warp_parse},
+                {"cuda-device-s16-plain", flac::SampleFormat::s16, DecodePath::plain}}) {
             if (!want(name)) continue;
+            flac::cuda::set_decode_path(path);
             for (bool md5 : md5s) {
-              Row row{"sigpu cuda device", fmt == flac::SampleFormat::s16 ? "s16" : "int32", md5};
+              Row row{path == DecodePath::fast              ? "sigpu cuda device"
+                      : path == DecodePath::fast_warp_parse ? "sigpu cuda device warp-parse"
+                                                            : "sigpu cuda device plain",
+                      fmt == flac::SampleFormat::s16 ? "s16" : "int32", md5};
               flac::DecodeOptions o;
               o.backend = sigpu::Backend::cuda;
               o.format = fmt;
@@ -778,6 +950,7 @@ int main(int argc, char** argv) {
               rows.push_back(std::move(row));
             }
           }
+          flac::cuda::set_decode_path(DecodePath::fast);
           cudaFree(d_file);
         }
       }
@@ -785,26 +958,289 @@ int main(int argc, char** argv) {
     }
   }
 
+  // --- clips: many short files, one at a time and as a batch --------------------------------
+  // The file cut into clips of --clip-seconds (each a complete FLAC file); the batch is --clips
+  // of them, the distinct clips repeated in order. Output s16 (what a training loader wants),
+  // MD5 off. libFLAC and cpu-parallel decode the distinct clips once per run; the GPU rows decode
+  // them one call per clip, and the whole batch through decode_batch in calls of kBatchFiles.
+  if (opt.clips > 0) {
+    std::vector<Clip> clips;
+    try {
+      clips = cut_clips(file, stream, ref, opt.clip_seconds);
+    } catch (const std::exception& e) {
+      std::printf("clips: cannot cut the file: %s\n", e.what());
+    }
+    const std::size_t distinct = std::min(clips.size(), opt.clips);
+    clips.resize(distinct);
+    double clip_bytes = 0, clip_pcm = 0, clip_audio = 0;
+    for (const auto& c : clips) {
+      clip_bytes += double(c.bytes.size());
+      clip_pcm += double(c.samples) * ch * ((bits + 7) / 8);
+      clip_audio += double(c.samples) / ref.rate;
+    }
+    if (distinct)
+      std::printf(
+          "clips: %zu distinct clips of %.1f s (%.1f MB compressed in all); the batch is "
+          "%zu clips\n",
+          distinct, clip_audio / distinct, clip_bytes / 1e6, opt.clips);
+    const auto& want16 = want_s16();
+    // Which clip's PCM each output must equal: its slice of the file's, as s16.
+    auto check_clip = [&](std::size_t c, const flac::Decoded& d) -> std::string {
+      const Clip& clip = clips[c % distinct];
+      if (!d.report.damage.empty()) return "clip " + std::to_string(c) + ": damage reported";
+      if (d.pcm.samples != clip.samples || d.pcm.channels != ch)
+        return "clip " + std::to_string(c) + ": wrong shape";
+      const std::size_t n = clip.samples * ch;
+      if (std::memcmp(d.pcm.bytes.data(), want16.data() + clip.first_sample * ch, 2 * n) != 0)
+        return "clip " + std::to_string(c) + ": PCM differs from libFLAC's";
+      return {};
+    };
+    auto clip_row = [&](const std::string& name, std::size_t count) {
+      Row row{name, "s16", false};
+      row.clips = true;
+      const double reps = double(count) / double(distinct);
+      row.pcm_bytes = clip_pcm * reps;
+      row.audio_seconds = clip_audio * reps;
+      if (bw) {
+        row.bound_s = clip_bytes * reps / (bw->h2d_pinned * 1e9) +
+                      clip_audio * reps * ref.rate * ch * 2 / (bw->d2h_pinned * 1e9);
+        row.bound_name = "PCIe";
+      }
+      return row;
+    };
+    if (distinct && want("libflac")) {
+      Row row = clip_row("libFLAC 1 thread clips", distinct);
+      row.bound_s = 0;
+      std::string err;
+      time_row(
+          row, opt.repeat,
+          [&] {
+            err.clear();
+            auto t0 = Clock::now();
+            try {
+              for (const auto& c : clips) libflac_decode(c.bytes, false);
+            } catch (const std::exception& e) {
+              err = e.what();
+            }
+            return since(t0);
+          },
+          [&] { return err; });
+      rows.push_back(std::move(row));
+    }
+    flac::DecodeOptions o16;
+    o16.format = flac::SampleFormat::s16;
+    o16.verify_md5 = false;
+    o16.device = opt.device;
+    auto batch_row = [&](const std::string& name, std::size_t count, std::size_t per_call,
+                         const std::function<std::vector<flac::BatchResult>(
+                             std::span<const std::span<const std::uint8_t>>)>& decode) {
+      Row row = clip_row(name, count);
+      std::string err;
+      std::vector<std::span<const std::uint8_t>> spans;
+      for (std::size_t c = 0; c < count; ++c) spans.emplace_back(clips[c % distinct].bytes);
+      std::vector<flac::BatchResult> got;
+      time_row(
+          row, opt.repeat,
+          [&] {
+            err.clear();
+            double seconds = 0;
+            for (std::size_t at = 0; at < count && err.empty(); at += per_call) {
+              const std::size_t n = std::min(per_call, count - at);
+              got.clear();  // frees the previous call's PCM outside the timed span
+              auto t0 = Clock::now();
+              try {
+                got = decode({spans.data() + at, n});
+              } catch (const std::exception& e) {
+                err = std::string("threw: ") + e.what();
+              }
+              seconds += since(t0);
+              for (std::size_t k = 0; k < got.size() && err.empty(); ++k) {
+                if (!got[k].error.empty())
+                  err = "clip " + std::to_string(at + k) + ": " + got[k].error;
+                else
+                  err = check_clip(at + k, got[k].decoded);
+              }
+            }
+            return seconds;
+          },
+          [&] { return err; });
+      rows.push_back(std::move(row));
+    };
+    if (distinct && want("cpu-parallel"))
+      batch_row("sigpu cpu-parallel batch", distinct, distinct, [&](auto files) {
+        flac::DecodeOptions o = o16;
+        o.backend = sigpu::Backend::cpu_parallel;
+        return flac::decode_batch(files, o);
+      });
+    if (distinct && cuda_ok && (want("cuda") || want("cuda-s16"))) {
+      flac::CudaDecoder gpu(opt.device);
+      batch_row("sigpu cuda clip by clip", distinct, 1, [&](auto files) {
+        std::vector<flac::BatchResult> r(1);
+        r[0].decoded = gpu.decode(files[0], o16);
+        return r;
+      });
+      constexpr std::size_t kBatchFiles = 500;
+      batch_row("sigpu cuda batch", opt.clips, kBatchFiles,
+                [&](auto files) { return gpu.decode_batch(files, o16); });
+    }
+  }
+
+  // --- ranges: clips cut out of the file without decoding the rest ----------------------------
+  if (opt.ranges > 0 && total > 0) {
+    const auto len = static_cast<std::uint64_t>(opt.range_seconds * ref.rate);
+    std::vector<flac::SampleRange> ranges;
+    std::uint64_t seed = 12345;
+    for (std::size_t i = 0; i < opt.ranges; ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      ranges.push_back({(seed >> 17) % (total > len ? total - len : 1), len});
+    }
+    const flac::SampleRange middle{total / 2, len};
+    const auto& want16 = want_s16();
+    auto check_range = [&](const flac::SampleRange& r, const flac::Decoded& d) -> std::string {
+      const std::uint64_t n = std::min(r.count, total - r.first);
+      if (d.pcm.samples != n || d.pcm.channels != ch) return "range: wrong shape";
+      if (std::memcmp(d.pcm.bytes.data(), want16.data() + r.first * ch, 2 * n * ch) != 0)
+        return "range at " + std::to_string(r.first) + ": PCM differs from libFLAC's";
+      return {};
+    };
+    auto range_row = [&](const std::string& name, std::size_t count) {
+      Row row{name, "s16", false};
+      row.clips = true;
+      row.pcm_bytes = double(count) * double(len) * ch * 2;
+      row.audio_seconds = double(count) * double(len) / ref.rate;
+      return row;
+    };
+    if (want("libflac")) {
+      auto check_cut = [&](const flac::SampleRange& r,
+                           const std::vector<std::int16_t>& got) -> std::string {
+        const std::uint64_t n = std::min(r.count, total - r.first);
+        if (got.size() != n * ch ||
+            std::memcmp(got.data(), want16.data() + r.first * ch, 2 * n * ch) != 0)
+          return "libFLAC seek to " + std::to_string(r.first) + ": samples differ";
+        return {};
+      };
+      Row one = range_row("libFLAC seek 1 range", 1);
+      std::string err;
+      time_row(
+          one, opt.repeat,
+          [&] {
+            err.clear();
+            auto t0 = Clock::now();
+            try {  // opening the decoder (metadata) counts: a loader asked for one clip does it
+              LibflacSeeker seeker(file, bits);
+              err = check_cut(middle, seeker.cut(middle.first, middle.count, ch));
+            } catch (const std::exception& e) {
+              err = e.what();
+            }
+            return since(t0);
+          },
+          [&] { return err; });
+      rows.push_back(std::move(one));
+      Row many = range_row("libFLAC seek " + std::to_string(opt.ranges) + " ranges", opt.ranges);
+      time_row(
+          many, opt.repeat,
+          [&] {
+            err.clear();
+            double t = 0;
+            try {
+              LibflacSeeker seeker(file, bits);
+              for (const auto& r : ranges) {
+                auto t0 = Clock::now();
+                const auto& got = seeker.cut(r.first, r.count, ch);
+                t += since(t0);
+                if (err.empty()) err = check_cut(r, got);
+              }
+            } catch (const std::exception& e) {
+              err = e.what();
+            }
+            return t;
+          },
+          [&] { return err; });
+      rows.push_back(std::move(many));
+    }
+    for (auto [name, backend] : {std::pair{"cpu", sigpu::Backend::cpu},
+                                 {"cpu-parallel", sigpu::Backend::cpu_parallel},
+                                 {"cuda", sigpu::Backend::cuda}}) {
+      if (!want(name) && !(backend == sigpu::Backend::cuda && want("cuda-s16"))) continue;
+      if (backend == sigpu::Backend::cuda && !cuda_ok) continue;
+      flac::DecodeOptions o;
+      o.backend = backend;
+      o.format = flac::SampleFormat::s16;
+      o.device = opt.device;
+      {
+        Row row = range_row(std::string("sigpu ") + name + " 1 range", 1);
+        flac::Decoded got;
+        std::string err;
+        time_row(
+            row, opt.repeat,
+            [&] {
+              err.clear();
+              auto t0 = Clock::now();
+              try {
+                got = flac::decode_range(file, middle, o);
+              } catch (const std::exception& e) {
+                err = std::string("threw: ") + e.what();
+              }
+              return since(t0);
+            },
+            [&] { return err.empty() ? check_range(middle, got) : err; });
+        rows.push_back(std::move(row));
+      }
+      Row row = range_row(
+          std::string("sigpu ") + name + " " + std::to_string(opt.ranges) + " ranges", opt.ranges);
+      std::vector<flac::BatchResult> got;
+      std::string err;
+      time_row(
+          row, opt.repeat,
+          [&] {
+            err.clear();
+            got.clear();
+            auto t0 = Clock::now();
+            try {
+              got = flac::decode_ranges(file, ranges, o);
+            } catch (const std::exception& e) {
+              err = std::string("threw: ") + e.what();
+            }
+            return since(t0);
+          },
+          [&]() -> std::string {
+            if (!err.empty()) return err;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+              if (!got[i].error.empty()) return got[i].error;
+              std::string bad = check_range(ranges[i], got[i].decoded);
+              if (!bad.empty()) return bad;
+            }
+            return {};
+          });
+      rows.push_back(std::move(row));
+    }
+  }
+
   // --- table ---------------------------------------------------------------------------------
-  auto libflac_median = [&](bool md5) -> double {
+  auto pcm_of = [&](const Row& r) { return r.pcm_bytes > 0 ? r.pcm_bytes : pcm_native_bytes; };
+  auto audio_of = [&](const Row& r) { return r.audio_seconds > 0 ? r.audio_seconds : duration; };
+  // libFLAC's median time scaled to this row's amount of PCM (same MD5 setting, same group).
+  auto libflac_median = [&](const Row& row) -> double {
+    const bool md5 = row.md5_done();
+    const Row* best = nullptr;
     for (const auto& r : rows)
-      if (r.backend == "libFLAC 1 thread" && r.md5 == md5 && !r.seconds.empty()) return r.median();
-    for (const auto& r : rows)
-      if (r.backend == "libFLAC 1 thread" && !r.seconds.empty()) return r.median();
-    return 0;
+      if (r.backend.rfind("libFLAC", 0) == 0 && r.clips == row.clips && !r.seconds.empty() &&
+          (!best || r.md5 == md5))
+        best = &r;
+    return best ? best->median() * pcm_of(row) / pcm_of(*best) : 0;
   };
-  std::printf("\n%-22s %-6s %-4s %9s %9s %9s %9s %9s %9s %12s\n", "backend", "output", "md5",
+  std::printf("\n%-26s %-6s %-4s %9s %9s %9s %9s %9s %9s %12s\n", "backend", "output", "md5",
               "median s", "min s", "max s", "MB/s PCM", "x rt", "x libFLAC", "of bound");
   bool failed = false;
   for (const auto& r : rows) {
     if (r.failed || r.seconds.empty()) {
       failed = failed || r.failed;
-      std::printf("%-22s %-6s %-4s %s: %s\n", r.backend.c_str(), r.output.c_str(), r.md5_label(),
+      std::printf("%-26s %-6s %-4s %s: %s\n", r.backend.c_str(), r.output.c_str(), r.md5_label(),
                   r.failed ? "FAILED" : "skipped", r.note.c_str());
       continue;
     }
     double med = r.median();
-    double lf = libflac_median(r.md5_done());
+    double lf = libflac_median(r);
     char ratio[32] = "-", bound[32] = "-";
     if (lf > 0) std::snprintf(ratio, sizeof ratio, "%.2f", lf / med);
     if (r.bound_s > 0) {
@@ -812,9 +1248,9 @@ int main(int argc, char** argv) {
       std::snprintf(bound, sizeof bound, pct < 10 ? "%.1f %% %s" : "%.0f %% %s", pct,
                     r.bound_name.c_str());
     }
-    std::printf("%-22s %-6s %-4s %9.4f %9.4f %9.4f %9.0f %9.0f %9s %12s\n", r.backend.c_str(),
-                r.output.c_str(), r.md5_label(), med, r.min(), r.max(),
-                pcm_native_bytes / med / 1e6, duration / med, ratio, bound);
+    std::printf("%-26s %-6s %-4s %9.4f %9.4f %9.4f %9.0f %9.0f %9s %12s\n", r.backend.c_str(),
+                r.output.c_str(), r.md5_label(), med, r.min(), r.max(), pcm_of(r) / med / 1e6,
+                audio_of(r) / med, ratio, bound);
   }
   std::printf(
       "MB/s PCM counts %u-bit samples as %u bytes; x libFLAC is libFLAC's median time (same MD5 "
@@ -849,15 +1285,15 @@ int main(int argc, char** argv) {
            "fraction_of_bound,status\n";
     for (const auto& r : rows) {
       double med = r.median();
-      double lf = libflac_median(r.md5_done());
+      double lf = libflac_median(r);
       csv << opt.path << (opt.tile > 1 ? " x" + std::to_string(opt.tile) : "") << ',' << r.backend
           << ',' << r.output << ',' << r.md5_label() << ',';
       if (r.seconds.empty()) {
         csv << ",,,,,,,," << (r.failed ? "failed" : "skipped") << '\n';
         continue;
       }
-      csv << med << ',' << r.min() << ',' << r.max() << ',' << pcm_native_bytes / med / 1e6 << ','
-          << duration / med << ',' << (lf > 0 ? lf / med : 0) << ',' << r.bound_name << ','
+      csv << med << ',' << r.min() << ',' << r.max() << ',' << pcm_of(r) / med / 1e6 << ','
+          << audio_of(r) / med << ',' << (lf > 0 ? lf / med : 0) << ',' << r.bound_name << ','
           << (r.bound_s > 0 ? r.bound_s / med : 0) << ",ok\n";
     }
   }

@@ -114,6 +114,11 @@ struct DecodeOptions {
   /// Refuse streams whose output would be larger (0: no limit). A few bytes of CONSTANT
   /// frames can legally describe hours of audio; services decoding untrusted files set this.
   std::uint64_t max_output_bytes = 0;
+  /// cuda: decode through at most about this many bytes of device memory (0: as much as the
+  /// file needs, all at once). The frames are found on the host, then go through the GPU in
+  /// chunks on two streams, copies overlapping decoding: for files larger than device memory,
+  /// or a GPU shared with other work. A chunk holds at least one frame, whatever the budget.
+  std::uint64_t device_memory_budget = 0;
 };
 
 /// A byte vector whose resize() leaves new bytes uninitialised: outputs are gigabytes, and the
@@ -158,6 +163,39 @@ Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options 
 /// Reads and decodes a file; errors name the path.
 Decoded decode_file(const std::string& path, const DecodeOptions& options = {});
 
+/// One file of a batch: its decode, or the error that stopped it (the batch goes on).
+struct BatchResult {
+  Decoded decoded;    ///< meaningful when error is empty
+  std::string error;  ///< why the file could not be decoded at all
+  bool ok() const { return error.empty() && decoded.report.ok(); }
+};
+
+/// Decodes many files held in memory; result i belongs to files[i]. On the GPU the files of one
+/// channel count and bit depth are packed into shared launches (interleaved output), so a
+/// batch of short clips runs near the speed of one long file; on the CPU (`cpu-parallel`)
+/// small files are decoded one per core. A file that fails does not stop the others;
+/// `stop_on_damage` makes a damaged file an error.
+std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                      const DecodeOptions& options = {});
+
+/// Samples [first, first + count), per channel.
+struct SampleRange {
+  std::uint64_t first = 0, count = 0;
+};
+
+/// Decodes only the frames around a range of a long file and cuts the range out, as a training
+/// loader wants for random clips: the frames are found through the SEEKTABLE when there is one,
+/// else by a frame search over the bytes where the range should lie. Needs STREAMINFO with the
+/// total sample count. The range is clamped to the stream's end; report.md5 is `skipped` (the
+/// MD5 covers the whole stream); damage offsets and samples are the file's.
+Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
+                     const DecodeOptions& options = {});
+/// Many ranges of one file; their frames are decoded like a batch (decode_batch: shared
+/// launches on the GPU, one range per core on the CPU).
+std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
+                                       std::span<const SampleRange> ranges,
+                                       const DecodeOptions& options = {});
+
 /// Decoded PCM in device memory, for pipelines that want it on the GPU. Freed with the object.
 struct DevicePcm {
   SampleFormat format = SampleFormat::raw32;
@@ -180,6 +218,10 @@ class CudaDecoder {
 
   /// Host bytes in, host PCM out (copies both ways included).
   Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
+
+  /// Many files, packed into shared launches (see sigpu::flac::decode_batch).
+  std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                        const DecodeOptions& options = {});
 
   /// Compressed bytes already in device memory (4-byte aligned), PCM left in device memory.
   /// `stream` must describe the same file (parse_stream on a host copy of its metadata).

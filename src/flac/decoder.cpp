@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/thread_pool.hpp"
+
 #include "core/md5.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
@@ -93,6 +95,43 @@ Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   }
   finish_decode(d, std::move(r), o, true);
   return d;
+}
+
+std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                      const DecodeOptions& o) {
+  const Backend backend = resolve(o.backend);
+  if (backend == Backend::cuda) return CudaDecoder(o.device).decode_batch(files, o);
+  std::vector<BatchResult> out(files.size());
+  auto one = [&](std::size_t i, Backend b) {
+    DecodeOptions opt = o;
+    opt.backend = b;
+    try {
+      out[i].decoded = decode(files[i], opt);
+    } catch (const std::exception& e) {
+      out[i].error = e.what();
+    }
+  };
+  if (backend == Backend::cpu) {
+    for (std::size_t i = 0; i < files.size(); ++i) one(i, Backend::cpu);
+    return out;
+  }
+  // Short files gain nothing from splitting one over all cores (the search and index have a
+  // fixed cost): they take one core each; long ones still get all cores, one after another.
+  constexpr std::size_t kLongFile = 32u << 20;
+  std::vector<std::size_t> short_files;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].size() > kLongFile)
+      one(i, Backend::cpu_parallel);
+    else
+      short_files.push_back(i);
+  }
+  ThreadPool::shared().parallel_for(
+      short_files.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t j = b; j < e; ++j) one(short_files[j], Backend::cpu);
+      },
+      1);
+  return out;
 }
 
 ByteBuffer read_file(const std::string& path) {

@@ -57,17 +57,19 @@ SIGPU_HD inline FrameError finish_frame(BitReader& br, const std::uint8_t* data,
 /// FrameError::relink tells the caller to correct the chain. Without span.end, check_crc
 /// verifies the CRC-16. With `params` the predictors are only recorded there (params[c]) for
 /// restore_subframe to run later; without, each subframe is restored as soon as it is read.
-template <typename S>
+/// `bulk` reads the subframes' samples and residuals (see SerialBulk).
+template <typename S, typename Bulk = SerialBulk>
 SIGPU_HD FrameError decode_frame(const std::uint8_t* data, std::size_t size, FrameSpan span,
                                  const FrameHeader& h, unsigned bps, S* scratch,
                                  const std::uint16_t* crc16_table, bool check_crc,
-                                 std::size_t* frame_end, SubframeParams* params = nullptr) {
+                                 std::size_t* frame_end, SubframeParams* params = nullptr,
+                                 const Bulk& bulk = {}) {
   BitReader br(data, size, span.pos + h.header_bytes);
   for (unsigned c = 0; c < h.channels; ++c) {
     S* x = scratch + std::size_t(c) * h.block_size;
     SubframeParams own;
     SubframeParams& p = params ? params[c] : own;
-    const FrameError e = parse_subframe(br, x, h.block_size, subframe_bits(h, bps, c), p);
+    const FrameError e = parse_subframe(br, x, h.block_size, subframe_bits(h, bps, c), p, bulk);
     if (e != FrameError::ok) return e;
     if (!params) restore_subframe(p, x, h.block_size);
   }

@@ -38,21 +38,26 @@ ParallelDecodeResult index_and_decode(std::vector<Candidate>& cands, const Strea
   ParallelDecodeResult r;
   r.index = build_frame_index(cands, stream, params, size, probe);
   executor.prepare_output(r.index);
-  const std::vector<FrameResult> results = executor.decode(r.index);
-  r.damage = r.index.damage;
+  r.damage = collect_damage(r.index, executor.decode(r.index), relink);
+  return r;
+}
+
+}  // namespace
+
+std::vector<Damage> collect_damage(const FrameIndex& index, const std::vector<FrameResult>& results,
+                                   bool* relink) {
+  std::vector<Damage> damage = index.damage;
   *relink = false;
   for (std::size_t k = 0; k < results.size(); ++k) {
     const FrameError e = results[k].error;
     if (e == FrameError::ok) continue;
     if (e == FrameError::relink) *relink = true;
-    const FrameEntry& f = r.index.frames[k];
-    r.damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size,
-                        describe(e == FrameError::relink ? FrameError::length_mismatch : e)});
+    const FrameEntry& f = index.frames[k];
+    damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size,
+                      describe(e == FrameError::relink ? FrameError::length_mismatch : e)});
   }
-  return r;
+  return damage;
 }
-
-}  // namespace
 
 ParallelDecodeResult decode_in_rounds(std::vector<Candidate>& cands, const Stream& stream,
                                       const std::optional<StreamParams>& params, std::uint64_t size,

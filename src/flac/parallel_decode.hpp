@@ -38,6 +38,12 @@ struct ParallelDecodeResult {
 /// only on the device).
 using HostBytes = std::function<std::span<const std::uint8_t>()>;
 
+/// The index's damage plus every frame whose decode failed; *relink tells whether a frame
+/// verified but ended elsewhere than its link said (the chain must be corrected and decoded
+/// again).
+std::vector<Damage> collect_damage(const FrameIndex& index, const std::vector<FrameResult>& results,
+                                   bool* relink);
+
 /// Indexes and decodes. When decoding shows a false link, every candidate's link is re-derived
 /// from where its frame really ends (what a serial decoder would follow), on all cores, and the
 /// stream is indexed and decoded once more: a stream built to trap the CRC-16 links costs

@@ -14,24 +14,41 @@ SIGPU_HD SIGPU_FORCEINLINE std::int32_t zigzag_decode(std::uint32_t u) {
   return static_cast<std::int32_t>(u >> 1) ^ -static_cast<std::int32_t>(u & 1);
 }
 
+/// How a subframe's residual is partitioned, from its header.
+struct ResidualLayout {
+  unsigned param_bits = 0;  ///< bits of each partition's Rice parameter
+  unsigned escape = 0;      ///< the parameter value that marks an escaped partition
+  unsigned partitions = 0, partition_size = 0;
+};
+
+/// Reads the coding method and partition order, checked against the block of n samples and the
+/// predictor order.
+SIGPU_HD inline FrameError read_residual_layout(BitReader& br, unsigned n, unsigned order,
+                                                ResidualLayout& l) {
+  const unsigned method = br.read(2);
+  if (method > 1) return FrameError::bad_residual_coding;
+  l.param_bits = method ? 5 : 4;
+  l.escape = method ? 31 : 15;
+  const unsigned partition_order = br.read(4);
+  l.partitions = 1u << partition_order;
+  l.partition_size = n >> partition_order;
+  if ((l.partition_size << partition_order) != n || l.partition_size < order)
+    return FrameError::bad_partition_order;
+  return FrameError::ok;
+}
+
 /// Decodes the residual of a subframe with `n` samples and predictor order `order` into
 /// out[order .. n).
 template <typename S>
 SIGPU_HD FrameError decode_residual(BitReader& br, S* out, unsigned n, unsigned order) {
-  const unsigned method = br.read(2);
-  if (method > 1) return FrameError::bad_residual_coding;
-  const unsigned param_bits = method ? 5 : 4;
-  const unsigned escape = method ? 31 : 15;
-  const unsigned partition_order = br.read(4);
-  const unsigned partition_size = n >> partition_order;
-  if ((partition_size << partition_order) != n || partition_size < order)
-    return FrameError::bad_partition_order;
-
+  ResidualLayout l;
+  const FrameError e = read_residual_layout(br, n, order, l);
+  if (e != FrameError::ok) return e;
   unsigned i = order;
-  for (unsigned p = 0; p < (1u << partition_order); ++p) {
-    const unsigned end = (p + 1) * partition_size;
-    const unsigned k = br.read(param_bits);
-    if (k == escape) {
+  for (unsigned p = 0; p < l.partitions; ++p) {
+    const unsigned end = (p + 1) * l.partition_size;
+    const unsigned k = br.read(l.param_bits);
+    if (k == l.escape) {
       const unsigned bits = br.read(5);
       for (; i < end; ++i) out[i] = br.read_signed(bits);
     } else {

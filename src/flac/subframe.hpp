@@ -20,8 +20,8 @@ SIGPU_HD SIGPU_FORCEINLINE S read_sample(BitReader& br, unsigned bits) {
 /// What restore_subframe must do to one subframe whose warm-up and residuals are in place.
 struct SubframeParams {
   enum Kind : std::uint8_t { verbatim = 0, constant = 1, fixed = 2, lpc = 3 };
-  std::int32_t coef[32];        ///< LPC coefficients, `order` of them
-  std::int64_t constant_value;  ///< CONSTANT: the value (33 bits for a side channel)
+  std::int32_t coef[32];            ///< LPC coefficients, `order` of them
+  std::int64_t constant_value = 0;  ///< CONSTANT: the value (33 bits for a side channel)
   std::uint8_t kind = verbatim;
   std::uint8_t order = 0;
   std::uint8_t wasted = 0;
@@ -30,13 +30,28 @@ struct SubframeParams {
   std::int8_t shift = 0;       ///< LPC quantisation shift
 };
 
+/// How the bulk of a subframe (VERBATIM samples, residuals) is read: here by walking it with
+/// the subframe's reader; the GPU's warp decoder (flac/cuda/warp_residual.cuh) reads it with
+/// the 32 threads of a warp, and leaves the reader after it.
+struct SerialBulk {
+  template <typename S>
+  SIGPU_HD FrameError verbatim(BitReader& br, S* out, unsigned n, unsigned bits) const {
+    for (unsigned i = 0; i < n; ++i) out[i] = read_sample<S>(br, bits);
+    return FrameError::ok;
+  }
+  template <typename S>
+  SIGPU_HD FrameError residual(BitReader& br, S* out, unsigned n, unsigned order) const {
+    return decode_residual(br, out, n, order);
+  }
+};
+
 /// Reads one subframe of n samples with `bps` bits per sample: warm-up samples and residuals
 /// into out[0 .. n), the predictor into p. S is int32_t, or int64_t when a side channel may
 /// need 33 bits. The GPU's fast path parses every subframe first and restores them later, in
 /// parallel; decode_subframe does both at once.
-template <typename S>
+template <typename S, typename Bulk = SerialBulk>
 SIGPU_HD FrameError parse_subframe(BitReader& br, S* out, unsigned n, unsigned bps,
-                                   SubframeParams& p) {
+                                   SubframeParams& p, const Bulk& bulk = {}) {
   const unsigned header = br.read(8);
   if (header & 0x80) return FrameError::bad_subframe_type;
   const unsigned type = (header >> 1) & 0x3F;
@@ -55,7 +70,8 @@ SIGPU_HD FrameError parse_subframe(BitReader& br, S* out, unsigned n, unsigned b
     p.constant_value = read_sample<S>(br, bits);
   } else if (type == 1) {
     p.kind = SubframeParams::verbatim;
-    for (unsigned i = 0; i < n; ++i) out[i] = read_sample<S>(br, bits);
+    const FrameError e = bulk.verbatim(br, out, n, bits);
+    if (e != FrameError::ok) return e;
   } else if ((type >= 8 && type <= 12) || type >= 32) {
     const bool lpc = type >= 32;
     const unsigned order = lpc ? type - 31 : type - 8;
@@ -72,7 +88,7 @@ SIGPU_HD FrameError parse_subframe(BitReader& br, S* out, unsigned n, unsigned b
       p.precision = static_cast<std::uint8_t>(precision);
       p.shift = static_cast<std::int8_t>(shift);
     }
-    const FrameError e = decode_residual(br, out, n, order);
+    const FrameError e = bulk.residual(br, out, n, order);
     if (e != FrameError::ok) return e;
   } else {
     return FrameError::bad_subframe_type;

@@ -194,6 +194,10 @@ PcmFileWriter::PcmFileWriter(std::string path, const PcmShape& shape,
       // With the length known the header is final now, so a pipe (no seeking) works too.
       written_header_ = header_for(opt_.expected_samples);
       put(written_header_.data(), written_header_.size());
+    } else if (opt_.format == FileFormat::npy) {
+      if (enc_.container_bytes == 3) enc_.container_bytes = 4;  // NumPy has no 3-byte integer
+      written_header_ = npy_header(opt_.expected_samples);
+      put(written_header_.data(), written_header_.size());
     }
     buf_.resize(kBufferBytes);
   } catch (...) {
@@ -229,6 +233,20 @@ std::vector<std::uint8_t> PcmFileWriter::header_for(std::uint64_t samples) const
     throw Error("cannot finish '" + path_ + "': " + std::to_string(samples) +
                 " samples need RF64, but fewer were announced when the file was opened");
   return wav_header(shape_, enc_, ds64_slot_, h);
+}
+
+std::vector<std::uint8_t> PcmFileWriter::npy_header(std::uint64_t samples) const {
+  constexpr std::size_t kTotal = 128;
+  std::string descr = enc_.is_float               ? "<f4"
+                      : enc_.container_bytes == 1 ? "|i1"
+                                                  : "<i" + std::to_string(enc_.container_bytes);
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(samples) + ", " + std::to_string(shape_.channels) + "), }";
+  dict.resize(kTotal - 10 - 1, ' ');
+  dict += '\n';
+  const std::string h = std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) +
+                        char(dict.size() >> 8) + dict;
+  return {h.begin(), h.end()};
 }
 
 void PcmFileWriter::append(const Pcm& pcm, std::uint64_t first, std::uint64_t count) {
@@ -301,6 +319,12 @@ void PcmFileWriter::finalize() {
     const std::uint8_t pad = 0;
     if (data_bytes_ & 1) put(&pad, 1);  // chunks are word-aligned
     const auto header = header_for(samples_);
+    if (header != written_header_) {
+      if (std::fseek(file_, 0, SEEK_SET) != 0) fail("seek in");
+      put(header.data(), header.size());
+    }
+  } else if (opt_.format == FileFormat::npy) {
+    const auto header = npy_header(samples_);
     if (header != written_header_) {
       if (std::fseek(file_, 0, SEEK_SET) != 0) fail("seek in");
       put(header.data(), header.size());

@@ -1,4 +1,5 @@
-// Writes decoded PCM to WAV (RIFF, WAVE_FORMAT_EXTENSIBLE, RF64) or raw files, streaming:
+// Writes decoded PCM to WAV (RIFF, WAVE_FORMAT_EXTENSIBLE, RF64), raw or NumPy (.npy, an array
+// of shape (samples, channels): np.load reads it) files, streaming:
 // samples are converted block by block through a small buffer, so a decoded stream is never
 // held twice in memory.
 //
@@ -16,7 +17,7 @@
 
 namespace sigpu::flac {
 
-enum class FileFormat { wav, raw };
+enum class FileFormat { wav, raw, npy };
 
 /// What every block appended to one writer must share.
 struct PcmShape {
@@ -71,6 +72,8 @@ class PcmFileWriter {
   /// The WAV header for `samples` per channel; throws when they need RF64 but the header
   /// kept no room for a ds64.
   std::vector<std::uint8_t> header_for(std::uint64_t samples) const;
+  /// The .npy header (a fixed 128 bytes, so finalize() can rewrite it in place).
+  std::vector<std::uint8_t> npy_header(std::uint64_t samples) const;
   void put(const void* p, std::size_t n);
   [[noreturn]] void fail(const char* action) const;
 

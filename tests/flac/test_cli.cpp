@@ -211,6 +211,67 @@ TEST_F(Cli, SeveralInputsNeedAnOutputDirectory) {
   EXPECT_TRUE(fs::exists(path("out/b.wav")));
 }
 
+TEST_F(Cli, DirectoryInputsSplitIntoShards) {
+  // A corpus in nested folders, decoded by two shards of a cluster job into one output tree.
+  const auto a = make_flac("a", 2, 16, 0.4), b = make_flac("b", 1, 16, 0.3),
+             c = make_flac("c", 2, 24, 0.3);
+  fs::create_directories(path("in/x/y"));
+  fs::rename(a, path("in/a.flac"));
+  fs::rename(b, path("in/x/b.flac"));
+  fs::rename(c, path("in/x/y/c.FLAC"));
+  write_all(path("in/x/notes.txt"), {'h', 'i'});
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto r = sigpu("flac decode -q --shard " + std::string(shard) + " " + quoted(path("in")) +
+                         " -o " + quoted(path("out")));
+    EXPECT_EQ(r.code, 0) << shard << ": " << r.output;
+  }
+  // Sorted: in/a.flac, in/x/b.flac, in/x/y/c.FLAC; shard 0 takes the first and third.
+  for (const char* name : {"out/a.wav", "out/x/b.wav", "out/x/y/c.wav"})
+    EXPECT_TRUE(fs::exists(path(name))) << name;
+  const auto ref =
+      run("flac -s -d -f -o " + quoted(path("ref_b.wav")) + " " + quoted(path("in/x/b.flac")));
+  ASSERT_EQ(ref.code, 0) << ref.output;
+  EXPECT_TRUE(read_all(path("out/x/b.wav")) == read_all(path("ref_b.wav")));
+  EXPECT_EQ(
+      sigpu("flac decode --shard 2/2 " + quoted(path("in")) + " -o " + quoted(path("o2"))).code, 2);
+}
+
+TEST_F(Cli, ListFileNpyOutputAndPerFileErrors) {
+  const auto a = make_flac("a", 2, 16, 0.4), b = make_flac("b", 2, 24, 0.3);
+  write_all(path("broken.flac"), std::vector<std::uint8_t>(300, 0x33));
+  const std::string list = "# corpus\n" + a + "\n\n" + path("broken.flac") + "\n" + b + "\n";
+  write_all(path("list.txt"), {list.begin(), list.end()});
+  const auto r = sigpu("flac decode -q --format npy --list " + quoted(path("list.txt")) + " -o " +
+                       quoted(path("out")));
+  EXPECT_EQ(r.code, 1) << "the broken file fails, the batch goes on: " << r.output;
+  EXPECT_NE(r.output.find("broken.flac"), std::string::npos) << r.output;
+  for (const char* name : {"a", "b"}) {
+    const auto npy = read_all(path(std::string("out/") + name + ".npy"));
+    const auto raw = read_all(path(std::string(name) + ".raw"));
+    ASSERT_GE(npy.size(), 128u) << name;
+    EXPECT_EQ(std::string(npy.begin() + 1, npy.begin() + 6), "NUMPY");
+    const std::string header(npy.begin() + 10, npy.begin() + 128);
+    const bool wide = std::string(name) == "b";
+    EXPECT_NE(header.find(wide ? "'<i4'" : "'<i2'"), std::string::npos) << header;
+    const std::size_t frames = raw.size() / (wide ? 6 : 4);
+    EXPECT_NE(header.find("(" + std::to_string(frames) + ", 2)"), std::string::npos) << header;
+    if (!wide) {
+      EXPECT_TRUE(std::vector<std::uint8_t>(npy.begin() + 128, npy.end()) == raw);
+    } else {  // 24-bit samples widen to int32, sign-extended
+      ASSERT_EQ(npy.size() - 128, frames * 8);
+      for (std::size_t i = 0; i < frames * 2; ++i) {
+        const std::int32_t want =
+            std::int32_t(std::uint32_t(raw[3 * i]) << 8 | std::uint32_t(raw[3 * i + 1]) << 16 |
+                         std::uint32_t(raw[3 * i + 2]) << 24) >>
+            8;
+        std::int32_t got;
+        std::memcpy(&got, npy.data() + 128 + 4 * i, 4);
+        ASSERT_EQ(got, want) << "sample " << i;
+      }
+    }
+  }
+}
+
 TEST_F(Cli, ExistingOutputNeedsForce) {
   const auto f = make_flac("a", 2, 16, 0.5);
   ASSERT_EQ(sigpu("flac decode -q " + quoted(f)).code, 0);

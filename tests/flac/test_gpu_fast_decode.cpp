@@ -13,6 +13,7 @@
 #include <string>
 
 #include "support/libflac_oracle.hpp"
+#include "support/rng.hpp"
 #include "support/signals.hpp"
 #include "support/var_encoder.hpp"
 
@@ -206,32 +207,36 @@ Run run(std::span<const std::uint8_t> file, DecodePath path, SampleFormat fmt, L
   return r;
 }
 
-/// Returns the number of non-ok frames the plain path saw.
+/// Runs the plain path and both fast paths (thread parse, warp parse); returns the number of
+/// non-ok frames the plain path saw.
 std::size_t expect_twins(std::span<const std::uint8_t> file, const std::string& what,
                          SampleFormat fmt = SampleFormat::raw32,
                          Layout layout = Layout::interleaved) {
   const Run plain = run(file, DecodePath::plain, fmt, layout);
-  const Run fast = run(file, DecodePath::fast, fmt, layout);
-  EXPECT_EQ(plain.threw, fast.threw) << what << ": " << plain.message << " / " << fast.message;
-  EXPECT_EQ(plain.errors, fast.errors) << what;
   std::size_t bad = 0;
   for (auto e : plain.errors) bad += e != 0;
-  if (plain.threw || fast.threw) return bad;
-  EXPECT_EQ(plain.out.pcm.samples, fast.out.pcm.samples) << what;
-  EXPECT_EQ(plain.out.pcm.bytes.size(), fast.out.pcm.bytes.size()) << what;
-  if (plain.out.pcm.bytes.size() == fast.out.pcm.bytes.size()) {
-    const auto& a = plain.out.pcm.bytes;
-    const auto& b = fast.out.pcm.bytes;
-    std::size_t first = a.size();
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i] != b[i]) {
-        first = i;
-        break;
-      }
-    EXPECT_EQ(first, a.size()) << what << ": first differing byte";
+  for (DecodePath path : {DecodePath::fast, DecodePath::fast_warp_parse}) {
+    const std::string how = what + (path == DecodePath::fast ? " (thread parse)" : " (warp parse)");
+    const Run fast = run(file, path, fmt, layout);
+    EXPECT_EQ(plain.threw, fast.threw) << how << ": " << plain.message << " / " << fast.message;
+    EXPECT_EQ(plain.errors, fast.errors) << how;
+    if (plain.threw || fast.threw) continue;
+    EXPECT_EQ(plain.out.pcm.samples, fast.out.pcm.samples) << how;
+    EXPECT_EQ(plain.out.pcm.bytes.size(), fast.out.pcm.bytes.size()) << how;
+    if (plain.out.pcm.bytes.size() == fast.out.pcm.bytes.size()) {
+      const auto& a = plain.out.pcm.bytes;
+      const auto& b = fast.out.pcm.bytes;
+      std::size_t first = a.size();
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) {
+          first = i;
+          break;
+        }
+      EXPECT_EQ(first, a.size()) << how << ": first differing byte";
+    }
+    EXPECT_EQ(plain.out.report.damage.size(), fast.out.report.damage.size()) << how;
+    EXPECT_EQ(plain.out.report.md5, fast.out.report.md5) << how;
   }
-  EXPECT_EQ(plain.out.report.damage.size(), fast.out.report.damage.size()) << what;
-  EXPECT_EQ(plain.out.report.md5, fast.out.report.md5) << what;
   return bad;
 }
 
@@ -329,6 +334,61 @@ TEST_F(FlacGpuFastDecode, DamagedStreams) {
                                 " ch trial " + std::to_string(trial));
     }
   EXPECT_GT(bad, 0u) << "the damage should have failed some frames in the kernels";
+}
+
+// The warp Rice decoder on what stresses it: every Rice parameter range (silence to full-scale
+// noise at 8..32 bits), Rice2 codes, escaped partitions, the smallest partitions (order 8),
+// tiny and huge blocks, and spikes that make long unary runs.
+class FlacRiceGpu : public FlacGpuFastDecode {};
+
+TEST_F(FlacRiceGpu, EveryParameterRangeAndPartitioning) {
+  for (unsigned bps : {8u, 16u, 24u, 32u})
+    for (auto sig : {test::Signal::white_noise, test::Signal::music, test::Signal::silence,
+                     test::Signal::square})
+      for (bool escape : {false, true}) {
+        test::VarEncoderOptions o;
+        o.bits_per_sample = bps;
+        o.subframes = test::VarSubframes::fixed;
+        o.use_escape_partitions = escape;
+        o.max_partition_order = 8;
+        o.min_block = 16;
+        o.max_block = 20000;
+        o.seed = bps + 3 * unsigned(sig);
+        const auto pcm = test::make_signal(sig, 2, bps, 70000, bps + unsigned(sig));
+        expect_twins(test::var_encode(pcm, o), "rice " + std::string(test::to_string(sig)) + " " +
+                                                   std::to_string(bps) + " bit escape " +
+                                                   std::to_string(escape));
+      }
+}
+
+TEST_F(FlacRiceGpu, SpikesMakeLongUnaryRuns) {
+  // Quiet partitions with rare full-scale spikes: small Rice parameters and quotients in the
+  // hundreds or thousands, past what the segment walk follows (the frame falls back).
+  for (unsigned bps : {16u, 24u}) {
+    std::vector<std::int32_t> pcm(2 * 50000);
+    test::Rng rng{bps};
+    for (std::size_t i = 0; i < pcm.size(); ++i)
+      pcm[i] =
+          rng.below(997) == 0 ? std::int32_t(rng.signed_bits(bps)) : std::int32_t(rng.below(5)) - 2;
+    test::VarEncoderOptions o;
+    o.bits_per_sample = bps;
+    o.subframes = test::VarSubframes::fixed;
+    o.use_escape_partitions = false;
+    o.max_partition_order = 0;
+    o.variable_blocksize = false;
+    o.fixed_block = 4096;
+    expect_twins(test::var_encode(pcm, o), "spikes " + std::to_string(bps));
+  }
+}
+
+TEST_F(FlacRiceGpu, LibflacRice2AndHighOrders) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  for (unsigned bps : {20u, 24u, 32u})
+    for (unsigned blocksize : {192u, 4608u, 16384u}) {
+      const auto f = libflac(test::Signal::white_noise, 2, bps, 60000, 8, -1, blocksize);
+      expect_twins(
+          f, "libflac noise " + std::to_string(bps) + " bit block " + std::to_string(blocksize));
+    }
 }
 
 TEST_F(FlacGpuFastDecode, AdversarialVerbatimStream) {

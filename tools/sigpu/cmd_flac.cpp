@@ -1,6 +1,7 @@
 // `sigpu flac info|decode|test`. Each file is handled on its own: a bad file is reported and
 // the others still run; the exit code says whether any failed.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "commands.hpp"
 #include "core/md5.hpp"
 #include "core/timer.hpp"
+#include "flac/decoder_common.hpp"
 #include "flac/wav_writer.hpp"
 #include "progress.hpp"
 
@@ -29,7 +32,9 @@ struct InfoArgs {
 };
 
 struct DecodeArgs {
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;  ///< files and directories (searched for *.flac)
+  std::string list;                 ///< a file naming one input per line
+  std::string shard;                ///< "I/N": every N-th input from the I-th (0-based)
   std::string output;
   std::string backend = "auto";
   std::string format = "wav";
@@ -181,34 +186,93 @@ std::string canonical_or_as_is(const std::string& path) {
   return ec ? path : p.string();
 }
 
-std::vector<std::string> output_paths(const DecodeArgs& a) {
-  const std::string ext = a.format == "raw" ? ".raw" : ".wav";
-  auto into = [&](const std::string& dir, const std::string& in) {
-    return (fs::path(dir) / fs::path(in).filename().replace_extension(ext)).string();
-  };
+/// One file to decode and the name its output gets under an output directory.
+struct Input {
+  std::string path;
+  fs::path name;  ///< relative to a directory input, else the file name
+};
+
+bool is_flac_name(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".flac";
+}
+
+/// The inputs as given, directories searched (recursively, sorted) for *.flac, the list file's
+/// lines appended, then the shard taken: the same order on every machine of a cluster job.
+std::vector<Input> expand_inputs(const DecodeArgs& a, bool* several) {
+  std::vector<Input> all;
+  *several = a.inputs.size() > 1 || !a.list.empty();
+  for (const auto& in : a.inputs) {
+    if (!fs::is_directory(in)) {
+      all.push_back({in, fs::path(in).filename()});
+      continue;
+    }
+    *several = true;
+    std::vector<fs::path> found;
+    for (const auto& e :
+         fs::recursive_directory_iterator(in, fs::directory_options::skip_permission_denied))
+      if (e.is_regular_file() && is_flac_name(e.path())) found.push_back(e.path());
+    std::sort(found.begin(), found.end());
+    for (const auto& p : found) all.push_back({p.string(), fs::relative(p, in)});
+  }
+  if (!a.list.empty()) {
+    std::ifstream list(a.list);
+    if (!list) throw UsageError("cannot read the list '" + a.list + "'");
+    for (std::string line; std::getline(list, line);) {
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+        line.pop_back();
+      if (line.empty() || line[0] == '#') continue;
+      all.push_back({line, fs::path(line).filename()});
+    }
+  }
+  if (a.shard.empty()) return all;
+  unsigned index = 0, count = 0;
+  char slash = 0, extra = 0;
+  std::istringstream in(a.shard);
+  if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
+      (in >> extra))
+    throw UsageError("--shard wants I/N with 0 <= I < N, e.g. 3/16; got '" + a.shard + "'");
+  std::vector<Input> mine;
+  for (std::size_t k = index; k < all.size(); k += count) mine.push_back(all[k]);
+  return mine;
+}
+
+std::string extension_of(const std::string& format) {
+  return format == "raw" ? ".raw" : format == "npy" ? ".npy" : ".wav";
+}
+
+std::vector<std::string> output_paths(const DecodeArgs& a, const std::vector<Input>& inputs,
+                                      bool several) {
+  const std::string ext = extension_of(a.format);
   std::vector<std::string> out;
-  if (a.inputs.size() == 1) {
+  if (!several) {
+    const auto& in = inputs.at(0).path;
     if (a.output == "-")
       out.push_back("/dev/stdout");  // the writer needs no seeking when the length is known
     else if (a.output.empty())
-      out.push_back(fs::path(a.inputs[0]).replace_extension(ext).string());
+      out.push_back(fs::path(in).replace_extension(ext).string());
     else if (fs::is_directory(a.output))
-      out.push_back(into(a.output, a.inputs[0]));
+      out.push_back((fs::path(a.output) / fs::path(in).filename().replace_extension(ext)).string());
     else
       out.push_back(a.output);
   } else {
-    if (a.output.empty() || !fs::is_directory(a.output))
-      throw UsageError("several inputs need -o to name an existing directory");
-    for (const auto& in : a.inputs) out.push_back(into(a.output, in));
+    if (a.output.empty() || a.output == "-")
+      throw UsageError("several inputs (or a directory, or a list) need -o OUTDIR");
+    if (fs::exists(a.output) && !fs::is_directory(a.output))
+      throw UsageError("-o '" + a.output + "' is not a directory");
+    for (const auto& in : inputs)
+      out.push_back((fs::path(a.output) / fs::path(in.name).replace_extension(ext)).string());
   }
   std::map<std::string, std::string> seen;
   for (std::size_t n = 0; n < out.size(); ++n) {
     const auto canon = canonical_or_as_is(out[n]);
-    if (canon == canonical_or_as_is(a.inputs[n]))
+    if (canon == canonical_or_as_is(inputs[n].path))
       throw UsageError("output '" + out[n] + "' would overwrite its input");
-    if (auto [it, fresh] = seen.emplace(canon, a.inputs[n]); !fresh)
-      throw UsageError("inputs '" + it->second + "' and '" + a.inputs[n] + "' would both write '" +
-                       out[n] + "'");
+    if (auto [it, fresh] = seen.emplace(canon, inputs[n].path); !fresh)
+      throw UsageError("inputs '" + it->second + "' and '" + inputs[n].path +
+                       "' would both write '" + out[n] + "'");
   }
   return out;
 }
@@ -258,38 +322,120 @@ int report_decode(const std::string& in, const std::string& out, const flac::Dec
   return d.report.ok() ? kExitOk : kExitFailed;
 }
 
+/// Decodes one file at a time (cpu backends) or batches of files packed into shared GPU
+/// launches (cuda), writes each output and reports each file on its own.
 int run_decode(const DecodeArgs& a) {
-  const auto outputs = output_paths(a);
+  if (a.inputs.empty() && a.list.empty())
+    throw UsageError("no inputs: name files, directories or --list FILE");
+  bool several = false;
+  const std::vector<Input> inputs = expand_inputs(a, &several);
+  if (inputs.empty()) {
+    print_error("no input files" + std::string(a.shard.empty() ? "" : " in this shard"));
+    return kExitOk;
+  }
+  const auto outputs = output_paths(a, inputs, several);
+  if (several) fs::create_directories(a.output);
   flac::DecodeOptions opt;
-  opt.backend = parse_backend(a.backend);
+  opt.backend = resolve(parse_backend(a.backend));
   opt.format = sample_format(a.sample_format);
   opt.layout = flac::Layout::interleaved;
   opt.verify_md5 = !a.no_md5;
   opt.stop_on_damage = a.stop_on_damage;
   opt.device = a.device;
-  const auto format = a.format == "raw" ? flac::FileFormat::raw : flac::FileFormat::wav;
+  const auto format = a.format == "raw"   ? flac::FileFormat::raw
+                      : a.format == "npy" ? flac::FileFormat::npy
+                                          : flac::FileFormat::wav;
 
-  Progress progress(total_size(a.inputs), a.inputs.size());
+  std::vector<std::string> paths;
+  for (const auto& in : inputs) paths.push_back(in.path);
+  Progress progress(total_size(paths), inputs.size());
   int rc = kExitOk;
-  for (std::size_t n = 0; n < a.inputs.size(); ++n) {
-    const auto& in = a.inputs[n];
-    const auto& out = outputs[n];
-    progress.set_current(in);
-    try {
-      if (!a.force && fs::is_regular_file(out))
-        throw Error("'" + out + "' exists (use --force to overwrite)");
-      Stopwatch clock;
-      const auto decoded = flac::decode_file(in, opt);
-      const double seconds = clock.seconds();
-      write_output(out, decoded.pcm, format, progress, size_or_zero(in));
-      progress.clear();
-      rc = std::max(rc, report_decode(in, out, decoded, seconds, a.quiet));
-    } catch (const std::exception& e) {
-      progress.clear();
-      print_error(e.what());
-      rc = kExitFailed;
-    }
+  auto fail = [&](const std::string& message) {
+    progress.clear();
+    print_error(message);
+    rc = kExitFailed;
+  };
+  auto write = [&](std::size_t n, const flac::Decoded& decoded, double seconds) {
+    fs::create_directories(fs::path(outputs[n]).parent_path());
+    write_output(outputs[n], decoded.pcm, format, progress, size_or_zero(inputs[n].path));
+    progress.clear();
+    rc = std::max(rc, report_decode(inputs[n].path, outputs[n], decoded, seconds, a.quiet));
+  };
+  auto exists = [&](std::size_t n) {
+    if (a.force || !fs::is_regular_file(outputs[n])) return false;
+    fail("'" + outputs[n] + "' exists (use --force to overwrite)");
     progress.file_done();
+    return true;
+  };
+
+  if (opt.backend != Backend::cuda) {
+    for (std::size_t n = 0; n < inputs.size(); ++n) {
+      progress.set_current(inputs[n].path);
+      if (exists(n)) continue;
+      try {
+        Stopwatch clock;
+        const auto decoded = flac::decode_file(inputs[n].path, opt);
+        write(n, decoded, clock.seconds());
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+      progress.file_done();
+    }
+    return rc;
+  }
+
+  // The GPU decodes files in batches of up to kBatchBytes of input, packed into shared launches.
+  constexpr std::uint64_t kBatchBytes = 512u << 20;
+  std::unique_ptr<flac::CudaDecoder> gpu;
+  try {
+    gpu = std::make_unique<flac::CudaDecoder>(opt.device);
+  } catch (const std::exception& e) {
+    fail(e.what());
+    return rc;
+  }
+  for (std::size_t first = 0; first < inputs.size();) {
+    std::vector<std::size_t> batch;
+    std::vector<flac::ByteBuffer> bytes;
+    std::uint64_t used = 0;
+    std::size_t n = first;
+    for (; n < inputs.size() && (batch.empty() || used < kBatchBytes); ++n) {
+      if (exists(n)) continue;
+      try {
+        bytes.push_back(flac::read_file(inputs[n].path));
+        used += bytes.back().size();
+        batch.push_back(n);
+      } catch (const std::exception& e) {
+        fail(e.what());
+        progress.file_done();
+      }
+    }
+    first = n;
+    if (batch.empty()) continue;
+    progress.set_current(inputs[batch.front()].path + (batch.size() > 1 ? " ..." : ""));
+    std::vector<std::span<const std::uint8_t>> spans(bytes.begin(), bytes.end());
+    Stopwatch clock;
+    std::vector<flac::BatchResult> results;
+    try {
+      results = gpu->decode_batch(spans, opt);
+    } catch (const std::exception& e) {
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        fail(inputs[batch[k]].path + ": " + e.what());
+        progress.file_done();
+      }
+      continue;
+    }
+    const double seconds = clock.seconds() / double(batch.size());
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      const std::size_t i = batch[k];
+      progress.set_current(inputs[i].path);
+      try {
+        if (!results[k].error.empty()) throw Error(inputs[i].path + ": " + results[k].error);
+        write(i, results[k].decoded, seconds);
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+      progress.file_done();
+    }
   }
   return rc;
 }
@@ -339,15 +485,20 @@ void add_flac_commands(CLI::App& app, Action& action) {
 
   auto dec = std::make_shared<DecodeArgs>();
   auto* cd = flac->add_subcommand("decode", "Decode FLAC files to WAV or raw PCM");
-  cd->add_option("files", dec->inputs, "FLAC files")->required();
+  cd->add_option("files", dec->inputs, "FLAC files, or directories searched for *.flac");
+  cd->add_option("--list", dec->list, "A file naming one input per line ('#' comments)");
+  cd->add_option("--shard", dec->shard,
+                 "I/N: decode only inputs I, I+N, I+2N, ... (0-based) of the sorted list, "
+                 "to split a corpus over the tasks of a cluster job");
   cd->add_option("-o,--output", dec->output,
                  "Output file ('-': stdout), or directory (required with several inputs); "
                  "default: the input with a .wav/.raw extension");
   cd->add_option("--backend", dec->backend, "cpu, cpu-parallel, cuda or auto")
       ->check(CLI::IsMember(kBackendNames))
       ->capture_default_str();
-  cd->add_option("--format", dec->format, "Output container")
-      ->check(CLI::IsMember({"wav", "raw"}))
+  cd->add_option("--format", dec->format,
+                 "Output container: wav, raw, or npy (NumPy array of shape (samples, channels))")
+      ->check(CLI::IsMember({"wav", "raw", "npy"}))
       ->capture_default_str();
   cd->add_option("--sample-format", dec->sample_format,
                  "s16, s32 or f32 (default: the stream's own bit depth)")

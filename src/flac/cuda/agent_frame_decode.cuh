@@ -1,7 +1,9 @@
 // The fast frame decode, in three kernels over the same scratch as DecodeFramesKernel (its
 // plain twin, kernels.cuh):
-//   ParseFramesKernel    one thread per frame: headers, warm-up samples, Rice residuals, and
-//                        the predictor of every subframe into a SubframeParams;
+//   ParseFramesKernel    one thread per frame (or, DecodePath::fast_warp_parse, one warp
+//                        sharing the residuals, warp_residual.cuh): headers, warm-up samples,
+//                        Rice residuals, and the predictor of every subframe into a
+//                        SubframeParams;
 //   RestoreSubframesKernel  one thread per (frame, channel): FIXED/LPC restoration in place;
 //   StoreFramesKernel    one block per frame: decorrelation and format conversion, threads
 //                        striding over the output so that writes coalesce.
@@ -12,30 +14,30 @@
 #include <cstdint>
 
 #include "flac/cuda/kernels.cuh"
+#include "flac/cuda/warp_residual.cuh"
 #include "flac/frame.hpp"
 
 namespace sigpu::flac::cuda {
 
-inline constexpr unsigned kMaxChannels = 8;
-
-/// What the parse kernel leaves for the restore and store kernels, per frame.
-struct FrameStateDevice {
-  std::uint64_t out_sample;
-  std::uint32_t block_size;
-  std::uint8_t assignment;
-  std::uint8_t channels;
-  std::uint8_t pending;  ///< 1: parsed, to restore and store; 0: failed or already stored
-};
-
+/// Parses every frame, with kLanes threads per frame: 32, a warp sharing the subframes' bulk
+/// (WarpBulk; all lanes parse the headers together), or 1, a thread walking the whole frame.
+/// A frame the warp cannot finish (damage, a code the segment walk does not follow) is decoded
+/// again by lane 0 with the serial reader, exactly as the plain kernel does, so errors and ends
+/// come from one place. Frames needing 64-bit scratch are decoded and stored whole by lane 0.
+template <unsigned kLanes>
 __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
                                   const FrameEntry* frames, std::uint32_t count, unsigned bps,
                                   unsigned channels, void* scratch, unsigned scratch_bytes,
                                   PcmTarget target, FrameResultDevice* results,
-                                  FrameStateDevice* states, SubframeParams* params) {
+                                  FrameStateDevice* states, SubframeParams* params,
+                                  const FileSpanDevice* files) {
+  static_assert(kLanes == 1 || kLanes == 32);
   __shared__ std::uint16_t crc16[256];
   load_crc16_table(crc16, tables);
-  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
   if (k >= count) return;
+  frame_file(files, k, d, size);
+  const bool leader = threadIdx.x % kLanes == 0;
   const FrameEntry f = frames[k];
   FrameHeader h;
   FrameError e = reparse_header(d, size, f, h);
@@ -45,20 +47,30 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
     st.block_size = h.block_size;
     st.assignment = h.assignment;
     st.channels = static_cast<std::uint8_t>(h.channels);
+    SubframeParams* p = params + std::size_t(k) * kMaxChannels;
     if (scratch_bytes == 8 && needs_wide_scratch(h, bps)) {
-      auto* x = static_cast<std::int64_t*>(scratch) + std::size_t(f.out_sample) * channels;
-      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
-      auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
-        store_sample(target, f.out_sample + i, c, v);
-      };
-      if (e == FrameError::ok) store_frame(h, x, sink);
+      if (leader) {
+        auto* x = static_cast<std::int64_t*>(scratch) + std::size_t(f.out_sample) * channels;
+        e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
+        auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
+          store_sample(target, f.out_sample + i, c, v);
+        };
+        if (e == FrameError::ok) store_frame(h, x, sink);
+      }
     } else {
       std::int32_t* x = frame_scratch32(scratch, scratch_bytes, f.out_sample, channels);
-      e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end,
-                       params + std::size_t(k) * kMaxChannels);
+      if constexpr (kLanes == 32) {
+        e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
+                         WarpBulk{{d, size}});
+        if (e != FrameError::ok && leader)
+          e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
+      } else {
+        e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
+      }
       st.pending = e == FrameError::ok;
     }
   }
+  if (!leader) return;
   states[k] = st;
   results[k] = {end, static_cast<std::uint8_t>(e)};
 }

@@ -1,5 +1,5 @@
-// The CUDA backend's driver: owns the stream and buffers, launches the search, builds the
-// frame index on the host, launches the decode. Buffers grow when inputs grow and are kept.
+// The CUDA backend's driver for one file: launches the search, builds the frame index on the
+// host, launches the decode (DecodeSlot). Buffers grow when inputs grow and are kept.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -11,13 +11,10 @@
 #include <mutex>
 #include <thread>
 
-#include "core/cuda/buffer.hpp"
-#include "core/cuda/staging.hpp"
 #include "core/timer.hpp"
-#include "flac/backends.hpp"
 #include "flac/cuda/agent_frame_decode.cuh"
 #include "flac/cuda/decode_path.hpp"
-#include "flac/cuda/kernels.cuh"
+#include "flac/cuda/decoder_impl.cuh"
 #include "flac/decoder_common.hpp"
 #include "flac/frame_host.hpp"
 #include "flac/parallel_decode.hpp"
@@ -30,12 +27,16 @@ using namespace sigpu::flac::cuda;
 
 namespace cuda {
 namespace {
-// SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel (for benchmarks).
-std::atomic<DecodePath> path{std::getenv("SIGPU_DECODE_PATH") &&
-                                     std::strcmp(std::getenv("SIGPU_DECODE_PATH"), "plain") == 0
-                                 ? DecodePath::plain
-                                 : DecodePath::fast};
-std::atomic<bool> log_frame_errors{false};
+// SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel, =warp the fast path with a
+// warp parsing each frame (for benchmarks).
+DecodePath path_from_environment() {
+  const char* v = std::getenv("SIGPU_DECODE_PATH");
+  if (v && std::strcmp(v, "plain") == 0) return DecodePath::plain;
+  if (v && std::strcmp(v, "warp") == 0) return DecodePath::fast_warp_parse;
+  return DecodePath::fast;
+}
+std::atomic<DecodePath> path{path_from_environment()};
+std::atomic<bool> log_frame_errors_on{false};
 std::atomic<int> output_fill{0};
 std::mutex log_mutex;
 std::vector<std::uint8_t> frame_errors;
@@ -50,6 +51,14 @@ void set_output_fill(std::uint8_t byte) {
 DecodePath decode_path() {
   return path;
 }
+std::uint8_t output_fill_byte() {
+  return static_cast<std::uint8_t>(output_fill.load());
+}
+void log_frame_errors(const FrameResultDevice* results, std::uint32_t n) {
+  if (!log_frame_errors_on) return;
+  std::lock_guard lock(log_mutex);
+  for (std::uint32_t k = 0; k < n; ++k) frame_errors.push_back(results[k].error);
+}
 std::vector<std::uint8_t> frame_errors_log() {
   std::lock_guard lock(log_mutex);
   return frame_errors;
@@ -57,216 +66,222 @@ std::vector<std::uint8_t> frame_errors_log() {
 void clear_frame_errors_log() {
   std::lock_guard lock(log_mutex);
   frame_errors.clear();
-  log_frame_errors = true;
+  log_frame_errors_on = true;
 }
 }  // namespace cuda
 
-struct CudaDecoder::Impl {
-  int device = 0;
-  std::unique_ptr<sigpu::cuda::Stream> stream;
-  DeviceBuffer<CrcTables> tables;
-  DeviceBuffer<std::uint8_t> file;
-  DeviceBuffer<std::uint64_t> positions, positions_sorted;
-  DeviceBuffer<std::uint8_t> sort_temp;
-  DeviceBuffer<std::uint32_t> count;
-  DeviceBuffer<Candidate> cands;
-  DeviceBuffer<FrameEntry> frames;
-  DeviceBuffer<FrameResultDevice> results;
-  DeviceBuffer<std::uint8_t> scratch;
-  DeviceBuffer<FrameStateDevice> states;  ///< the fast decode's per-frame state
-  DeviceBuffer<SubframeParams> params;    ///< and per-(frame, channel) predictors
-  DeviceBuffer<std::uint8_t> output;      ///< host decodes reuse it
-  std::unique_ptr<sigpu::cuda::Stager> stager;
-
-  cudaStream_t s() const { return stream->get(); }
-
-  /// Search on the device, link successors, bring the candidates to the host.
-  std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st) {
-    const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
-    const std::size_t span = size - from;
-    std::uint32_t capacity =
-        static_cast<std::uint32_t>(std::min<std::size_t>(span / 512 + 4096, 1u << 30));
-    std::uint32_t n = 0;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      positions.reserve(capacity);
-      count.reserve(1);
-      SIGPU_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(std::uint32_t), s()));
-      const std::size_t threads = (span + kBytesPerThread - 1) / kBytesPerThread;
-      const unsigned block = 256;
-      const auto grid = static_cast<unsigned>((threads + block - 1) / block);
-      if (grid) {
-        FindHeadersKernel<<<grid, block, 0, s()>>>(d, size, from, tables.get(), positions.get(),
-                                                   count.get(), capacity);
-        SIGPU_CUDA_CHECK_LAUNCH();
-      }
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(&n, count.get(), sizeof n, cudaMemcpyDeviceToHost, s()));
-      stream->synchronize();
-      if (n <= capacity) break;
-      capacity = n;  // dense false headers (hostile input): run again with room for all
-    }
-    std::vector<Candidate> host(n);
-    if (n == 0) return host;
-
-    int end_bit = 1;
-    while (end_bit < 64 && (std::uint64_t{1} << end_bit) < size) ++end_bit;
-    positions_sorted.reserve(n);
-    std::size_t temp_bytes = 0;
-    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, positions.get(),
-                                                    positions_sorted.get(), n, 0, end_bit, s()));
-    sort_temp.reserve(temp_bytes);
-    SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp.get(), temp_bytes, positions.get(),
-                                                    positions_sorted.get(), n, 0, end_bit, s()));
-    cands.reserve(n);
-    const unsigned block = 128, grid = (n + block - 1) / block;
-    BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n,
-                                                   cands.get());
-    SIGPU_CUDA_CHECK_LAUNCH();
-    const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
-    LinkSuccessorsKernel<<<grid, block, 0, s()>>>(d, tables.get(), cands.get(), n, bps,
-                                                  st.has_streaminfo ? st.info.max_frame_size : 0);
-    SIGPU_CUDA_CHECK_LAUNCH();
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
-                                     cudaMemcpyDeviceToHost, s()));
-    stream->synchronize();
-    return host;
-  }
-
-  /// Decodes every frame of an index into the output buffer on the device.
-  class Executor : public FrameExecutor {
-   public:
-    Executor(Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
-             DeviceBuffer<std::uint8_t>& out, Pcm& shape)
-        : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape) {}
-
-    void prepare_output(const FrameIndex& index) override {
-      shape_pcm(shape_, index, o_);
-      const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
-      out_.reserve(bytes);
-      // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
-      if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out_.get(), output_fill, bytes, impl_.s()));
-    }
-
-    std::vector<FrameResult> decode(const FrameIndex& index) override {
-      const auto n = static_cast<std::uint32_t>(index.frames.size());
-      std::vector<FrameResult> out(n);
-      if (n == 0) return out;
-      impl_.frames.reserve(n);
-      impl_.results.reserve(n);
-      const unsigned scratch_bytes = index.bits_per_sample == 32 ? 8 : 4;
-      impl_.scratch.reserve(index.total_samples * index.channels * scratch_bytes);
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.frames.get(), index.frames.data(),
-                                       n * sizeof(FrameEntry), cudaMemcpyHostToDevice, impl_.s()));
-      const PcmTarget target{
-          out_.get(),    o_.format, o_.layout, shape_.channels, shape_.bits_per_sample,
-          shape_.samples};
-      // SIGPU_TRACE=1: kernel times of the decode, from events.
-      const bool trace = std::getenv("SIGPU_TRACE") != nullptr;
-      cudaEvent_t ev[4] = {};
-      if (trace)
-        for (auto& e : ev) SIGPU_CUDA_CHECK(cudaEventCreate(&e));
-      auto mark = [&](int i) {
-        if (trace) SIGPU_CUDA_CHECK(cudaEventRecord(ev[i], impl_.s()));
-      };
-      mark(0);
-      const bool plain = decode_path() == DecodePath::plain || index.channels > kMaxChannels;
-      if (plain) {
-        const unsigned block = 64, grid = (n + block - 1) / block;
-        DecodeFramesKernel<<<grid, block, 0, impl_.s()>>>(
-            d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
-            index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get());
-        SIGPU_CUDA_CHECK_LAUNCH();
-      } else {
-        impl_.states.reserve(n);
-        impl_.params.reserve(std::size_t(n) * kMaxChannels);
-        const unsigned block = 32, grid = (n + block - 1) / block;
-        ParseFramesKernel<<<grid, block, 0, impl_.s()>>>(
-            d_, size_, impl_.tables.get(), impl_.frames.get(), n, index.bits_per_sample,
-            index.channels, impl_.scratch.get(), scratch_bytes, target, impl_.results.get(),
-            impl_.states.get(), impl_.params.get());
-        SIGPU_CUDA_CHECK_LAUNCH();
-        mark(1);
-        const std::uint64_t subframes = std::uint64_t(n) * index.channels;
-        const unsigned rblock = 32;
-        RestoreSubframesKernel<<<static_cast<unsigned>((subframes + rblock - 1) / rblock), rblock,
-                                 0, impl_.s()>>>(n, index.channels, impl_.scratch.get(),
-                                                 scratch_bytes, impl_.states.get(),
-                                                 impl_.params.get());
-        SIGPU_CUDA_CHECK_LAUNCH();
-        mark(2);
-        StoreFramesKernel<<<n, 256, 0, impl_.s()>>>(index.channels, impl_.scratch.get(),
-                                                    scratch_bytes, impl_.states.get(), target);
-        SIGPU_CUDA_CHECK_LAUNCH();
-      }
-      mark(3);
-      std::vector<FrameResultDevice> host(n);
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), impl_.results.get(),
-                                       n * sizeof(FrameResultDevice), cudaMemcpyDeviceToHost,
-                                       impl_.s()));
-      impl_.stream->synchronize();
-      for (std::uint32_t k = 0; k < n; ++k)
-        out[k] = {static_cast<FrameError>(host[k].error), host[k].end};
-      if (trace) {
-        float ms[3] = {};
-        if (plain) {
-          SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[0], ev[0], ev[3]));
-          std::fprintf(stderr, "sigpu cuda: %u frames, plain decode kernel %.3f ms\n", n, ms[0]);
-        } else {
-          for (int i = 0; i < 3; ++i)
-            SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
-          std::fprintf(stderr,
-                       "sigpu cuda: %u frames, fast decode: parse %.3f ms, restore %.3f ms, "
-                       "store %.3f ms\n",
-                       n, ms[0], ms[1], ms[2]);
-        }
-        for (auto& e : ev) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
-      }
-      if (log_frame_errors) {
-        std::lock_guard lock(log_mutex);
-        for (const auto& r : host) frame_errors.push_back(r.error);
-      }
-      return out;
-    }
-
-   private:
-    Impl& impl_;
-    const std::uint8_t* d_;
-    std::size_t size_;
-    const DecodeOptions& o_;
-    DeviceBuffer<std::uint8_t>& out_;
-    Pcm& shape_;
+void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
+                        std::uint32_t n, unsigned bps, unsigned channels,
+                        std::uint64_t total_samples, const PcmTarget& target,
+                        const FileSpanDevice* d_files) {
+  launched_ = n;
+  if (n == 0) return;
+  results.reserve(n);
+  host_results.reserve(n);
+  const unsigned scratch_bytes = bps == 32 ? 8 : 4;
+  scratch.reserve(total_samples * channels * scratch_bytes);
+  // SIGPU_TRACE=1: kernel times of the decode, from events.
+  traced_ = std::getenv("SIGPU_TRACE") != nullptr;
+  if (traced_)
+    for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventCreate(&e));
+  auto mark = [&](int i) {
+    if (traced_) SIGPU_CUDA_CHECK(cudaEventRecord(events_[i], s()));
   };
-
-  /// The whole pipeline over a file already in device memory; the output stays there.
-  DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
-                   const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
-                   DeviceBuffer<std::uint8_t>& out) {
-    Stopwatch clock;
-    std::vector<Candidate> cands_host = search(d, size, st);
-    const double t_search = clock.seconds();
-    DecodeOutput r;
-    Executor executor(*this, d, size, o, out, r.pcm);
-    ParallelDecodeResult pr =
-        decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
-    r.damage = std::move(pr.damage);
-    r.warnings = std::move(pr.index.warnings);
-    r.frames = pr.index.frames.size();
-    // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
-    if (std::getenv("SIGPU_TRACE"))
-      std::fprintf(
-          stderr,
-          "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index + decode %.2f ms\n",
-          cands_host.size(), pr.index.frames.size(), t_search * 1e3,
-          (clock.seconds() - t_search) * 1e3);
-    return r;
+  mark(0);
+  plain_ = decode_path() == DecodePath::plain || channels > kMaxChannels;
+  if (plain_) {
+    const unsigned block = 64, grid = (n + block - 1) / block;
+    DecodeFramesKernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,
+                                                scratch.get(), scratch_bytes, target, results.get(),
+                                                d_files);
+    SIGPU_CUDA_CHECK_LAUNCH();
+  } else {
+    states.reserve(n);
+    params.reserve(std::size_t(n) * kMaxChannels);
+    if (decode_path() == DecodePath::fast) {
+      const unsigned block = 32, grid = (n + block - 1) / block;
+      ParseFramesKernel<1><<<grid, block, 0, s()>>>(
+          d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
+          results.get(), states.get(), params.get(), d_files);
+    } else {
+      const unsigned warps = 4, grid = (n + warps - 1) / warps;
+      ParseFramesKernel<32><<<grid, warps * 32, 0, s()>>>(
+          d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
+          results.get(), states.get(), params.get(), d_files);
+    }
+    SIGPU_CUDA_CHECK_LAUNCH();
+    mark(1);
+    const std::uint64_t subframes = std::uint64_t(n) * channels;
+    const unsigned rblock = 32;
+    RestoreSubframesKernel<<<static_cast<unsigned>((subframes + rblock - 1) / rblock), rblock, 0,
+                             s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
+                                    params.get());
+    SIGPU_CUDA_CHECK_LAUNCH();
+    mark(2);
+    StoreFramesKernel<<<n, 256, 0, s()>>>(channels, scratch.get(), scratch_bytes, states.get(),
+                                          target);
+    SIGPU_CUDA_CHECK_LAUNCH();
   }
+  mark(3);
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(host_results.get(), results.get(), n * sizeof(FrameResultDevice),
+                                   cudaMemcpyDeviceToHost, s()));
+}
+
+std::vector<FrameResult> DecodeSlot::collect() {
+  const std::uint32_t n = std::exchange(launched_, 0);
+  if (n == 0) return {};
+  stream.synchronize();
+  std::vector<FrameResult> out(n);
+  for (std::uint32_t k = 0; k < n; ++k)
+    out[k] = {static_cast<FrameError>(host_results.get()[k].error), host_results.get()[k].end};
+  if (traced_) {
+    float ms[3] = {};
+    if (plain_) {
+      SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[0], events_[0], events_[3]));
+      std::fprintf(stderr, "sigpu cuda: %u frames, plain decode kernel %.3f ms\n", n, ms[0]);
+    } else {
+      for (int i = 0; i < 3; ++i)
+        SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[i], events_[i], events_[i + 1]));
+      std::fprintf(stderr,
+                   "sigpu cuda: %u frames, fast decode (%s parse): parse %.3f ms, restore %.3f "
+                   "ms, store %.3f ms\n",
+                   n, decode_path() == DecodePath::fast ? "thread" : "warp", ms[0], ms[1], ms[2]);
+    }
+    for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
+    traced_ = false;
+  }
+  cuda::log_frame_errors(host_results.get(), n);
+  return out;
+}
+
+std::uint64_t DecodeSlot::device_bytes() const {
+  return file.capacity() + frames.capacity() * sizeof(FrameEntry) +
+         file_spans.capacity() * sizeof(FileSpanDevice) +
+         results.capacity() * sizeof(FrameResultDevice) + scratch.capacity() +
+         states.capacity() * sizeof(FrameStateDevice) + params.capacity() * sizeof(SubframeParams) +
+         output.capacity();
+}
+
+std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::size_t size,
+                                                 const Stream& st) {
+  const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
+  const std::size_t span = size - from;
+  std::uint32_t capacity =
+      static_cast<std::uint32_t>(std::min<std::size_t>(span / 512 + 4096, 1u << 30));
+  std::uint32_t n = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    positions.reserve(capacity);
+    count.reserve(1);
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(std::uint32_t), s()));
+    const std::size_t threads = (span + kBytesPerThread - 1) / kBytesPerThread;
+    const unsigned block = 256;
+    const auto grid = static_cast<unsigned>((threads + block - 1) / block);
+    if (grid) {
+      FindHeadersKernel<<<grid, block, 0, s()>>>(d, size, from, tables.get(), positions.get(),
+                                                 count.get(), capacity);
+      SIGPU_CUDA_CHECK_LAUNCH();
+    }
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(&n, count.get(), sizeof n, cudaMemcpyDeviceToHost, s()));
+    main.stream.synchronize();
+    if (n <= capacity) break;
+    capacity = n;  // dense false headers (hostile input): run again with room for all
+  }
+  std::vector<Candidate> host(n);
+  if (n == 0) return host;
+
+  int end_bit = 1;
+  while (end_bit < 64 && (std::uint64_t{1} << end_bit) < size) ++end_bit;
+  positions_sorted.reserve(n);
+  std::size_t temp_bytes = 0;
+  SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, positions.get(),
+                                                  positions_sorted.get(), n, 0, end_bit, s()));
+  sort_temp.reserve(temp_bytes);
+  SIGPU_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp.get(), temp_bytes, positions.get(),
+                                                  positions_sorted.get(), n, 0, end_bit, s()));
+  cands.reserve(n);
+  const unsigned block = 128, grid = (n + block - 1) / block;
+  BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n,
+                                                 cands.get());
+  SIGPU_CUDA_CHECK_LAUNCH();
+  const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
+  LinkSuccessorsKernel<<<grid, block, 0, s()>>>(d, tables.get(), cands.get(), n, bps,
+                                                st.has_streaminfo ? st.info.max_frame_size : 0);
+  SIGPU_CUDA_CHECK_LAUNCH();
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
+                                   cudaMemcpyDeviceToHost, s()));
+  main.stream.synchronize();
+  return host;
+}
+
+namespace {
+
+/// Decodes every frame of an index into the output buffer on the device.
+class Executor : public FrameExecutor {
+ public:
+  Executor(CudaDecoder::Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
+           DeviceBuffer<std::uint8_t>& out, Pcm& shape)
+      : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape) {}
+
+  void prepare_output(const FrameIndex& index) override {
+    shape_pcm(shape_, index, o_);
+    const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
+    out_.reserve(bytes);
+    // Silence first: damaged spans stay silent and a frame that fails leaves its span zero.
+    if (bytes) SIGPU_CUDA_CHECK(cudaMemsetAsync(out_.get(), output_fill_byte(), bytes, impl_.s()));
+  }
+
+  std::vector<FrameResult> decode(const FrameIndex& index) override {
+    const auto n = static_cast<std::uint32_t>(index.frames.size());
+    if (n == 0) return {};
+    impl_.main.frames.reserve(n);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.main.frames.get(), index.frames.data(),
+                                     n * sizeof(FrameEntry), cudaMemcpyHostToDevice, impl_.s()));
+    const PcmTarget target{
+        out_.get(), o_.format, o_.layout, shape_.channels, shape_.bits_per_sample, shape_.samples};
+    return impl_.main.decode(impl_.tables.get(), d_, size_, n, index.bits_per_sample,
+                             index.channels, index.total_samples, target, nullptr);
+  }
+
+ private:
+  CudaDecoder::Impl& impl_;
+  const std::uint8_t* d_;
+  std::size_t size_;
+  const DecodeOptions& o_;
+  DeviceBuffer<std::uint8_t>& out_;
+  Pcm& shape_;
 };
 
-CudaDecoder::CudaDecoder(int device) : impl_(std::make_unique<Impl>()) {
+}  // namespace
+
+/// The whole pipeline over a file already in device memory; the output stays there.
+DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, const Stream& st,
+                                    const DecodeOptions& o, const FrameProbe& probe,
+                                    const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
+  Stopwatch clock;
+  std::vector<Candidate> cands_host = search(d, size, st);
+  const double t_search = clock.seconds();
+  DecodeOutput r;
+  Executor executor(*this, d, size, o, out, r.pcm);
+  ParallelDecodeResult pr =
+      decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
+  r.damage = std::move(pr.damage);
+  r.warnings = std::move(pr.index.warnings);
+  r.frames = pr.index.frames.size();
+  // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
+  if (std::getenv("SIGPU_TRACE"))
+    std::fprintf(stderr,
+                 "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index + decode %.2f ms\n",
+                 cands_host.size(), pr.index.frames.size(), t_search * 1e3,
+                 (clock.seconds() - t_search) * 1e3);
+  return r;
+}
+
+CudaDecoder::CudaDecoder(int device) {
   if (cuda_devices().empty())
     throw Error("the cuda backend needs a CUDA device, and none is present");
+  SIGPU_CUDA_CHECK(cudaSetDevice(device));  // the streams and buffers belong to this device
+  impl_ = std::make_unique<Impl>();
   impl_->device = device;
-  SIGPU_CUDA_CHECK(cudaSetDevice(device));
-  impl_->stream = std::make_unique<sigpu::cuda::Stream>();
   impl_->tables.reserve(1);
   static constexpr CrcTables kTables = make_crc_tables();
   SIGPU_CUDA_CHECK(
@@ -337,25 +352,26 @@ class FollowingMd5 {
 
 Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  if (o.device_memory_budget) return impl_->decode_streaming(file, o);
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = Backend::cuda;
   ThreadPool& pool = ThreadPool::shared();
-  if (!impl_->stager) impl_->stager = std::make_unique<sigpu::cuda::Stager>();
-  impl_->file.reserve(file.size());
-  impl_->stager->upload(impl_->file.get(), file.data(), file.size(), impl_->s(), pool);
+  DecodeSlot& slot = impl_->main;
+  slot.file.reserve(file.size());
+  impl_->staging().upload(slot.file.get(), file.data(), file.size(), impl_->s(), pool);
   DecodeOutput r = impl_->run(
-      impl_->file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; },
-      impl_->output);
+      slot.file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; },
+      slot.output);
   r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
   const bool hash =
       r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
   std::optional<FollowingMd5> md5;
   if (hash) md5.emplace(r.pcm);
-  impl_->stager->download(r.pcm.bytes.data(), impl_->output.get(), r.pcm.bytes.size(), impl_->s(),
-                          pool, [&](std::size_t off, std::size_t len) {
-                            if (md5) md5->landed(off + len);
-                          });
+  impl_->staging().download(r.pcm.bytes.data(), slot.output.get(), r.pcm.bytes.size(), impl_->s(),
+                            pool, [&](std::size_t off, std::size_t len) {
+                              if (md5) md5->landed(off + len);
+                            });
   std::array<std::uint8_t, 16> digest{};
   if (md5) digest = md5->finish();
   finish_decode(d, std::move(r), o, true, md5 ? &digest : nullptr);
@@ -391,7 +407,7 @@ DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t siz
   };
   auto out = std::make_shared<DeviceBuffer<std::uint8_t>>();
   DecodeOutput r = impl_->run(d_file, size, stream, o, probe, host_bytes, *out);
-  impl_->stream->synchronize();
+  impl_->main.stream.synchronize();
   Decoded d;
   d.stream = stream;
   d.report.backend = Backend::cuda;

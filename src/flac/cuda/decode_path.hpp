@@ -8,7 +8,11 @@
 
 namespace sigpu::flac::cuda {
 
-enum class DecodePath { fast, plain };
+/// fast: one thread parses each frame, then restore and store run in parallel (the path
+/// measured on the GPU machine); fast_warp_parse: the same with a warp parsing each frame
+/// (warp_residual.cuh; not yet measured on a GPU, so not the default); plain: one thread
+/// decodes each frame whole.
+enum class DecodePath { fast, fast_warp_parse, plain };
 
 /// Process-wide; not for concurrent decodes. The default is fast.
 void set_decode_path(DecodePath p);
@@ -17,6 +21,10 @@ DecodePath decode_path();
 /// The byte the output is filled with before the frames are stored: 0 (silence for damaged
 /// spans) except in tests that poison it to catch samples a kernel forgets to write.
 void set_output_fill(std::uint8_t byte);
+
+/// Device memory the last streaming decode (DecodeOptions::device_memory_budget) held at its
+/// end: its buffers only grow, so this is its peak.
+std::uint64_t streaming_device_bytes();
 
 /// The FrameError of every frame of the last decode round, in index order (all rounds appended
 /// since the last clear).

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/crc.hpp"
+#include "flac/cuda/decode_types.cuh"
 #include "flac/frame.hpp"
 #include "flac/frame_index.hpp"
 #include "flac/frame_search.hpp"
@@ -14,11 +15,6 @@
 namespace sigpu::flac::cuda {
 
 inline constexpr int kBytesPerThread = 16;
-
-struct FrameResultDevice {
-  std::uint64_t end;
-  std::uint8_t error;
-};
 
 __device__ inline void load_crc_tables(CrcTables& s, const CrcTables* g) {
   for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) {
@@ -88,17 +84,28 @@ __device__ SIGPU_FORCEINLINE std::int32_t* frame_scratch32(void* scratch, unsign
                                          base * scratch_bytes);
 }
 
+/// The bytes of frame k's file: the whole buffer, or its file's span of a packed buffer.
+__device__ SIGPU_FORCEINLINE void frame_file(const FileSpanDevice* files, std::uint32_t k,
+                                             const std::uint8_t*& d, std::size_t& size) {
+  if (!files) return;
+  const FileSpanDevice f = files[k];
+  d += f.offset;
+  size = f.size;
+}
+
 /// Decodes every frame of the index into the output. scratch has room for every sample of the
 /// stream at `scratch_bytes` (4, or 8 for 32-bit audio) bytes each; results[k] gets the error
-/// and where the frame really ends.
+/// and where the frame really ends. `files` is null, or frame k's file in a packed buffer.
 __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
                                    const FrameEntry* frames, std::uint32_t count, unsigned bps,
                                    unsigned channels, void* scratch, unsigned scratch_bytes,
-                                   PcmTarget target, FrameResultDevice* results) {
+                                   PcmTarget target, FrameResultDevice* results,
+                                   const FileSpanDevice* files) {
   __shared__ std::uint16_t crc16[256];
   load_crc16_table(crc16, tables);
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
+  frame_file(files, k, d, size);
   const FrameEntry f = frames[k];
   FrameHeader h;
   FrameError e = reparse_header(d, size, f, h);

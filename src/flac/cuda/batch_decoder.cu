@@ -1,0 +1,195 @@
+// CudaDecoder::decode_batch: many files, packed into shared launches. The host parses,
+// searches and indexes every file (one per core); files of one channel count and bit depth are
+// then laid side by side in one device buffer, their frames in one list (each frame knowing its
+// file's span, so reads stop where the file ends, as for the file alone), and decoded by one set
+// of kernels into one interleaved output, from which every file's PCM is copied back.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "flac/cuda/decoder_impl.cuh"
+#include "flac/decoder_common.hpp"
+
+namespace sigpu::flac {
+
+using namespace sigpu::flac::cuda;
+
+namespace {
+
+/// A batch file after the host's part: metadata, frame search, index.
+struct PlannedFile {
+  Stream stream;
+  FrameIndex index;
+  bool packed = false;  ///< decoded in a shared launch (else alone, or failed)
+};
+
+/// Device bytes a pack may use for compressed data, scratch and PCM together.
+constexpr std::uint64_t kPackBudget = std::uint64_t{1} << 30;
+constexpr std::uint64_t kPackAlign = 256;
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+}  // namespace
+
+std::vector<BatchResult> CudaDecoder::decode_batch(
+    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  ThreadPool& pool = ThreadPool::shared();
+  const std::size_t n = files.size();
+  std::vector<BatchResult> out(n);
+  std::vector<PlannedFile> plan(n);
+  // The host's part, one file per core: parse, search (each file alone), index.
+  pool.parallel_for(
+      n,
+      [&](std::size_t b, std::size_t e) {
+        ThreadPool alone(1);
+        for (std::size_t i = b; i < e; ++i) {
+          try {
+            PlannedFile& p = plan[i];
+            p.stream = parse_stream(files[i]);
+            std::vector<Candidate> cands = search_frames_cpu(files[i], p.stream, alone);
+            p.index =
+                build_frame_index(cands, p.stream, o.params, files[i].size(), host_probe(files[i]));
+            output_bytes(p.index, o.format, o.max_output_bytes);  // throws over the limit
+            // Packed files share one interleaved output; planar output is per file.
+            p.packed = o.layout == Layout::interleaved && !p.index.frames.empty();
+          } catch (const std::exception& ex) {
+            out[i].error = ex.what();
+          }
+        }
+      },
+      1);
+
+  std::vector<std::size_t> alone;  // decoded by decode(): planar output, empty, or relinked
+  std::map<std::pair<unsigned, unsigned>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!out[i].error.empty()) continue;
+    if (plan[i].packed)
+      groups[{plan[i].index.channels, plan[i].index.bits_per_sample}].push_back(i);
+    else
+      alone.push_back(i);
+  }
+  DecodeSlot& slot = impl_->main;
+  const std::size_t value_bytes = bytes_per_sample(o.format);
+
+  auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
+    std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
+    std::uint64_t in_bytes = 0, samples = 0, frames = 0;
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      in_at[j] = in_bytes;
+      sample_at[j] = samples;
+      in_bytes = align_up(in_bytes + files[pack[j]].size(), kPackAlign);
+      samples += plan[pack[j]].index.total_samples;
+      frames += plan[pack[j]].index.frames.size();
+    }
+    ByteBuffer packed(in_bytes);
+    std::vector<FrameEntry> entries(frames);
+    std::vector<FileSpanDevice> spans(frames);
+    std::vector<std::uint64_t> first_frame(pack.size());
+    for (std::size_t j = 0, f = 0; j < pack.size(); ++j) {
+      first_frame[j] = f;
+      for (FrameEntry e : plan[pack[j]].index.frames) {
+        e.out_sample += sample_at[j];
+        spans[f] = {in_at[j], files[pack[j]].size()};
+        entries[f++] = e;
+      }
+    }
+    pool.parallel_for(
+        pack.size(),
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t j = b; j < e; ++j)
+            std::memcpy(packed.data() + in_at[j], files[pack[j]].data(), files[pack[j]].size());
+        },
+        1);
+    slot.file.reserve(in_bytes);
+    impl_->staging().upload(slot.file.get(), packed.data(), in_bytes, impl_->s(), pool);
+    const auto count = static_cast<std::uint32_t>(frames);
+    slot.frames.reserve(count);
+    slot.file_spans.reserve(count);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.frames.get(), entries.data(), count * sizeof(FrameEntry),
+                                     cudaMemcpyHostToDevice, impl_->s()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file_spans.get(), spans.data(),
+                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice,
+                                     impl_->s()));
+    const std::uint64_t pcm_bytes = samples * channels * value_bytes;
+    slot.output.reserve(pcm_bytes);
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, impl_->s()));
+    const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
+                           channels,          bps,      samples};
+    const std::vector<FrameResult> results =
+        slot.decode(impl_->tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples,
+                    target, slot.file_spans.get());
+
+    std::vector<DecodeOutput> decoded(pack.size());
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      const FrameIndex& index = plan[pack[j]].index;
+      const auto first = results.begin() + static_cast<std::ptrdiff_t>(first_frame[j]);
+      bool relink = false;
+      DecodeOutput& r = decoded[j];
+      r.damage = collect_damage(
+          index,
+          std::vector<FrameResult>(first, first + static_cast<std::ptrdiff_t>(index.frames.size())),
+          &relink);
+      if (relink) {  // a false link: the single-file path corrects the chain and decodes again
+        plan[pack[j]].packed = false;
+        alone.push_back(pack[j]);
+        continue;
+      }
+      shape_pcm(r.pcm, index, o);
+      r.warnings = index.warnings;
+      r.frames = index.frames.size();
+      r.pcm.bytes.resize(index.total_samples * channels * value_bytes);
+      impl_->staging().download(r.pcm.bytes.data(),
+                                slot.output.get() + sample_at[j] * channels * value_bytes,
+                                r.pcm.bytes.size(), impl_->s(), pool);
+    }
+    pool.parallel_for(
+        pack.size(),
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t j = b; j < e; ++j) {
+            const std::size_t i = pack[j];
+            if (!plan[i].packed) continue;
+            try {
+              Decoded& d = out[i].decoded;
+              d.stream = plan[i].stream;
+              d.report.backend = Backend::cuda;
+              finish_decode(d, std::move(decoded[j]), o, true);
+            } catch (const std::exception& ex) {
+              out[i].error = ex.what();
+            }
+          }
+        },
+        1);
+  };
+
+  for (const auto& [key, members] : groups) {
+    std::vector<std::size_t> pack;
+    std::uint64_t used = 0;
+    for (std::size_t i : members) {
+      const FrameIndex& index = plan[i].index;
+      const std::uint64_t need = align_up(files[i].size(), kPackAlign) +
+                                 index.total_samples * index.channels *
+                                     (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
+      if (!pack.empty() && used + need > kPackBudget) {
+        run_pack(pack, key.first, key.second);
+        pack.clear();
+        used = 0;
+      }
+      pack.push_back(i);
+      used += need;
+    }
+    if (!pack.empty()) run_pack(pack, key.first, key.second);
+  }
+  for (std::size_t i : alone) {
+    try {
+      out[i].decoded = decode(files[i], o);
+    } catch (const std::exception& ex) {
+      out[i].error = ex.what();
+    }
+  }
+  return out;
+}
+
+}  // namespace sigpu::flac

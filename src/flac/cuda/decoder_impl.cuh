@@ -1,0 +1,98 @@
+// CudaDecoder's state, shared by its entry points: cuda_decoder.cu (one file in device memory),
+// batch_decoder.cu (many files packed into shared launches) and stream_decoder.cu (a file
+// through a bounded amount of device memory).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <sigpu/flac.hpp>
+
+#include "core/crc.hpp"
+#include "core/cuda/buffer.hpp"
+#include "core/cuda/staging.hpp"
+#include "flac/backends.hpp"
+#include "flac/cuda/decode_types.cuh"
+#include "flac/parallel_decode.hpp"
+#include "flac/pcm_store.hpp"
+#include "flac/subframe.hpp"
+
+namespace sigpu::flac {
+
+namespace cuda {
+/// The byte outputs are filled with before frames are stored (see set_output_fill).
+std::uint8_t output_fill_byte();
+/// Adds a decode round's per-frame errors to the test log, when a test asked for it.
+void log_frame_errors(const FrameResultDevice* results, std::uint32_t n);
+}  // namespace cuda
+
+/// The buffers and stream of one frame decode in flight. Buffers grow to the largest decode
+/// they served and are kept.
+struct DecodeSlot {
+  sigpu::cuda::Stream stream;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> file;  ///< compressed bytes (when the slot holds them)
+  sigpu::cuda::DeviceBuffer<FrameEntry> frames;
+  sigpu::cuda::DeviceBuffer<cuda::FileSpanDevice> file_spans;  ///< per frame, packed batches
+  sigpu::cuda::DeviceBuffer<cuda::FrameResultDevice> results;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> scratch;
+  sigpu::cuda::DeviceBuffer<cuda::FrameStateDevice> states;  ///< the fast path's per frame
+  sigpu::cuda::DeviceBuffer<SubframeParams> params;          ///< and per (frame, channel)
+  sigpu::cuda::DeviceBuffer<std::uint8_t> output;
+  sigpu::cuda::PinnedBuffer<cuda::FrameResultDevice> host_results;
+
+  cudaStream_t s() const { return stream.get(); }
+
+  /// Enqueues the decode of the n frames already in `frames` (their files in `d_files` for a
+  /// packed buffer, or null) into `target`, with the fast kernels or their plain twin, and the
+  /// copy of their results to the host; returns at once. total_samples sizes the scratch.
+  void launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size, std::uint32_t n,
+              unsigned bps, unsigned channels, std::uint64_t total_samples, const PcmTarget& target,
+              const cuda::FileSpanDevice* d_files);
+  /// Waits for the work launch() queued; the results of its frames.
+  std::vector<FrameResult> collect();
+  /// launch() then collect().
+  std::vector<FrameResult> decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
+                                  std::uint32_t n, unsigned bps, unsigned channels,
+                                  std::uint64_t total_samples, const PcmTarget& target,
+                                  const cuda::FileSpanDevice* d_files) {
+    launch(tables, d, size, n, bps, channels, total_samples, target, d_files);
+    return collect();
+  }
+  /// Device memory the slot holds.
+  std::uint64_t device_bytes() const;
+
+ private:
+  std::uint32_t launched_ = 0;
+  bool plain_ = false, traced_ = false;
+  cudaEvent_t events_[4] = {};
+};
+
+struct CudaDecoder::Impl {
+  int device = 0;
+  sigpu::cuda::DeviceBuffer<CrcTables> tables;
+  DecodeSlot main;  ///< whole-file and batch decodes
+  sigpu::cuda::DeviceBuffer<std::uint64_t> positions, positions_sorted;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> sort_temp;
+  sigpu::cuda::DeviceBuffer<std::uint32_t> count;
+  sigpu::cuda::DeviceBuffer<Candidate> cands;
+  std::unique_ptr<sigpu::cuda::Stager> stager;
+  std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
+
+  cudaStream_t s() const { return main.s(); }
+  sigpu::cuda::Stager& staging() {
+    if (!stager) stager = std::make_unique<sigpu::cuda::Stager>();
+    return *stager;
+  }
+
+  /// Search on the device, link successors, bring the candidates to the host.
+  std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st);
+  /// The whole pipeline over a file already in device memory; the output stays in `out`.
+  DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
+                   const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
+                   sigpu::cuda::DeviceBuffer<std::uint8_t>& out);
+  /// A host file through at most o.device_memory_budget bytes of device memory.
+  Decoded decode_streaming(std::span<const std::uint8_t> file, const DecodeOptions& o);
+};
+
+}  // namespace sigpu::flac

@@ -1,0 +1,230 @@
+// CudaDecoder's streaming path (DecodeOptions::device_memory_budget): a file of any size through
+// a bounded amount of device memory. The host finds and indexes the frames (all cores); the
+// index is cut into chunks of whole frames, so no frame ever straddles a chunk, each small
+// enough for half the budget; two slots, each with its own stream and pinned buffers, take
+// chunks in turn: while one slot's kernels run, the host fills the other's pinned input and its
+// copy up runs, and a slot's PCM copy down overlaps the other's decode.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "flac/cuda/decode_path.hpp"
+#include "flac/cuda/decoder_impl.cuh"
+#include "flac/decoder_common.hpp"
+
+namespace sigpu::flac {
+
+using namespace sigpu::flac::cuda;
+using sigpu::cuda::PinnedBuffer;
+
+namespace cuda {
+namespace {
+std::atomic<std::uint64_t> last_streaming_bytes{0};
+}
+std::uint64_t streaming_device_bytes() {
+  return last_streaming_bytes;
+}
+}  // namespace cuda
+
+namespace {
+
+constexpr unsigned kSlots = 2;
+/// Bytes a chunk carries past its last frame: a damaged frame's decode may read on past its
+/// end, and within this it fails exactly as in the whole-file path (beyond it, such a frame is
+/// still reported damaged, possibly for another reason).
+constexpr std::uint64_t kSlack = 256 << 10;
+
+/// Frames [first, last) of an index, the bytes and samples they cover.
+struct Chunk {
+  std::size_t first = 0, last = 0;
+  std::uint64_t byte_begin = 0, byte_end = 0;  ///< byte_begin 4-aligned (device reads need it)
+  std::uint64_t sample_begin = 0, sample_end = 0;
+};
+
+/// One slot's device buffers (DecodeSlot) and host staging.
+struct StreamSlot {
+  DecodeSlot* dev = nullptr;
+  PinnedBuffer<std::uint8_t> in, out;
+  PinnedBuffer<FrameEntry> frames;
+  bool busy = false;
+  Chunk chunk;
+};
+
+class StreamingExecutor : public FrameExecutor {
+ public:
+  StreamingExecutor(CudaDecoder::Impl& impl, std::span<const std::uint8_t> file,
+                    const DecodeOptions& o, Pcm& pcm)
+      : impl_(impl), file_(file), o_(o), pcm_(pcm) {
+    while (impl_.stream_slots.size() < kSlots)
+      impl_.stream_slots.push_back(std::make_unique<DecodeSlot>());
+    for (unsigned i = 0; i < kSlots; ++i) slots_[i].dev = impl_.stream_slots[i].get();
+  }
+
+  void prepare_output(const FrameIndex& index) override {
+    shape_pcm(pcm_, index, o_);
+    const std::uint64_t bytes = output_bytes(index, o_.format, o_.max_output_bytes);
+    pcm_.bytes.resize(bytes);
+    ThreadPool::shared().parallel_for(bytes, [&](std::size_t b, std::size_t e) {
+      std::memset(pcm_.bytes.data() + b, output_fill_byte(), e - b);
+    });
+  }
+
+  std::vector<FrameResult> decode(const FrameIndex& index) override {
+    results_.assign(index.frames.size(), {});
+    index_ = &index;
+    const std::vector<Chunk> chunks = plan(index);
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      StreamSlot& slot = slots_[c % kSlots];
+      if (slot.busy) finish(slot);
+      start(slot, chunks[c]);
+    }
+    for (std::size_t c = chunks.size(); c < chunks.size() + kSlots; ++c)
+      if (slots_[c % kSlots].busy) finish(slots_[c % kSlots]);
+    std::uint64_t held = 0;
+    for (const auto& s : slots_) held += s.dev->device_bytes();
+    last_streaming_bytes = held;
+    return std::move(results_);
+  }
+
+ private:
+  unsigned scratch_bytes() const { return index_->bits_per_sample == 32 ? 8 : 4; }
+
+  /// Device bytes a chunk of these frames needs in a slot.
+  std::uint64_t need(std::uint64_t bytes, std::uint64_t samples, std::uint64_t frames) const {
+    const std::uint64_t per_frame = sizeof(FrameEntry) + sizeof(FrameResultDevice) +
+                                    sizeof(FrameStateDevice) +
+                                    kMaxChannels * sizeof(SubframeParams);
+    return bytes + kSlack +
+           samples * index_->channels * (scratch_bytes() + bytes_per_sample(o_.format)) +
+           frames * per_frame;
+  }
+
+  std::vector<Chunk> plan(const FrameIndex& index) const {
+    const std::uint64_t per_slot = o_.device_memory_budget / kSlots;
+    std::vector<Chunk> chunks;
+    for (std::size_t k = 0; k < index.frames.size();) {
+      Chunk c;
+      c.first = k;
+      c.byte_begin = index.frames[k].pos & ~std::uint64_t{3};
+      c.sample_begin = index.frames[k].out_sample;
+      do {
+        const FrameEntry& f = index.frames[k];
+        // Chunks own disjoint spans of the output, which needs frames in sample order (a
+        // hostile stream can number its frames otherwise).
+        if (k > 0 && f.out_sample < index.frames[k - 1].out_sample + index.frames[k - 1].block_size)
+          throw Error("frame " + std::to_string(k) + " at byte " + std::to_string(f.pos) +
+                      " overlaps the samples of the frame before it; such a stream cannot be "
+                      "decoded within a device memory budget");
+        const std::uint64_t end = std::max(c.byte_end, f.end);
+        const std::uint64_t samples = std::max(c.sample_end, f.out_sample + f.block_size);
+        if (k > c.first &&
+            need(end - c.byte_begin, samples - c.sample_begin, k + 1 - c.first) > per_slot)
+          break;
+        c.byte_end = end;
+        c.sample_end = samples;
+        ++k;
+      } while (k < index.frames.size());
+      c.last = k;
+      chunks.push_back(c);
+    }
+    return chunks;
+  }
+
+  void start(StreamSlot& slot, const Chunk& c) {
+    ThreadPool& pool = ThreadPool::shared();
+    DecodeSlot& dev = *slot.dev;
+    const std::uint64_t bytes =
+        std::min<std::uint64_t>(file_.size(), c.byte_end + kSlack) - c.byte_begin;
+    const std::uint64_t samples = c.sample_end - c.sample_begin;
+    const auto n = static_cast<std::uint32_t>(c.last - c.first);
+    slot.in.reserve(bytes);
+    pool.parallel_for(bytes, [&](std::size_t b, std::size_t e) {
+      std::memcpy(slot.in.get() + b, file_.data() + c.byte_begin + b, e - b);
+    });
+    slot.frames.reserve(n);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      FrameEntry f = index_->frames[c.first + j];
+      f.pos -= c.byte_begin;
+      f.end -= c.byte_begin;
+      f.out_sample -= c.sample_begin;
+      slot.frames.get()[j] = f;
+    }
+    dev.file.reserve(bytes);
+    dev.frames.reserve(n);
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(dev.file.get(), slot.in.get(), bytes, cudaMemcpyHostToDevice, dev.s()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(dev.frames.get(), slot.frames.get(), n * sizeof(FrameEntry),
+                                     cudaMemcpyHostToDevice, dev.s()));
+    const std::uint64_t out_bytes = samples * index_->channels * bytes_per_sample(o_.format);
+    dev.output.reserve(out_bytes);
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(dev.output.get(), output_fill_byte(), out_bytes, dev.s()));
+    const PcmTarget target{dev.output.get(),        o_.format, o_.layout, index_->channels,
+                           index_->bits_per_sample, samples};
+    dev.launch(impl_.tables.get(), dev.file.get(), bytes, n, index_->bits_per_sample,
+               index_->channels, samples, target, nullptr);
+    slot.out.reserve(out_bytes);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.out.get(), dev.output.get(), out_bytes,
+                                     cudaMemcpyDeviceToHost, dev.s()));
+    slot.chunk = c;
+    slot.busy = true;
+  }
+
+  /// Waits for a slot's chunk; its PCM goes to its place in the output, its results to theirs.
+  void finish(StreamSlot& slot) {
+    const Chunk& c = slot.chunk;
+    std::vector<FrameResult> r = slot.dev->collect();
+    for (std::size_t j = 0; j < r.size(); ++j) {
+      if (r[j].error == FrameError::ok || r[j].error == FrameError::relink)
+        r[j].end += c.byte_begin;
+      results_[c.first + j] = r[j];
+    }
+    const std::size_t value = bytes_per_sample(o_.format);
+    const std::uint64_t samples = c.sample_end - c.sample_begin;
+    const unsigned ch = index_->channels;
+    ThreadPool& pool = ThreadPool::shared();
+    if (o_.layout == Layout::interleaved) {
+      const std::uint64_t bytes = samples * ch * value;
+      std::uint8_t* dst = pcm_.bytes.data() + c.sample_begin * ch * value;
+      pool.parallel_for(bytes, [&](std::size_t b, std::size_t e) {
+        std::memcpy(dst + b, slot.out.get() + b, e - b);
+      });
+    } else {
+      pool.parallel_for(ch, [&](std::size_t b, std::size_t e) {
+        for (std::size_t k = b; k < e; ++k)
+          std::memcpy(pcm_.bytes.data() + (k * pcm_.samples + c.sample_begin) * value,
+                      slot.out.get() + k * samples * value, samples * value);
+      });
+    }
+    slot.busy = false;
+  }
+
+  CudaDecoder::Impl& impl_;
+  std::span<const std::uint8_t> file_;
+  const DecodeOptions& o_;
+  Pcm& pcm_;
+  const FrameIndex* index_ = nullptr;
+  std::vector<FrameResult> results_;
+  StreamSlot slots_[kSlots];
+};
+
+}  // namespace
+
+Decoded CudaDecoder::Impl::decode_streaming(std::span<const std::uint8_t> file,
+                                            const DecodeOptions& o) {
+  Decoded d;
+  d.stream = parse_stream(file);
+  d.report.backend = Backend::cuda;
+  // The device search needs the whole file in device memory: here the host searches.
+  std::vector<Candidate> cands = search_frames_cpu(file, d.stream, ThreadPool::shared());
+  DecodeOutput r;
+  StreamingExecutor executor(*this, file, o, r.pcm);
+  ParallelDecodeResult pr = decode_in_rounds(cands, d.stream, o.params, file.size(),
+                                             host_probe(file), executor, [file] { return file; });
+  r.damage = std::move(pr.damage);
+  r.warnings = std::move(pr.index.warnings);
+  r.frames = pr.index.frames.size();
+  finish_decode(d, std::move(r), o, true);
+  return d;
+}
+
+}  // namespace sigpu::flac

@@ -1,0 +1,213 @@
+// Ranged decoding: samples [first, first + count) of a long file without decoding the rest.
+//
+// A window of whole frames around the range is found first: its start from the SEEKTABLE when
+// there is one (the last seek point at or before the range), else from the range's share of the
+// audio bytes; the frame search (search_frames_cpu) then runs over the window's bytes only, and
+// the chain of frames it verifies (CRC-16 links) gives the frame where the range starts and the
+// first frame after it. Where the window missed (a guess too late or too early, a seek point
+// that lies), it grows and the search runs again. The window, a run of complete frames, is
+// then decoded like a file whose metadata is the original's (any backend; many windows share
+// GPU launches through decode_batch), and the range is cut out of it.
+#include <algorithm>
+#include <cstring>
+
+#include "flac/backends.hpp"
+#include "flac/decoder_common.hpp"
+
+namespace sigpu::flac {
+namespace {
+
+/// Bytes [begin, end) of a file that start at a frame and end before one (or at the end), and
+/// the first sample of that first frame.
+struct Window {
+  std::uint64_t begin = 0, end = 0, first_sample = 0;
+};
+
+class WindowFinder {
+ public:
+  WindowFinder(std::span<const std::uint8_t> file, const Stream& stream)
+      : file_(file), stream_(stream) {
+    const StreamInfo& i = stream.info;
+    if (!stream.has_streaminfo || !i.total_samples || !i.channels)
+      throw Error("ranged decoding needs STREAMINFO with the total sample count");
+    fixed_block_ = i.min_block_size == i.max_block_size ? i.max_block_size : 0;
+    margin_ = std::max<std::uint64_t>(2 * std::max<std::uint64_t>(i.max_frame_size, 8192), 32768);
+  }
+
+  Window find(SampleRange r) const {
+    const std::uint64_t audio_begin = std::min<std::uint64_t>(stream_.audio_offset, file_.size());
+    const std::uint64_t audio_end = file_.size();
+    const std::uint64_t end_sample =
+        r.count > ~std::uint64_t{0} - r.first ? ~std::uint64_t{0} : r.first + r.count;
+    std::uint64_t grow = margin_;
+    const std::uint64_t at = guess(r.first, false);
+    std::uint64_t lo = std::max(audio_begin, at - std::min(at, margin_));
+    // A seek table may lie (offsets out of order): the end is never before the start.
+    std::uint64_t hi = std::min(audio_end, std::max(guess(end_sample, true), at) + margin_);
+    ThreadPool alone(1);
+    for (;;) {
+      const std::span<const std::uint8_t> bytes = file_.subspan(lo, hi - lo);
+      Stream local;  // the window alone: frames from its first byte, no STREAMINFO
+      const std::vector<Candidate> cands = search_frames_cpu(bytes, local, alone);
+      // The chain the links verify, from the first linked candidate.
+      std::vector<const Candidate*> chain;
+      for (const Candidate& c : cands)
+        if (c.next >= 0) {
+          for (const Candidate* p = &c;; p = &cands[p->next]) {
+            chain.push_back(p);
+            if (p->next < 0) break;
+          }
+          break;
+        }
+      // The chain runs forward through the bytes: the frame the range starts in, and the first
+      // frame after it that starts at or past the range's end.
+      const Candidate* start = nullptr;
+      std::size_t at_start = 0;
+      for (std::size_t i = 0; i < chain.size(); ++i)
+        if (sample_of(*chain[i]) <= r.first) {
+          start = chain[i];
+          at_start = i;
+        }
+      if (!start && lo == audio_begin && !chain.empty()) start = chain.front();
+      const Candidate* after = nullptr;
+      for (std::size_t i = at_start + 1; start && !after && i < chain.size(); ++i)
+        if (sample_of(*chain[i]) >= end_sample) after = chain[i];
+      const bool end_ok = after || hi == audio_end;
+      if (start && end_ok)
+        return {lo + start->pos, after ? lo + after->pos : audio_end, sample_of(*start)};
+      if (lo == audio_begin && hi == audio_end)
+        throw Error("no frame chain found around samples " + std::to_string(r.first) + ".." +
+                    std::to_string(end_sample));
+      if (!start) lo = lo - std::min(lo - audio_begin, grow);
+      if (!start || !end_ok) hi = std::min(audio_end, hi + grow);
+      grow *= 2;
+    }
+  }
+
+ private:
+  std::uint64_t sample_of(const Candidate& c) const {
+    return c.variable ? c.number : c.number * (fixed_block_ ? fixed_block_ : c.block_size);
+  }
+
+  /// Where sample s should be: a seek point's frame (at or before s, or after it for an end),
+  /// else s's share of the audio bytes.
+  std::uint64_t guess(std::uint64_t s, bool end) const {
+    const std::uint64_t audio = stream_.audio_offset;
+    const SeekPoint* best = nullptr;
+    for (const SeekPoint& p : stream_.seek_points) {
+      if (p.sample == ~std::uint64_t{0}) continue;  // placeholder
+      if (!end && p.sample <= s && (!best || p.sample > best->sample)) best = &p;
+      if (end && p.sample >= s && (!best || p.sample < best->sample)) best = &p;
+    }
+    if (best) return std::min<std::uint64_t>(audio + best->offset, file_.size());
+    const std::uint64_t bytes = file_.size() - std::min<std::uint64_t>(audio, file_.size());
+    const double share = std::min(1.0, double(s) / double(stream_.info.total_samples));
+    return std::min<std::uint64_t>(audio + std::uint64_t(share * double(bytes)), file_.size());
+  }
+
+  std::span<const std::uint8_t> file_;
+  const Stream& stream_;
+  std::uint32_t fixed_block_ = 0;
+  std::uint64_t margin_ = 0;
+};
+
+/// Samples [offset, offset + count) of a Pcm, in its format and layout.
+Pcm cut(const Pcm& in, std::uint64_t offset, std::uint64_t count) {
+  Pcm out = in;
+  offset = std::min(offset, in.samples);
+  count = std::min(count, in.samples - offset);
+  out.samples = count;
+  const std::size_t v = bytes_per_sample(in.format);
+  out.bytes.resize(count * in.channels * v);
+  if (out.bytes.empty()) return out;  // no samples, or no channels
+  if (in.layout == Layout::interleaved) {
+    std::memcpy(out.bytes.data(), in.bytes.data() + offset * in.channels * v,
+                count * in.channels * v);
+  } else {
+    for (unsigned c = 0; c < in.channels; ++c)
+      std::memcpy(out.bytes.data() + c * count * v, in.bytes.data() + (c * in.samples + offset) * v,
+                  count * v);
+  }
+  return out;
+}
+
+/// A window's decode made into the range's: the PCM cut, positions made the file's.
+Decoded finish_range(Decoded w, const Stream& stream, const Window& win, SampleRange r) {
+  if (r.first < win.first_sample)
+    throw Error("samples from " + std::to_string(r.first) +
+                " lie before the first decodable frame (" + std::to_string(win.first_sample) + ")");
+  Decoded d;
+  d.stream = stream;
+  d.pcm = cut(w.pcm, r.first - win.first_sample, r.count);
+  d.report = std::move(w.report);
+  d.report.md5 = Md5Check::skipped;  // the MD5 covers the whole stream
+  for (Damage& x : d.report.damage) {
+    x.byte_offset += win.begin;
+    x.first_sample += win.first_sample;
+  }
+  return d;
+}
+
+DecodeOptions window_options(const Stream& stream, const DecodeOptions& o) {
+  DecodeOptions w = o;
+  w.verify_md5 = false;
+  w.params =
+      StreamParams{stream.info.sample_rate, stream.info.channels, stream.info.bits_per_sample};
+  return w;
+}
+
+}  // namespace
+
+Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
+                     const DecodeOptions& o) {
+  const Stream stream = parse_stream(file);
+  const Window win = WindowFinder(file, stream).find(range);
+  Decoded w = decode(file.subspan(win.begin, win.end - win.begin), window_options(stream, o));
+  return finish_range(std::move(w), stream, win, range);
+}
+
+std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
+                                       std::span<const SampleRange> ranges,
+                                       const DecodeOptions& o) {
+  const Stream stream = parse_stream(file);
+  const WindowFinder finder(file, stream);
+  std::vector<BatchResult> out(ranges.size());
+  std::vector<Window> windows(ranges.size());
+  ThreadPool::shared().parallel_for(
+      ranges.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+          try {
+            windows[i] = finder.find(ranges[i]);
+          } catch (const std::exception& ex) {
+            out[i].error = ex.what();
+          }
+        }
+      },
+      1);
+  std::vector<std::size_t> found;
+  std::vector<std::span<const std::uint8_t>> spans;
+  for (std::size_t i = 0; i < ranges.size(); ++i)
+    if (out[i].error.empty()) {
+      found.push_back(i);
+      spans.push_back(file.subspan(windows[i].begin, windows[i].end - windows[i].begin));
+    }
+  std::vector<BatchResult> decoded = decode_batch(spans, window_options(stream, o));
+  ThreadPool::shared().parallel_for(
+      found.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t j = b; j < e; ++j) {
+          const std::size_t i = found[j];
+          if (!decoded[j].error.empty()) {
+            out[i].error = std::move(decoded[j].error);
+            continue;
+          }
+          out[i].decoded =
+              finish_range(std::move(decoded[j].decoded), stream, windows[i], ranges[i]);
+        }
+      },
+      1);
+  return out;
+}
+
+}  // namespace sigpu::flac

@@ -1,0 +1,140 @@
+// decode_batch: every file's result equals what decode() gives for it alone (bytes, damage,
+// MD5), in order, with bad files reported one by one and the rest decoded. On the GPU the
+// files of one channel count and bit depth share launches; mixed shapes, planar output (not
+// packed), damage inside frames and a poisoned output buffer check the packing.
+#include <gtest/gtest.h>
+
+#include <sigpu/flac.hpp>
+
+#include <string>
+#include <vector>
+
+#include "support/libflac_oracle.hpp"
+#include "support/signals.hpp"
+#include "support/var_encoder.hpp"
+
+#ifdef SIGPU_HAVE_CUDA
+#include "flac/cuda/decode_path.hpp"
+#endif
+
+namespace sigpu::flac {
+namespace {
+
+struct Corpus {
+  std::vector<std::vector<std::uint8_t>> files;
+  std::vector<bool> bad;  ///< expected to fail as a whole (not a FLAC stream)
+};
+
+/// Clips of several shapes, one truncated, one damaged, one not FLAC at all.
+Corpus make_corpus(unsigned clips) {
+  Corpus c;
+  auto add = [&](std::vector<std::uint8_t> f, bool bad = false) {
+    c.files.push_back(std::move(f));
+    c.bad.push_back(bad);
+  };
+  for (unsigned i = 0; i < clips; ++i) {
+    const unsigned ch = 1 + i % 3, bps = i % 4 == 3 ? 24 : 16;
+    const auto pcm = test::make_signal(test::Signal::music, ch, bps, 3000 + 997 * i, 40 + i);
+    test::VarEncoderOptions o;
+    o.channels = ch;
+    o.bits_per_sample = bps;
+    o.variable_blocksize = i % 2 == 0;
+    o.max_block = 4608;
+    o.seed = i;
+    add(test::var_encode(pcm, o));
+  }
+  auto truncated = c.files[0];
+  truncated.resize(truncated.size() * 2 / 3);
+  add(truncated);
+  auto damaged = c.files[1];
+  for (std::size_t p = damaged.size() / 2; p < damaged.size() / 2 + 40; ++p) damaged[p] ^= 0x5A;
+  add(damaged);
+  add(std::vector<std::uint8_t>(5000, 0x42), true);
+  add({}, true);
+  return c;
+}
+
+void expect_batch_matches_single(const Corpus& c, const DecodeOptions& o) {
+  std::vector<std::span<const std::uint8_t>> spans(c.files.begin(), c.files.end());
+  const std::vector<BatchResult> batch = decode_batch(spans, o);
+  ASSERT_EQ(batch.size(), c.files.size());
+  for (std::size_t i = 0; i < c.files.size(); ++i) {
+    SCOPED_TRACE("file " + std::to_string(i));
+    if (c.bad[i]) {
+      EXPECT_FALSE(batch[i].error.empty());
+      EXPECT_FALSE(batch[i].ok());
+      continue;
+    }
+    ASSERT_TRUE(batch[i].error.empty()) << batch[i].error;
+    const Decoded& got = batch[i].decoded;
+    // cpu-parallel batches give short files one core each: the serial reference, whose damage
+    // reports count frames its own way; compare with the backend that ran.
+    DecodeOptions single = o;
+    single.backend = got.report.backend;
+    const Decoded alone = decode(c.files[i], single);
+    EXPECT_EQ(got.pcm.samples, alone.pcm.samples);
+    EXPECT_EQ(got.pcm.channels, alone.pcm.channels);
+    EXPECT_TRUE(got.pcm.bytes == alone.pcm.bytes) << "PCM differs";
+    EXPECT_EQ(got.report.md5, alone.report.md5);
+    ASSERT_EQ(got.report.damage.size(), alone.report.damage.size());
+    for (std::size_t d = 0; d < got.report.damage.size(); ++d)
+      EXPECT_EQ(got.report.damage[d].message(), alone.report.damage[d].message());
+  }
+}
+
+TEST(FlacBatch, CpuParallelMatchesSingleDecodes) {
+  const Corpus c = make_corpus(12);
+  expect_batch_matches_single(c, {.backend = Backend::cpu_parallel});
+  expect_batch_matches_single(c, {.backend = Backend::cpu, .format = SampleFormat::s16});
+}
+
+TEST(FlacBatch, StopOnDamageFailsOnlyTheDamagedFile) {
+  const Corpus c = make_corpus(4);
+  std::vector<std::span<const std::uint8_t>> spans(c.files.begin(), c.files.end());
+  const auto batch =
+      decode_batch(spans, {.backend = Backend::cpu_parallel, .stop_on_damage = true});
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(batch[i].ok()) << batch[i].error;
+  EXPECT_FALSE(batch[4].error.empty()) << "the truncated file";
+  EXPECT_FALSE(batch[5].error.empty()) << "the damaged file";
+}
+
+#ifdef SIGPU_HAVE_CUDA
+class FlacBatchGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+    cuda::set_output_fill(0xA5);  // a sample the packed launch forgets shows up
+  }
+  void TearDown() override {
+    cuda::set_output_fill(0);
+    cuda::set_decode_path(cuda::DecodePath::fast);
+  }
+};
+
+TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
+  const Corpus c = make_corpus(40);
+  for (auto path :
+       {cuda::DecodePath::fast, cuda::DecodePath::fast_warp_parse, cuda::DecodePath::plain}) {
+    cuda::set_decode_path(path);
+    for (auto fmt : {SampleFormat::raw32, SampleFormat::s16, SampleFormat::f32})
+      expect_batch_matches_single(c, {.backend = Backend::cuda, .format = fmt});
+  }
+  expect_batch_matches_single(c, {.backend = Backend::cuda, .layout = Layout::planar});
+}
+
+TEST_F(FlacBatchGpu, LibflacClipsOfOneShape) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  Corpus c;
+  for (unsigned i = 0; i < 30; ++i) {
+    const auto pcm = test::make_signal(test::Signal::music, 2, 16, 20000 + 311 * i, i);
+    test::LibflacEncoderOptions o;
+    o.level = i % 9;
+    c.files.push_back(test::encode_with_libflac(pcm, 2, 16, 48000, o));
+    c.bad.push_back(false);
+  }
+  expect_batch_matches_single(c, {.backend = Backend::cuda, .format = SampleFormat::s16});
+}
+#endif
+
+}  // namespace
+}  // namespace sigpu::flac
