@@ -1,0 +1,174 @@
+// sigpu audio: a real-time signal graph of audio effects (gain, pan, mixer, router, biquad EQ,
+// noise gate, compressor, delay, and convolution in builds with the convolution module) run one
+// period at a time on the CPU (serial or a thread pool) or on the GPU (one CUDA graph launch per
+// period). Drivers: an offline renderer (below) and a JACK client (`sigpu audio run`).
+//
+//   auto graph = sigpu::audio::Graph::load("examples/audio/guitar.json");
+//   sigpu::audio::Engine engine(graph, {.backend = sigpu::Backend::cuda, .period = 64});
+//   engine.setup();
+//   engine.process(in, out);                    // in[c], out[c]: `period` floats per channel
+//   engine.update("eq", "band.1.gain_db", 3);   // any thread; applied at the next period
+//
+// Graph files are JSON (docs/audio.md). Samples are float32, planar (one array per channel),
+// full scale is 1.0. Every error is a sigpu::Error whose message names the node and the port
+// or parameter.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sigpu/core.hpp>
+
+namespace sigpu::audio {
+
+/// Integer variables a graph file may use in channel counts ("N/2"); the file's own
+/// "variables" give the defaults, these override them.
+using Variables = std::map<std::string, std::int64_t>;
+
+/// A parsed and validated graph (routing, effect types, parameters). It does not depend on the
+/// period or the sample rate; frequencies are checked against Nyquist when an Engine is made.
+class Graph {
+ public:
+  /// Throws Error naming the node and port or parameter (cycles, unknown nodes or effects,
+  /// channel-count mismatches, dangling ports, malformed JSON with its line and column).
+  /// load() resolves relative file names in parameters (IRs) against the file's folder.
+  static Graph parse(std::string_view json, const Variables& vars = {});
+  static Graph load(const std::string& path, const Variables& vars = {});
+
+  Graph();
+  ~Graph();
+  Graph(const Graph&);
+  Graph& operator=(const Graph&);
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+
+  int inputs() const;   ///< graph input channels
+  int outputs() const;  ///< graph output channels
+  std::vector<std::string> nodes() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+  explicit Graph(std::shared_ptr<const Impl> impl);
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+struct EngineOptions {
+  Backend backend = Backend::automatic;
+  int period = 128;            ///< frames per period, 1 .. 65536
+  double sample_rate = 48000;  ///< Hz
+  unsigned threads = 0;        ///< cpu_parallel: worker threads, 0 = one per core
+};
+
+/// Runs a Graph. The phases: the constructor configures (checks every parameter against the
+/// sample rate; nothing is allocated), setup() allocates, process() runs one period,
+/// update() changes a parameter from any thread, teardown() (or the destructor) frees
+/// everything setup() allocated.
+class Engine {
+ public:
+  Engine(const Graph& graph, const EngineOptions& options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Allocates buffers and state (host, and device for cuda) and clears the state.
+  void setup();
+  void teardown();
+  bool ready() const;
+
+  /// One period. in[c] (inputs() arrays) and out[c] (outputs() arrays) hold period() floats.
+  /// Call from one thread at a time; allocates nothing, takes no lock. Requires setup().
+  void process(const float* const* in, float* const* out);
+  /// The same on planar blocks: channel c at in + c * period(). With the cuda backend they
+  /// must be device-accessible (device memory or pinned host memory): the kernels read and
+  /// write them directly, and the CUDA graph's I/O nodes are re-pointed when they change.
+  void process_planar(const float* in, float* out);
+
+  /// Any thread. Checks the value (throws Error naming node and parameter; the graph is left
+  /// untouched) and queues it; it takes effect at the next period boundary, ramped over one
+  /// period where a jump would click (gains, EQ coefficients, delay time).
+  void update(std::string_view node, std::string_view param, double value);
+
+  int inputs() const;
+  int outputs() const;
+  int period() const;
+  double sample_rate() const;
+  Backend backend() const;  ///< the backend actually used (automatic resolved)
+  /// CUDA backend: kernel launches in one period's graph (batched per effect kind and level).
+  int kernels_per_period() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- memory accounting ----------------------------------------------------------------------
+
+/// What the audio module holds right now through its allocator hooks (every buffer, state and
+/// parameter array of every Engine goes through them).
+struct MemoryStats {
+  std::int64_t host_bytes = 0, host_blocks = 0;
+  std::int64_t device_bytes = 0, device_blocks = 0;
+};
+MemoryStats memory_stats();
+
+// ---- evaluator ------------------------------------------------------------------------------
+
+/// How far `test` is from `reference` (full scale 1.0): the largest absolute difference and
+/// the RMS difference, both in dBFS (-400 when identical), at the time offset in
+/// [-max_offset, max_offset] (test[i + offset] against reference[i]) with the smallest RMSD.
+struct Difference {
+  double max_abs_dbfs = -400, rmsd_dbfs = -400;
+  int offset = 0;
+  std::size_t compared = 0;  ///< samples in the overlap
+};
+Difference compare(std::span<const float> reference, std::span<const float> test,
+                   int max_offset = 0);
+
+// ---- drivers --------------------------------------------------------------------------------
+
+struct RenderOptions {
+  Backend backend = Backend::automatic;
+  int period = 1024;
+  double tail_seconds = 0;  ///< extra output after the input ends (delay tails)
+  /// Called now and then with frames done and the total.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+struct RenderReport {
+  std::uint64_t frames = 0;
+  double sample_rate = 0, seconds = 0;
+  double realtime() const { return seconds > 0 ? frames / sample_rate / seconds : 0; }
+};
+/// Renders an audio file (WAV, FLAC, anything libsndfile reads) through the graph into
+/// `out_path` (WAV: float32; FLAC: 24-bit), at the input's sample rate. The file's channel
+/// count must equal the graph's inputs.
+RenderReport render(const Graph& graph, const std::string& in_path, const std::string& out_path,
+                    const RenderOptions& options);
+
+// ---- benchmark ------------------------------------------------------------------------------
+
+/// The three-stage console: N inputs each with gate, compressor and 5-band EQ; N/2 buses and
+/// N/4 matrices each with compressor and EQ (N a multiple of 4).
+Graph console_graph(int N);
+
+struct BenchResult {
+  Backend backend{};
+  int frames = 0, N = 0;
+  std::uint64_t periods = 0, misses = 0;
+  double mean_us = 0, p99_us = 0, p999_us = 0, max_us = 0, deadline_us = 0;
+  double miss_rate() const { return periods ? double(misses) / periods : 0; }
+};
+/// Runs `periods` back-to-back periods of the console with N inputs on `backend`, timing each
+/// (process() wall time: host copies, launch and wait) against the period's duration.
+BenchResult bench_console(int N, Backend backend, int frames, std::uint64_t periods,
+                          double sample_rate = 48000);
+
+}  // namespace sigpu::audio

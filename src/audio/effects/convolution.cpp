@@ -1,0 +1,119 @@
+// convolution: long FIR filters (reverbs, cabinets) from an impulse response file, through the
+// convolution module (uniformly partitioned overlap-save, partition = period, so no latency
+// beyond the period). The IR's channels decide the routing:
+//   1 IR channel             every input channel convolved with it (as many outputs)
+//   2 IR channels, 1 input   mono to stereo
+//   4 IR channels, 2 inputs  true stereo: L->L, L->R, R->L, R->R
+//   C IR channels, C inputs  channel c with IR c
+#ifdef SIGPU_HAVE_AUDIO_CONVOLUTION
+#ifdef SIGPU_HAVE_SNDFILE
+#include <sndfile.h>
+#endif
+
+#include "audio/convolution_node.hpp"
+#include "audio/effects/effects.hpp"
+
+namespace sigpu::audio::effects {
+namespace {
+
+class Convolution : public EffectBase<Convolution> {
+ public:
+  Kind kind() const override { return Kind::convolution; }
+
+  void parse(ParamReader& p, Ports& ports) override {
+    const Json* ir = p.raw("ir");
+    if (!ir || !ir->is_string()) throw ParamError("ir", "the impulse response file is missing");
+    name_ = ir->get<std::string>();
+    auto spec = std::make_shared<ConvolutionSpec>();
+    convolution::Config& c = spec->config;
+    c.wet = static_cast<float>(p.number("wet", 1, 0, 4));
+    c.dry = static_cast<float>(p.number("dry", 0, 0, 4));
+    c.irs = read_ir(p.path(name_));
+    const auto C = static_cast<std::uint32_t>(ports.input);
+    const auto K = static_cast<std::uint32_t>(c.irs.size());
+    if (K == 2 && C == 1) {
+      c.paths = {{0, 0, 0}, {0, 1, 1}};
+    } else if (K == 4 && C == 2) {
+      c.paths = {{0, 0, 0}, {0, 1, 1}, {1, 2, 0}, {1, 3, 1}};
+    } else if (K == 1 || K == C) {
+      for (std::uint32_t ch = 0; ch < C; ++ch) c.paths.push_back({ch, K == 1 ? 0 : ch, ch});
+    } else {
+      throw ParamError::port("input", std::to_string(C) + " channels routed to an IR of " +
+                                          std::to_string(K) +
+                                          " (use 1 IR channel, or as many as inputs, 2 for "
+                                          "mono-to-stereo, 4 for true stereo)");
+    }
+    c.inputs = C;
+    c.outputs = (K == 2 && C == 1) ? 2 : C;
+    if (c.dry != 0 && c.inputs != c.outputs) {
+      throw ParamError("dry", "needs as many outputs as inputs (mono-to-stereo is wet only)");
+    }
+    ports.output = static_cast<int>(c.outputs);
+    spec_ = std::move(spec);
+  }
+
+  void configure(double sample_rate, int period) override {
+    Effect::configure(sample_rate, period);
+    if (ir_rate_ != sample_rate) {
+      throw ParamError("ir", "'" + name_ + "' is at " + number_text(ir_rate_) +
+                                 " Hz but the graph runs at " + number_text(sample_rate) + " Hz");
+    }
+    const auto P = static_cast<std::uint32_t>(period);
+    if (P < convolution::kMinPartition || P > convolution::kMaxPartition || (P & (P - 1))) {
+      throw ParamError("ir",
+                       "partitioned convolution needs a power-of-two period in [16, 8192], "
+                       "not " +
+                           std::to_string(period));
+    }
+  }
+
+  void setup(Plan& plan, const NodeIo& io) override {
+    plan.convolution.push_back({spec_, io.in, io.out[0]});
+  }
+  int check(std::string_view param, double) const override {
+    throw ParamError(std::string(param), "convolution has no runtime parameters");
+  }
+  void apply(int, double, Params&) override {}
+
+ private:
+  std::vector<std::vector<float>> read_ir(const std::string& path) {
+#ifdef SIGPU_HAVE_SNDFILE
+    SF_INFO info{};
+    SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
+    if (!f) throw ParamError("ir", "cannot read '" + path + "': " + sf_strerror(nullptr));
+    std::vector<float> inter;
+    if (info.frames > 0 && static_cast<std::size_t>(info.frames) <= convolution::kMaxIrTaps) {
+      inter.resize(static_cast<std::size_t>(info.frames) * info.channels);
+      if (sf_readf_float(f, inter.data(), info.frames) != info.frames) inter.clear();
+    }
+    sf_close(f);
+    if (info.frames <= 0) throw ParamError("ir", "'" + path + "' holds no samples");
+    if (static_cast<std::size_t>(info.frames) > convolution::kMaxIrTaps) {
+      throw ParamError("ir", "'" + path + "' is longer than " +
+                                 std::to_string(convolution::kMaxIrTaps) + " taps");
+    }
+    if (inter.empty()) throw ParamError("ir", "'" + path + "' could not be read to the end");
+    ir_rate_ = info.samplerate;
+    std::vector<std::vector<float>> irs(info.channels, std::vector<float>(info.frames));
+    for (sf_count_t i = 0; i < info.frames; ++i) {
+      for (int c = 0; c < info.channels; ++c) irs[c][i] = inter[i * info.channels + c];
+    }
+    return irs;
+#else
+    throw ParamError("ir", "cannot read '" + path + "': sigpu was built without libsndfile");
+#endif
+  }
+
+  std::string name_;
+  double ir_rate_ = 0;
+  std::shared_ptr<const ConvolutionSpec> spec_;
+};
+
+}  // namespace
+
+std::unique_ptr<Effect> make_convolution() {
+  return std::make_unique<Convolution>();
+}
+
+}  // namespace sigpu::audio::effects
+#endif

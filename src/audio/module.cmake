@@ -1,0 +1,33 @@
+# The audio module: effects in src/audio/effects/ (the root glob sees one level only),
+# libsndfile for the renderer, nlohmann-json for graph files.
+file(GLOB SIGPU_AUDIO_EFFECTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/effects/*.cpp)
+target_sources(sigpu PRIVATE ${SIGPU_AUDIO_EFFECTS})
+
+find_package(nlohmann_json 3 REQUIRED)
+target_link_libraries(sigpu PRIVATE nlohmann_json::nlohmann_json)
+
+pkg_check_modules(SIGPU_AUDIO_SNDFILE IMPORTED_TARGET sndfile)
+if(SIGPU_AUDIO_SNDFILE_FOUND)
+  target_link_libraries(sigpu PUBLIC PkgConfig::SIGPU_AUDIO_SNDFILE)
+  target_compile_definitions(sigpu PRIVATE SIGPU_HAVE_SNDFILE=1)
+endif()
+
+# The JACK client (`sigpu audio run`).
+pkg_check_modules(SIGPU_AUDIO_JACK IMPORTED_TARGET jack)
+if(SIGPU_AUDIO_JACK_FOUND)
+  target_link_libraries(sigpu PUBLIC PkgConfig::SIGPU_AUDIO_JACK)
+  target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_JACK=1)
+endif()
+
+# The convolution effect wraps the convolution module when this build has it.
+if(EXISTS ${PROJECT_SOURCE_DIR}/src/convolution/module.cmake AND
+   (NOT SIGPU_MODULES OR "convolution" IN_LIST SIGPU_MODULES))
+  target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_AUDIO_CONVOLUTION=1)
+endif()
+
+if(SIGPU_HAVE_CUDA)
+  # CPU and CUDA effects share their per-sample code; without FMA contraction the GPU rounds
+  # like the host and the twins agree far below -100 dBFS.
+  file(GLOB SIGPU_AUDIO_CU CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cuda/*.cu)
+  set_source_files_properties(${SIGPU_AUDIO_CU} PROPERTIES COMPILE_OPTIONS "-fmad=false")
+endif()

@@ -1,0 +1,29 @@
+// A backend runs a Plan one period at a time. The CPU runner is the reference (serial) and the
+// thread-pool backend; the CUDA runner turns each period into one CUDA graph launch.
+#pragma once
+
+#include <memory>
+
+#include "audio/plan.hpp"
+
+namespace sigpu::audio {
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  /// One period. in and out are planar: channel c at in + c * period. For the CUDA runner
+  /// they must be device-accessible (device or pinned host memory). Uploads or uses the
+  /// parameters and clears their dirty flags.
+  virtual void process(const float* in, float* out, Params& params) = 0;
+  /// Buffers process() can be given (pinned for CUDA, so the kernels reach them directly).
+  virtual float* input_buffer() = 0;
+  virtual float* output_buffer() = 0;
+  virtual int kernels() const { return 0; }
+};
+
+/// threads: 1 = serial reference, 0 = one per core.
+std::unique_ptr<Runner> make_cpu_runner(const Plan& plan, unsigned threads);
+/// Throws Error when sigpu was built without CUDA or no device is present.
+std::unique_ptr<Runner> make_cuda_runner(const Plan& plan);
+
+}  // namespace sigpu::audio
