@@ -2,12 +2,12 @@
 // the guitar chain; its WAV and FLAC outputs are read back with libsndfile and compared with
 // an in-process render of the same samples.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 
+#include "support/shell.hpp"
 #include "util.hpp"
 
 #ifdef SIGPU_HAVE_SNDFILE
@@ -20,23 +20,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+const std::string& kSigpu = sigpu::test::kSigpuBinary;
 
-Result shell(const std::string& command) {
-  Result r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+sigpu::test::CommandResult shell(const std::string& command) {
+  return sigpu::test::run_command(command);
 }
-
-const std::string kSigpu = std::string(SIGPU_BINARY_DIR) + "/bin/sigpu";
 
 #ifdef SIGPU_HAVE_SNDFILE
 Channels read_file(const std::string& path, int* rate = nullptr) {

@@ -1,7 +1,6 @@
 // End-to-end: the built `sigpu` binary on files made by the reference `flac` tool, its output
 // compared with what `flac -d` writes for the same input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -13,33 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "support/shell.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSigpu = SIGPU_BINARY_DIR "/bin/sigpu";
-
-struct Result {
-  int code = -1;
-  std::string output;  ///< stdout and stderr together
-};
+using sigpu::test::quoted;
+using Result = sigpu::test::CommandResult;
+const std::string& kSigpu = sigpu::test::kSigpuBinary;
 
 Result run(const std::string& command) {
-  Result r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
+  return sigpu::test::run_command(command);
 }
 Result sigpu(const std::string& args) {
-  return run(quoted(kSigpu) + " " + args);
+  return sigpu::test::run_sigpu(args);
 }
 
 std::vector<std::uint8_t> read_all(const std::string& path) {

@@ -1,7 +1,6 @@
 // `sigpu prores info|decode` end to end on real files: raw output and Y4M byte-identical to
 // FFmpeg's, a 16-bit PNG, damage reported with frame and slice and a failing exit code.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -10,32 +9,21 @@
 #include <vector>
 
 #include "prores/clips.hpp"
+#include "support/shell.hpp"
 
 namespace sigpu::prores {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSigpu = SIGPU_BINARY_DIR "/bin/sigpu";
-
-struct Result {
-  int code = -1;
-  std::string output;  ///< stdout and stderr together
-};
+using Result = sigpu::test::CommandResult;
+const std::string& kSigpu = sigpu::test::kSigpuBinary;
 
 Result run(const std::string& command) {
-  Result r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return sigpu::test::run_command(command);
 }
-
 Result sigpu(const std::string& args) {
-  return run("'" + kSigpu + "' " + args);
+  return sigpu::test::run_sigpu(args);
 }
 
 class ProresCli : public ::testing::Test {
