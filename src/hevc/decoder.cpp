@@ -2,8 +2,10 @@
 // then per picture: slice decoding, in-loop filters, picture hash check, cropping; output in POC
 // order (C.5.2). Intra pictures depend on no other picture, so with a parallel backend whole
 // pictures are reconstructed (and CPU-filtered) on the shared thread pool, a batch at a time,
-// and finished in decoding order.
+// and finished in decoding order. With the cuda backend a batch is filtered on a stage thread
+// while the front end parses and reconstructs the next one (schedule.hpp).
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
+#include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
 
@@ -70,13 +73,27 @@ struct PictureJob {
   Frame frame;
 };
 
+// Pictures reconstructed together, with the problems found while parsing up to their end (so
+// that problems come out in the same order whether or not the batch is filtered later).
+struct Batch {
+  std::vector<std::unique_ptr<PictureJob>> jobs;
+  std::vector<Problem> parse_problems;
+};
+
 }  // namespace
 
-struct Decoder::Impl {
+namespace {
+
+struct Engine {
+  Engine(const DecodeOptions& o, const Schedule& s) : options(o), schedule(s) {}
+
   DecodeOptions options;
-  std::vector<Problem> problems;
+  Schedule schedule;
+  std::vector<Problem> problems;        ///< reported, in order
+  std::vector<Problem> parse_problems;  ///< found since the last batch was formed
   std::shared_ptr<Sps> sps[16];
   std::shared_ptr<Pps> pps[64];
+  std::vector<std::uint8_t> sps_rbsp[16], pps_rbsp[64];  ///< the RBSP each was parsed from
 
   std::unique_ptr<PictureJob> cur;
   std::vector<std::unique_ptr<PictureJob>> pending;  ///< finished parsing, not yet decoded
@@ -95,22 +112,55 @@ struct Decoder::Impl {
   Where here;
   const std::function<void(const Frame&)>* sink = nullptr;
 
-  bool parallel() const { return resolve(options.backend) != Backend::cpu; }
+  /// The batch being filtered on the stage thread (pipelined schedule).
+  Batch in_flight;
+  /// Declared last: destroying it waits for the stage thread before what it uses goes away.
+  std::future<void> stage;
 
+  void decode(std::span<const std::uint8_t> stream,
+              const std::function<void(const Frame&)>& on_frame);
   void handle(std::span<const std::uint8_t> bytes);
   void slice(const NalUnit& nal);
   void start_picture(const NalUnit& nal, const SliceHeader& sh);
   void finish_picture();
   void run_pending();
   void reconstruct(PictureJob& job, bool filter_here, Backend filter_backend);
+  bool apply_filters(PictureJob& job, Backend backend);
+  void filter_batch(Batch& batch);
+  void finish_in_flight();
+  void emit(Batch& batch);
   void finish_frame(PictureJob& job);
   void output(Frame&& f, int max_reorder);
   void flush();
 };
 
-Decoder::Decoder(DecodeOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = options;
+}  // namespace
+
+struct Decoder::Impl : Engine {
+  using Engine::Engine;
+};
+
+Schedule schedule_for(Backend backend) {
+  switch (resolve(backend)) {
+    case Backend::cpu:
+      return {};
+    case Backend::cuda:
+      return {.parallel = true, .pipelined = true, .filter = Backend::cuda};
+    default:
+      return {.parallel = true, .filter = Backend::cpu_parallel};
+  }
 }
+
+std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& options,
+                                 std::span<const std::uint8_t> stream,
+                                 const std::function<void(const Frame&)>& on_frame) {
+  Engine e(options, schedule);
+  e.decode(stream, on_frame);
+  return e.problems;
+}
+
+Decoder::Decoder(DecodeOptions options)
+    : impl_(std::make_unique<Impl>(options, schedule_for(options.backend))) {}
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
@@ -123,26 +173,33 @@ bool Decoder::filters_available() {
 
 void Decoder::decode(std::span<const std::uint8_t> stream,
                      const std::function<void(const Frame&)>& on_frame) {
-  Impl& d = *impl_;
-  d.sink = &on_frame;
-  for (const NalSpan& s : split_annexb(stream)) {
-    d.here.offset = s.start_code;
-    d.here.type = s.end > s.begin ? (stream[s.begin] >> 1) & 0x3f : -1;
-    d.handle(stream.subspan(s.begin, s.end - s.begin));
-    ++d.here.index;
-  }
-  d.finish_picture();
-  d.run_pending();
-  d.flush();
-  d.sink = nullptr;
+  impl_->decode(stream, on_frame);
 }
 
-void Decoder::Impl::handle(std::span<const std::uint8_t> bytes) {
+void Engine::decode(std::span<const std::uint8_t> stream,
+                    const std::function<void(const Frame&)>& on_frame) {
+  sink = &on_frame;
+  for (const NalSpan& s : split_annexb(stream)) {
+    here.offset = s.start_code;
+    here.type = s.end > s.begin ? (stream[s.begin] >> 1) & 0x3f : -1;
+    handle(stream.subspan(s.begin, s.end - s.begin));
+    ++here.index;
+  }
+  finish_picture();
+  run_pending();
+  finish_in_flight();
+  problems.insert(problems.end(), parse_problems.begin(), parse_problems.end());
+  parse_problems.clear();
+  flush();
+  sink = nullptr;
+}
+
+void Engine::handle(std::span<const std::uint8_t> bytes) {
   NalUnit nal;
   try {
     nal = parse_nal(bytes);
   } catch (const DecodeError& e) {
-    problems.push_back(here.problem(e.what()));
+    parse_problems.push_back(here.problem(e.what()));
     return;
   }
   if (nal.layer_id != 0) return;  // other layers (multi-layer extensions) are ignored
@@ -156,13 +213,16 @@ void Decoder::Impl::handle(std::span<const std::uint8_t> bytes) {
       case kNalSps: {
         auto s = std::make_shared<Sps>();
         parse_sps(nal.rbsp, *s);
-        sps[s->id] = s;
+        // A repeated identical SPS keeps its object: slices check that identity below.
+        if (!sps[s->id] || sps_rbsp[s->id] != nal.rbsp) sps[s->id] = s;
+        sps_rbsp[s->id] = nal.rbsp;
         break;
       }
       case kNalPps: {
         auto p = std::make_shared<Pps>();
         parse_pps(nal.rbsp, *p);
-        pps[p->id] = p;
+        if (!pps[p->id] || pps_rbsp[p->id] != nal.rbsp) pps[p->id] = p;
+        pps_rbsp[p->id] = nal.rbsp;
         break;
       }
       case kNalPrefixSei:
@@ -183,12 +243,12 @@ void Decoder::Impl::handle(std::span<const std::uint8_t> bytes) {
         break;
     }
   } catch (const Error& e) {
-    problems.push_back(here.problem(e.what()));
+    parse_problems.push_back(here.problem(e.what()));
     if (is_vcl(nal.type) && cur) cur->pic->damaged = true;
   }
 }
 
-void Decoder::Impl::slice(const NalUnit& nal) {
+void Engine::slice(const NalUnit& nal) {
   // A new picture starts with first_slice_segment_in_pic_flag.
   const bool first = !nal.rbsp.empty() && (nal.rbsp[0] & 0x80);
   if (first) {
@@ -215,6 +275,10 @@ void Decoder::Impl::slice(const NalUnit& nal) {
                             first ? nullptr : (last_independent ? &*last_independent : nullptr));
     if (!first && sh.pps_id != cur->pic->pps->id)
       throw DecodeError("slice_pic_parameter_set_id: differs within the picture");
+    // The slice header was parsed with the parameter sets in force now; the picture was set up
+    // with those of its first slice.
+    if (!first && (pps[sh.pps_id] != cur->pic->pps || sps[pps[sh.pps_id]->sps_id] != cur->pic->sps))
+      throw DecodeError("slice_pic_parameter_set_id: its PPS or SPS changed within the picture");
     if (first) start_picture(nal, sh);
   } catch (const Error&) {
     if (first) skip_picture = true;
@@ -236,7 +300,7 @@ void Decoder::Impl::slice(const NalUnit& nal) {
   cur->slices.push_back({nal, sh, slice_index, here});
 }
 
-void Decoder::Impl::start_picture(const NalUnit& nal, const SliceHeader& sh) {
+void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   const std::shared_ptr<Pps>& p = pps[sh.pps_id];
   const std::shared_ptr<Sps>& s = sps[p->sps_id];
   if (std::int64_t{s->width} * s->height > options.max_luma_samples)
@@ -286,15 +350,15 @@ void Decoder::Impl::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   next_hash.reset();
 }
 
-void Decoder::Impl::finish_picture() {
+void Engine::finish_picture() {
   if (!cur) return;
   pending.push_back(std::move(cur));
-  if (!parallel() || pending.size() >= ThreadPool::shared().size()) run_pending();
+  if (!schedule.parallel || pending.size() >= ThreadPool::shared().size()) run_pending();
 }
 
 // Slice data, then (when filter_here) the CPU filters, the hash check and cropping. Touches
 // only the job: runs on any thread.
-void Decoder::Impl::reconstruct(PictureJob& job, bool filter_here, Backend filter_backend) {
+void Engine::reconstruct(PictureJob& job, bool filter_here, Backend filter_backend) {
   DecodedPicture& pic = *job.pic;
   PictureParseState state;
   for (const SliceJob& s : job.slices) {
@@ -316,23 +380,27 @@ void Decoder::Impl::reconstruct(PictureJob& job, bool filter_here, Backend filte
   job.ok = true;
   pic.info.deblocking = job.deblocking;  // per-edge flags close the slices that disable it
   job.filtered = !job.needs_filter;
-  if (!filter_here) return;
-  if (job.needs_filter && !options.unfiltered && filters_available()) {
-    try {
-      filters.apply(pic, filter_backend);
-    } catch (const Error& e) {
-      job.problems.push_back(job.first.problem("picture " + std::to_string(pic.decode_index) +
-                                               ": in-loop filters failed: " + e.what() +
-                                               "; picture dropped"));
-      job.ok = false;
-      return;
-    }
-    job.filtered = true;
-  }
+  if (!filter_here || !apply_filters(job, filter_backend)) return;
   finish_frame(job);
 }
 
-void Decoder::Impl::finish_frame(PictureJob& job) {
+// False (with a problem) when the filters failed: the picture is dropped.
+bool Engine::apply_filters(PictureJob& job, Backend backend) {
+  if (!job.needs_filter || options.unfiltered || !filters_available()) return true;
+  try {
+    filters.apply(*job.pic, backend);
+  } catch (const Error& e) {
+    job.problems.push_back(job.first.problem("picture " + std::to_string(job.pic->decode_index) +
+                                             ": in-loop filters failed: " + e.what() +
+                                             "; picture dropped"));
+    job.ok = false;
+    return false;
+  }
+  job.filtered = true;
+  return true;
+}
+
+void Engine::finish_frame(PictureJob& job) {
   const DecodedPicture& pic = *job.pic;
   const Sps& s = *pic.sps;
   Frame& f = job.frame;
@@ -374,45 +442,61 @@ void Decoder::Impl::finish_frame(PictureJob& job) {
   }
 }
 
-void Decoder::Impl::run_pending() {
+void Engine::run_pending() {
   if (pending.empty()) return;
-  const Backend backend = resolve(options.backend);
-  // The CUDA filter is one stream per decoder: it runs below, in decoding order. The shared
+  Batch batch{std::move(pending), std::move(parse_problems)};
+  pending.clear();
+  parse_problems.clear();
+  // Pipelined, the filters run on the stage thread; otherwise in the picture workers. The shared
   // pool takes one parallel_for at a time, so filters inside a picture worker run serially.
-  const bool filter_in_worker = backend != Backend::cuda;
-  if (parallel() && pending.size() > 1) {
+  const bool filter_here = !schedule.pipelined;
+  if (schedule.parallel && batch.jobs.size() > 1) {
     ThreadPool::shared().parallel_for(
-        pending.size(),
+        batch.jobs.size(),
         [&](std::size_t b, std::size_t e) {
           for (std::size_t i = b; i < e; ++i)
-            reconstruct(*pending[i], filter_in_worker, Backend::cpu);
+            reconstruct(*batch.jobs[i], filter_here, Backend::cpu);
         },
         1);
   } else {
-    for (auto& job : pending) reconstruct(*job, filter_in_worker, backend);
+    for (auto& job : batch.jobs) reconstruct(*job, filter_here, schedule.filter);
   }
-  for (auto& job : pending) {
-    if (job->ok && !filter_in_worker) {
-      if (job->needs_filter && !options.unfiltered && filters_available()) {
-        try {
-          filters.apply(*job->pic, backend);
-          job->filtered = true;
-        } catch (const Error& e) {
-          job->problems.push_back(
-              job->first.problem("in-loop filters failed: " + std::string(e.what())));
-          job->ok = false;
-        }
-      }
-      if (job->ok) finish_frame(*job);
-    }
+  if (!schedule.pipelined) {
+    emit(batch);
+    return;
+  }
+  // The previous batch has been filtering while this one was reconstructed.
+  finish_in_flight();
+  in_flight = std::move(batch);
+  stage = std::async(std::launch::async, [this] { filter_batch(in_flight); });
+}
+
+// The stage thread: filters and finishes the batch's pictures in decoding order. Touches only
+// the batch and `filters`, which nothing else uses while a stage is in flight.
+void Engine::filter_batch(Batch& batch) {
+  for (auto& job : batch.jobs)
+    if (job->ok && apply_filters(*job, schedule.filter)) finish_frame(*job);
+}
+
+void Engine::finish_in_flight() {
+  if (!stage.valid()) return;
+  stage.get();
+  Batch done = std::move(in_flight);
+  in_flight = {};
+  emit(done);
+}
+
+// On the caller's thread, in decoding order: problems, then output.
+void Engine::emit(Batch& batch) {
+  problems.insert(problems.end(), batch.parse_problems.begin(), batch.parse_problems.end());
+  for (auto& job : batch.jobs) {
     problems.insert(problems.end(), job->problems.begin(), job->problems.end());
     if (job->flush_before) flush();
     if (job->ok && job->pic->output) output(std::move(job->frame), job->max_reorder);
   }
-  pending.clear();
 }
 
-void Decoder::Impl::output(Frame&& f, int max_reorder) {
+void Engine::output(Frame&& f, int max_reorder) {
   waiting.push_back(std::move(f));
   while (static_cast<int>(waiting.size()) > max_reorder) {
     auto it = std::min_element(waiting.begin(), waiting.end(),
@@ -422,7 +506,7 @@ void Decoder::Impl::output(Frame&& f, int max_reorder) {
   }
 }
 
-void Decoder::Impl::flush() {
+void Engine::flush() {
   std::sort(waiting.begin(), waiting.end(),
             [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
   for (const Frame& f : waiting) (*sink)(f);

@@ -59,10 +59,15 @@ bool run(const std::string& cmd) {
 }
 
 fs::path cache_dir() {
-  // The GPU machine's bundle carries the streams (scripts/device-bundle, SIGPU_BUNDLE_DATA).
-  if (const char* d = std::getenv("SIGPU_DATA_DIR");
-      d && *d && fs::exists(fs::path(d) / "hevc-streams"))
-    return fs::path(d) / "hevc-streams";
+  return data_dir("hevc-streams");
+}
+
+}  // namespace
+
+fs::path data_dir(const std::string& name) {
+  // The GPU machine's bundle carries the data (scripts/device-bundle, SIGPU_BUNDLE_DATA).
+  if (const char* d = std::getenv("SIGPU_DATA_DIR"); d && *d && fs::exists(fs::path(d) / name))
+    return fs::path(d) / name;
   fs::path base;
   if (const char* c = std::getenv("SIGPU_CACHE"); c && *c)
     base = c;
@@ -70,10 +75,8 @@ fs::path cache_dir() {
     base = fs::path(h) / ".cache/sigpu";
   else
     base = fs::temp_directory_path() / "sigpu-cache";
-  return base / "hevc-streams";
+  return base / name;
 }
-
-}  // namespace
 
 std::string pix_fmt(int depth, bool mono) {
   const std::string base = mono ? "gray" : "yuv420p";

@@ -32,6 +32,10 @@ const std::vector<StreamSpec>& standard_streams();
 
 bool have_tools();  ///< x265 and ffmpeg are on PATH
 
+/// $SIGPU_DATA_DIR/<name> when it exists (the GPU machine's bundle), else
+/// ${SIGPU_CACHE:-~/.cache/sigpu}/<name>.
+std::filesystem::path data_dir(const std::string& name);
+
 /// The .hevc of a spec, generated when missing (with FFmpeg's raw decoding next to it as
 /// <name>.ref). Empty path when the tools are missing or encoding failed.
 std::filesystem::path stream_path(const StreamSpec& spec);

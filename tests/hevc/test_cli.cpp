@@ -1,24 +1,21 @@
 // `sigpu hevc info` and `sigpu hevc decode` on a real x265 stream.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
 
 #include "hevc/streams.hpp"
+#include "support/shell.hpp"
 
 namespace sigpu::hevc {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSigpu = SIGPU_BINARY_DIR "/bin/sigpu";
+const std::string& kSigpu = sigpu::test::kSigpuBinary;
 
 std::string run(const std::string& command, int& status) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  status = pclose(p);
-  return out;
+  const auto r = sigpu::test::run_command(command);
+  status = r.code;
+  return r.output;
 }
 
 TEST(HevcCli, InfoAndDecodeMatchFfmpeg) {

@@ -139,6 +139,39 @@ TEST(HevcDamage, CorruptedBytesNeverGiveSilentDamage) {
   EXPECT_GT(reported, 30);
 }
 
+// An SPS replaced between the slices of one picture (the fuzzer found one turning SAO on there,
+// which the picture was not set up for): the later slice is refused by name, the picture is
+// dropped, nothing crashes.
+TEST(HevcDamage, ParameterSetChangedWithinAPicture) {
+  const auto plain = make("slices_nosao", "--no-sao --ctu 16 --slices 2", 1);
+  const auto sao = make("slices_sao", "--ctu 16 --slices 2", 1);
+  if (plain.empty() || sao.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  // `plain` with the SPS of `from` inserted before its second slice.
+  auto with_sps_of = [&](const std::vector<std::uint8_t>& from) {
+    std::vector<std::uint8_t> sps_nal, out;
+    for (const NalSpan& n : split_annexb(from))
+      if (((from[n.begin] >> 1) & 0x3f) == 33)
+        sps_nal.assign(from.begin() + n.start_code, from.begin() + n.end);
+    int slices = 0;
+    for (const NalSpan& n : split_annexb(plain)) {
+      if (((plain[n.begin] >> 1) & 0x3f) < 32 && ++slices == 2)
+        out.insert(out.end(), sps_nal.begin(), sps_nal.end());
+      out.insert(out.end(), plain.begin() + n.start_code, plain.begin() + n.end);
+    }
+    EXPECT_FALSE(sps_nal.empty());
+    EXPECT_EQ(slices, 2);
+    return out;
+  };
+  const Result r = run(with_sps_of(sao));
+  EXPECT_TRUE(r.frames.empty());
+  EXPECT_TRUE(any_problem_has(r, "PPS or SPS changed within the picture"));
+  // The same SPS repeated unchanged is no change.
+  const Result same = run(with_sps_of(plain));
+  EXPECT_TRUE(same.problems.empty());
+  ASSERT_EQ(same.frames.size(), 1u);
+  EXPECT_EQ(same.frames[0].hash, HashStatus::matched);
+}
+
 // x265 3.5 restarts its chroma CRC at every CTU row (its FrameFilter resets m_crc[1..2] per
 // row), so only the luma CRC of its streams follows D.3.19; ours does, for every plane.
 TEST(HevcDamage, CrcHashOfX265LumaMatches) {

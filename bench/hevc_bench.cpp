@@ -1,0 +1,407 @@
+// Whole-stream HEVC decoding (All-Intra), side by side in one run: sigpu with the filters on
+// the CPU (`cpu`: the serial reference; `cpu-parallel`: whole pictures on all cores) and on the
+// GPU (`cuda`: parsing and reconstruction on all cores, deblocking + SAO on the device,
+// pipelined), against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores)
+// and libde265's dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
+//
+//   hevc_bench [--input DIR] [--frames N] [--reps N] [--sizes 1080p,4k] [--bit-depths 8,10]
+//              [--skip-missing-peers] [--no-serial]
+//
+// Inputs: ai_<size>_<depth>bit_<N>f.hevc in --input DIR, else $SIGPU_DATA_DIR/hevc-bench (the
+// GPU machine's bundle), else ${SIGPU_CACHE:-~/.cache/sigpu}/hevc-bench, where a missing one is
+// made with x265 (--keyint 1 --hash 1 --preset fast --qp 30, FFmpeg's testsrc2 with temporal
+// noise); without x265 a missing input is an error naming the file.
+//
+// Before any number is printed, every sigpu backend's output is checked: every picture's MD5
+// SEI must match and every frame must equal FFmpeg's; dec265's YUV output (-o, untimed) must
+// equal FFmpeg's frames too. A failure prints loudly and exits 1.
+//
+// Each figure is the median of --reps whole-stream decodes after a verified warm-up, from
+// memory (the packets are split beforehand for FFmpeg). dec265 is a separate process: its time
+// includes process start-up and reading the file. Decoders are reused across repetitions
+// (sigpu::hevc::Decoder; FFmpeg's context is flushed), as in a long-running player.
+#include <sigpu/core.hpp>
+#include <sigpu/hevc.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include "core/timer.hpp"
+#include "hevc/streams.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+namespace hevc = sigpu::hevc;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> sizes{"1080p", "4k"};
+  std::vector<int> depths{8, 10};
+  int frames = 16;
+  int reps = 3;
+  std::string input;
+  bool skip_missing_peers = false;
+  bool serial = true;
+};
+
+/// A decoded picture as three planes of uint16 samples, rows packed.
+struct Picture {
+  std::vector<std::uint16_t> planes[3];
+};
+
+struct Input {
+  std::string name;
+  fs::path path;
+  std::vector<std::uint8_t> bytes;
+  std::vector<Picture> reference;  ///< FFmpeg's frames
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "\n*** hevc_bench: %s ***\n", what.c_str());
+  std::exit(1);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Median wall time of reps calls of fn, in seconds.
+double time_median(int reps, const std::function<void()>& fn) {
+  std::vector<double> s;
+  for (int r = 0; r < reps; ++r) {
+    sigpu::Stopwatch w;
+    fn();
+    s.push_back(w.seconds());
+  }
+  return median(s);
+}
+
+std::string av_error(int err) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(err, buf, sizeof buf);
+  return buf;
+}
+
+// FFmpeg's HEVC decoder on all host threads, packets split once (untimed) by its demuxer.
+class Ffmpeg {
+ public:
+  Ffmpeg(const fs::path& path, int threads) {
+    AVFormatContext* fmt = nullptr;
+    if (int e = avformat_open_input(&fmt, path.c_str(), av_find_input_format("hevc"), nullptr))
+      fail("FFmpeg cannot open " + path.string() + ": " + av_error(e));
+    if (int e = avformat_find_stream_info(fmt, nullptr); e < 0)
+      fail("FFmpeg: " + path.string() + ": " + av_error(e));
+    AVPacket* pkt = av_packet_alloc();
+    while (av_read_frame(fmt, pkt) >= 0) {
+      packets_.push_back(av_packet_clone(pkt));
+      av_packet_unref(pkt);
+    }
+    av_packet_free(&pkt);
+    const AVCodec* codec = avcodec_find_decoder(AV_CODEC_ID_HEVC);
+    ctx_ = avcodec_alloc_context3(codec);
+    avcodec_parameters_to_context(ctx_, fmt->streams[0]->codecpar);
+    avformat_close_input(&fmt);
+    ctx_->thread_count = threads;
+    ctx_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    if (int e = avcodec_open2(ctx_, codec, nullptr); e < 0)
+      fail("FFmpeg: cannot open the HEVC decoder: " + av_error(e));
+    frame_ = av_frame_alloc();
+  }
+  ~Ffmpeg() {
+    for (AVPacket* p : packets_) av_packet_free(&p);
+    av_frame_free(&frame_);
+    avcodec_free_context(&ctx_);
+  }
+  Ffmpeg(const Ffmpeg&) = delete;
+  Ffmpeg& operator=(const Ffmpeg&) = delete;
+
+  /// Decodes every packet and drains; on_frame sees each frame in output order.
+  void decode(const std::function<void(const AVFrame&)>& on_frame) {
+    for (AVPacket* p : packets_) {
+      if (int e = avcodec_send_packet(ctx_, p); e < 0) fail("FFmpeg send_packet: " + av_error(e));
+      receive(on_frame);
+    }
+    avcodec_send_packet(ctx_, nullptr);
+    receive(on_frame);
+    avcodec_flush_buffers(ctx_);
+  }
+
+ private:
+  void receive(const std::function<void(const AVFrame&)>& on_frame) {
+    for (;;) {
+      const int e = avcodec_receive_frame(ctx_, frame_);
+      if (e == AVERROR(EAGAIN) || e == AVERROR_EOF) return;
+      if (e < 0) fail("FFmpeg receive_frame: " + av_error(e));
+      on_frame(*frame_);
+      av_frame_unref(frame_);
+    }
+  }
+
+  std::vector<AVPacket*> packets_;
+  AVCodecContext* ctx_ = nullptr;
+  AVFrame* frame_ = nullptr;
+};
+
+Picture to_picture(const AVFrame& f) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(f.format));
+  const bool wide = d->comp[0].depth > 8;
+  Picture p;
+  for (int c = 0; c < 3; ++c) {
+    const int w = c ? AV_CEIL_RSHIFT(f.width, d->log2_chroma_w) : f.width;
+    const int h = c ? AV_CEIL_RSHIFT(f.height, d->log2_chroma_h) : f.height;
+    p.planes[c].resize(static_cast<std::size_t>(w) * h);
+    for (int y = 0; y < h; ++y) {
+      const std::uint8_t* row = f.data[c] + static_cast<std::ptrdiff_t>(y) * f.linesize[c];
+      for (int x = 0; x < w; ++x)
+        p.planes[c][static_cast<std::size_t>(y) * w + x] =
+            wide ? static_cast<std::uint16_t>(row[2 * x] | row[2 * x + 1] << 8) : row[x];
+    }
+  }
+  return p;
+}
+
+// dec265 as a child process, stdout to /dev/null and stderr to `err_path` (or /dev/null).
+int spawn(const std::vector<std::string>& args, const std::string& err_path = "/dev/null") {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int e = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (e) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// The dec265 program: upstream's name, or Debian's (libde265-examples); empty when neither.
+std::string find_dec265() {
+  for (const char* name : {"dec265", "libde265-dec265"})
+    if (spawn({name, "-h"}) == 0) return name;
+  return {};
+}
+
+fs::path input_dir(const Options& o) {
+  return o.input.empty() ? hevc::testing::data_dir("hevc-bench") : fs::path(o.input);
+}
+
+Input load_input(const Options& o, const std::string& size, int depth) {
+  const bool uhd = size == "4k";
+  if (!uhd && size != "1080p") fail("--sizes: unknown size '" + size + "' (1080p, 4k)");
+  Input in;
+  in.name = "ai_" + size + "_" + std::to_string(depth) + "bit_" + std::to_string(o.frames) + "f";
+  const fs::path dir = input_dir(o);
+  in.path = dir / (in.name + ".hevc");
+  if (!fs::exists(in.path)) {
+    if (!o.input.empty()) fail(in.path.string() + " is missing (--input is only read)");
+    if (!hevc::testing::have_tools())
+      fail(in.path.string() + " is missing and x265/ffmpeg are not here to make it");
+    std::printf("encoding %s with x265 ...\n", in.path.c_str());
+    std::fflush(stdout);
+    fs::create_directories(dir);
+    const std::string source = std::string("testsrc2=size=") + (uhd ? "3840x2160" : "1920x1080") +
+                               ":rate=25,noise=alls=6:allf=t";
+    if (!hevc::testing::encode(source, o.frames, depth, "--preset fast --qp 30", in.path))
+      fail("x265 failed to make " + in.path.string());
+  }
+  in.bytes = hevc::testing::read_file(in.path);
+  return in;
+}
+
+std::string fps_cell(std::optional<double> fps) {
+  char buf[32];
+  if (fps)
+    std::snprintf(buf, sizeof buf, "%10.1f", *fps);
+  else
+    std::snprintf(buf, sizeof buf, "%10s", "-");
+  return buf;
+}
+
+// Decodes once untimed and checks every frame (MD5 SEI and FFmpeg's samples); then the median.
+std::optional<double> bench_sigpu(const Input& in, sigpu::Backend backend, int reps) {
+  hevc::Decoder dec({.backend = backend});
+  std::size_t n = 0, hashed = 0;
+  std::string bad;
+  dec.decode(in.bytes, [&](const hevc::Frame& f) {
+    if (f.hash == hevc::HashStatus::matched) ++hashed;
+    if (n < in.reference.size()) {
+      for (int c = 0; c < 3; ++c)
+        if (f.planes[c] != in.reference[n].planes[c] && bad.empty())
+          bad = "frame " + std::to_string(n) + " plane " + "YUV"[c] + " differs from FFmpeg";
+    }
+    ++n;
+  });
+  const std::string where = in.name + " (" + std::string(sigpu::to_string(backend)) + "): ";
+  if (!dec.problems().empty()) fail(where + dec.problems().front().message);
+  if (n != in.reference.size())
+    fail(where + std::to_string(n) + " frames, FFmpeg gave " + std::to_string(in.reference.size()));
+  if (hashed != n) fail(where + std::to_string(n - hashed) + " frames without a matching MD5 SEI");
+  if (!bad.empty()) fail(where + bad);
+  const double s = time_median(reps, [&] {
+    std::size_t got = 0;
+    dec.decode(in.bytes, [&](const hevc::Frame& f) { got += f.hash == hevc::HashStatus::matched; });
+    if (got != n) fail(where + "a timed decode lost frames or hashes");
+  });
+  return n / s;
+}
+
+// FFmpeg's frames as raw planar bytes: one byte per sample at 8 bits, two (little-endian) above.
+std::vector<std::uint8_t> raw_bytes(const std::vector<Picture>& frames, int depth) {
+  std::vector<std::uint8_t> out;
+  for (const Picture& p : frames)
+    for (const auto& plane : p.planes)
+      for (std::uint16_t v : plane) {
+        out.push_back(static_cast<std::uint8_t>(v & 0xff));
+        if (depth > 8) out.push_back(static_cast<std::uint8_t>(v >> 8));
+      }
+  return out;
+}
+
+// Verified once untimed: its YUV output (-o) must equal FFmpeg's frames.
+std::optional<double> bench_dec265(const std::string& dec265, const Input& in, int depth,
+                                   int threads, int reps) {
+  const std::string t = std::to_string(threads);
+  const fs::path yuv = fs::temp_directory_path() / ("hevc_bench_dec265_" + in.name + ".yuv");
+  const int rc = spawn({dec265, "-q", "-t", t, "-o", yuv.string(), in.path.string()});
+  const bool same = rc == 0 && hevc::testing::read_file(yuv) == raw_bytes(in.reference, depth);
+  fs::remove(yuv);
+  if (!same)
+    fail(in.name + ": " + dec265 + " (exit " + std::to_string(rc) +
+         ") does not give FFmpeg's frames");
+  const double sec = time_median(reps, [&] {
+    if (spawn({dec265, "-q", "-t", t, in.path.string()}) != 0) fail(in.name + ": dec265 failed");
+  });
+  return in.reference.size() / sec;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  auto split = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+    return out;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool more = i + 1 < argc;
+    if (a == "--input" && more) {
+      o.input = argv[++i];
+    } else if (a == "--frames" && more) {
+      o.frames = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--reps" && more) {
+      o.reps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--sizes" && more) {
+      o.sizes = split(argv[++i]);
+    } else if (a == "--bit-depths" && more) {
+      o.depths.clear();
+      for (const auto& d : split(argv[++i])) o.depths.push_back(std::atoi(d.c_str()));
+    } else if (a == "--skip-missing-peers") {
+      o.skip_missing_peers = true;
+    } else if (a == "--no-serial") {
+      o.serial = false;
+    } else {
+      std::fprintf(stderr,
+                   "usage: hevc_bench [--input DIR] [--frames N] [--reps N] [--sizes 1080p,4k] "
+                   "[--bit-depths 8,10] [--skip-missing-peers] [--no-serial]\n");
+      return 2;
+    }
+  }
+  for (int d : o.depths)
+    if (d != 8 && d != 10) fail("--bit-depths: " + std::to_string(d) + " (8 or 10)");
+  if (!hevc::Decoder::filters_available()) fail("this build has no hevc_filter module");
+
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto devices = sigpu::cuda_devices();
+  const std::string dec265 = find_dec265();
+  if (dec265.empty() && !o.skip_missing_peers)
+    fail("dec265 (libde265-examples) is not installed; --skip-missing-peers runs without it");
+  std::printf("HEVC All-Intra whole-stream decoding, %d frames per stream, median of %d\n",
+              o.frames, o.reps);
+  std::printf("host: %d hardware threads; FFmpeg %s (libavcodec, %d frame+slice threads)\n",
+              threads, av_version_info(), threads);
+  std::printf("cuda: %s\n",
+              devices.empty() ? "no device: the cuda column is skipped" : devices[0].name.c_str());
+  if (dec265.empty())
+    std::printf("dec265: not installed: skipped (--skip-missing-peers)\n");
+  else
+    std::printf("dec265: %s -t %d -q, timed as a process (includes start-up and file read)\n",
+                dec265.c_str(), threads);
+  std::printf("\n%-22s %10s %10s %10s %10s %10s   fps (frames per second)\n", "stream", "cpu",
+              "cpu-par", "cuda", "ffmpeg", "dec265");
+
+  struct Row {
+    std::string name;
+    std::optional<double> cpu, par, cuda, ff, de;
+  };
+  std::vector<Row> rows;
+  for (const auto& size : o.sizes) {
+    for (int depth : o.depths) {
+      Input in = load_input(o, size, depth);
+      Row r;
+      r.name = in.name;
+      {
+        Ffmpeg ff(in.path, threads);
+        ff.decode([&](const AVFrame& f) { in.reference.push_back(to_picture(f)); });
+        if (in.reference.empty()) fail(in.name + ": FFmpeg decoded no frame");
+        r.ff = in.reference.size() / time_median(o.reps, [&] {
+                 std::size_t n = 0;
+                 ff.decode([&](const AVFrame&) { ++n; });
+                 if (n != in.reference.size()) fail(in.name + ": FFmpeg lost frames");
+               });
+      }
+      if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps);
+      r.par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps);
+      if (!devices.empty()) r.cuda = bench_sigpu(in, sigpu::Backend::cuda, o.reps);
+      if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
+      std::printf("%-22s %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
+                  fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.ff).c_str(),
+                  fps_cell(r.de).c_str());
+      std::fflush(stdout);
+      rows.push_back(std::move(r));
+    }
+  }
+  std::printf("\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's)\n");
+  std::printf("\n%-22s %14s %14s %14s %14s   ratios (> 1: sigpu faster)\n", "stream",
+              "cpu-par/ffmpeg", "cuda/ffmpeg", "cpu-par/de265", "cuda/de265");
+  auto ratio = [](std::optional<double> a, std::optional<double> b) {
+    char buf[32];
+    if (a && b)
+      std::snprintf(buf, sizeof buf, "%14.2f", *a / *b);
+    else
+      std::snprintf(buf, sizeof buf, "%14s", "-");
+    return std::string(buf);
+  };
+  for (const Row& r : rows)
+    std::printf("%-22s %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff).c_str(),
+                ratio(r.cuda, r.ff).c_str(), ratio(r.par, r.de).c_str(),
+                ratio(r.cuda, r.de).c_str());
+  return 0;
+}
