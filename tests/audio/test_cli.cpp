@@ -2,6 +2,7 @@
 // the guitar chain; its WAV and FLAC outputs are read back with libsndfile and compared with
 // an in-process render of the same samples.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -44,18 +45,22 @@ Channels read_file(const std::string& path, int* rate = nullptr) {
 #endif
 
 /// A 12-second plucked-string phrase at 48 kHz, mono, 24-bit FLAC: sox synthesises, flac
-/// encodes. Empty when the tools are missing.
+/// encodes. Empty when the tools are missing. ctest runs tests in parallel and two of them want
+/// this file: it is made under a name of this process's own and renamed into place whole.
 std::string make_input() {
   const fs::path dir = fs::path(SIGPU_BINARY_DIR) / "test-data" / "audio";
   fs::create_directories(dir);
   const fs::path flac = dir / "pluck.flac";
   if (fs::exists(flac)) return flac;
-  const fs::path wav = dir / "pluck.wav";
+  const std::string own = std::to_string(::getpid());
+  const fs::path wav = dir / ("pluck-" + own + ".wav"), part = dir / ("pluck-" + own + ".flac");
   const auto r = shell("sox -n -r 48000 -b 24 -c 1 '" + wav.string() +
                        "' synth 3 pluck A2 pluck E3 pluck A3 pluck C4 repeat 3 fade 0 12 0.5 "
                        "gain -8 && flac -s -f -8 -o '" +
-                       flac.string() + "' '" + wav.string() + "'");
+                       part.string() + "' '" + wav.string() + "'");
+  fs::remove(wav);
   if (r.code != 0) return "";
+  fs::rename(part, flac);
   return flac;
 }
 
