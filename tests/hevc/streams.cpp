@@ -1,5 +1,7 @@
 #include "hevc/streams.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -119,7 +121,9 @@ fs::path stream_path(const StreamSpec& s) {
   if (fs::exists(hevc) && fs::exists(ref) && fs::exists(dir / (s.name + ".ffok"))) return hevc;
   if (!have_tools()) return {};
   fs::create_directories(dir);
-  const fs::path tmp = dir / (s.name + ".tmp.hevc"), tmp_ref = dir / (s.name + ".tmp.ref");
+  // ctest runs test processes side by side: each writes under names of its own, then renames.
+  const std::string own = ".tmp" + std::to_string(::getpid());
+  const fs::path tmp = dir / (s.name + own + ".hevc"), tmp_ref = dir / (s.name + own + ".ref");
   if (!encode(s.source, s.frames, s.bit_depth, s.x265, tmp, s.filter, s.mono)) return {};
   if (!run("ffmpeg -hide_banner -nostdin -y -i \"" + tmp.string() + "\" -f rawvideo -pix_fmt " +
            pix_fmt(s.bit_depth, s.mono) + " \"" + tmp_ref.string() + "\""))

@@ -1,5 +1,7 @@
 #include "prores/clips.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -131,7 +133,9 @@ fs::path clip_path(const ClipSpec& s) {
   if (fs::exists(mov) && fs::exists(ref)) return mov;
   if (!have_ffmpeg()) return {};
   fs::create_directories(dir);
-  const fs::path tmp_mov = dir / (s.name + ".tmp.mov"), tmp_ref = dir / (s.name + ".tmp.ref");
+  // ctest runs test processes side by side: each writes under names of its own, then renames.
+  const std::string own = ".tmp" + std::to_string(::getpid());
+  const fs::path tmp_mov = dir / (s.name + own + ".mov"), tmp_ref = dir / (s.name + own + ".ref");
   const std::string vf = s.filter.empty() ? "" : " -vf \"" + s.filter + "\"";
   if (!run("ffmpeg -hide_banner -nostdin -y -f lavfi -i \"" + s.source + "\" -frames:v " +
            std::to_string(s.frames) + vf + " " + s.encode + " -an \"" + tmp_mov.string() + "\""))
