@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "audio/convolution_node.hpp"
+#include "audio/effects/nam_node.hpp"
 #include "audio/runner.hpp"
 #include "core/rt_pool.hpp"
 
@@ -34,6 +35,16 @@ class CpuRunner final : public Runner {
       const auto config = convolver_config(job, plan.period);
       convolvers_.push_back({convolution::CpuConvolver(config),
                              HostVector<float>(std::size_t(config.inputs) * plan.period)});
+    }
+#endif
+#ifdef SIGPU_HAVE_AUDIO_NAM
+    // One instance per channel, as separate jobs: the runner's pool already spreads them over
+    // the cores, so a nam::CpuBatch (a second spinning pool) would only compete with it.
+    for (const auto& job : plan.nam) {
+      const NamSpec& s = *job.spec;
+      nams_.push_back(
+          {nam::Processor(*s.model, {.sample_rate = s.sample_rate, .max_frames = plan.period}),
+           HostVector<float>(plan.period)});
     }
 #endif
     if (threads != 1) pool_ = std::make_unique<RtPool>(RtPoolOptions{.threads = threads});
@@ -113,6 +124,9 @@ class CpuRunner final : public Runner {
         case Kind::convolution:
           convolve(j);
           break;
+        case Kind::nam:
+          amp(j);
+          break;
       }
     }
   }
@@ -130,6 +144,28 @@ class CpuRunner final : public Runner {
     c.convolver.process(c.in, std::span<float>(arena_.data() + job.out, c.convolver.outputs() * n));
 #endif
   }
+
+  /// One channel of a nam node: input gain into the scratch, the model, output gain in place.
+  void amp([[maybe_unused]] std::size_t j) {
+#ifdef SIGPU_HAVE_AUDIO_NAM
+    const NamJob& job = plan_.nam[j];
+    Amp& a = nams_[j];
+    const int n = plan_.period;
+    const float* in = arena_.data() + job.in;
+    float* out = arena_.data() + job.out;
+    for (int i = 0; i < n; ++i) a.in[i] = in[i] * job.spec->input_gain;
+    a.processor.process(a.in.data(), out, n);
+    for (int i = 0; i < n; ++i) out[i] *= job.spec->output_gain;
+#endif
+  }
+
+#ifdef SIGPU_HAVE_AUDIO_NAM
+  struct Amp {
+    nam::Processor processor;
+    HostVector<float> in;
+  };
+  std::vector<Amp> nams_;
+#endif
 
 #ifdef SIGPU_HAVE_AUDIO_CONVOLUTION
   struct Convolver {

@@ -25,6 +25,12 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/src/convolution/module.cmake AND
   target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_AUDIO_CONVOLUTION=1)
 endif()
 
+# The nam effect wraps the nam module when this build has it.
+if(EXISTS ${PROJECT_SOURCE_DIR}/src/nam/module.cmake AND
+   (NOT SIGPU_MODULES OR "nam" IN_LIST SIGPU_MODULES))
+  target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_AUDIO_NAM=1)
+endif()
+
 if(SIGPU_HAVE_CUDA)
   # CPU and CUDA effects share their per-sample code; without FMA contraction the GPU rounds
   # like the host and the twins agree far below -100 dBFS.

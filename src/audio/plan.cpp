@@ -38,6 +38,8 @@ std::uint32_t Plan::jobs(Kind k) const {
       return static_cast<std::uint32_t>(delay.size());
     case Kind::convolution:
       return static_cast<std::uint32_t>(convolution.size());
+    case Kind::nam:
+      return static_cast<std::uint32_t>(nam.size());
   }
   return 0;
 }

@@ -18,8 +18,8 @@
 
 namespace sigpu::audio {
 
-enum class Kind : std::uint8_t { mix, eq, gate, compressor, delay, convolution };
-inline constexpr int kKinds = 6;
+enum class Kind : std::uint8_t { mix, eq, gate, compressor, delay, convolution, nam };
+inline constexpr int kKinds = 7;
 
 /// A convolution node (audio/convolution_node.hpp; only in builds with the convolution
 /// module). Unlike the other kinds it is one job per node: the convolution engine batches its
@@ -29,6 +29,14 @@ struct ConvolutionJob {
   std::shared_ptr<const ConvolutionSpec> spec;
   std::vector<std::uint32_t> in;  ///< arena offsets of the input channels
   std::uint32_t out = 0;          ///< arena offset of output channel 0 (the rest follow)
+};
+
+/// One channel of a nam node (audio/effects/nam_node.hpp; only in builds with the nam module):
+/// its own model instance, from arena channel `in` to arena channel `out`.
+struct NamSpec;
+struct NamJob {
+  std::shared_ptr<const NamSpec> spec;
+  std::uint32_t in = 0, out = 0;
 };
 
 /// Parameter arrays, written on the host by the effects at period boundaries (and copied to
@@ -70,6 +78,7 @@ struct Plan {
   HostVector<dsp::CompressorJob> compressor;
   HostVector<dsp::DelayJob> delay;
   std::vector<ConvolutionJob> convolution;
+  std::vector<NamJob> nam;
   std::uint32_t eq_state = 0, gate_state = 0, compressor_state = 0, delay_state = 0;  ///< counts
   std::uint32_t ring = 0;     ///< floats of delay lines
   std::vector<Group> groups;  ///< in an order that respects deps

@@ -65,15 +65,6 @@ audio::Graph graph(int inputs, const std::string& ir, const std::string& extra =
       (data_dir() / ir).string() + "\"" + extra + "}}], \"outputs\": \"conv\"}");
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sigpu::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST(AudioConvolution, RoutingsMatchDirectConvolution) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,16 @@ inline double worst_dbfs(const Channels& a, const Channels& b) {
 
 inline std::string source_path(const std::string& rel) {
   return std::string(SIGPU_SOURCE_DIR) + "/" + rel;
+}
+
+/// The message of the sigpu::Error that f throws; empty when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sigpu::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace sigpu::test::audio

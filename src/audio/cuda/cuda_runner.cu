@@ -4,11 +4,13 @@
 // I/O buffers change, only those two nodes are re-pointed (cudaGraphExecKernelNodeSetParams),
 // nothing is captured again.
 #include <algorithm>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "audio/convolution_node.hpp"
 #include "audio/cuda/kernels.cuh"
+#include "audio/effects/nam_node.hpp"
 #include "audio/runner.hpp"
 #include "core/cuda/check.hpp"
 
@@ -239,6 +241,9 @@ class CudaRunner final : public Runner {
         case Kind::convolution:
           node = add_convolutions(g, deps);
           break;
+        case Kind::nam:
+          node = add_nams(g, deps);
+          break;
       }
       nodes.push_back(node);
     }
@@ -252,6 +257,34 @@ class CudaRunner final : public Runner {
         cudaGraphAddKernelNode(&scatter_, graph_, sinks.data(), sinks.size(), &scatter_params_));
     ++kernels_;
     SIGPU_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+
+  /// What `enqueue` puts on the stream, captured once, as a child graph node after `dep`.
+  template <typename Enqueue>
+  cudaGraphNode_t add_captured(Enqueue&& enqueue, cudaGraphNode_t dep) {
+    cudaGraph_t child = nullptr;
+    SIGPU_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaStreamEndCapture(stream_, &child);
+      if (child) cudaGraphDestroy(child);
+      throw;
+    }
+    SIGPU_CUDA_CHECK(cudaStreamEndCapture(stream_, &child));
+    cudaGraphNode_t node{};
+    const cudaError_t err = cudaGraphAddChildGraphNode(&node, graph_, &dep, 1, child);
+    cudaGraphDestroy(child);
+    SIGPU_CUDA_CHECK(err);
+    return node;
+  }
+
+  /// One node standing for all of `ends` (itself when there is one).
+  cudaGraphNode_t join(const std::vector<cudaGraphNode_t>& ends) {
+    if (ends.size() == 1) return ends[0];
+    cudaGraphNode_t node{};
+    SIGPU_CUDA_CHECK(cudaGraphAddEmptyNode(&node, graph_, ends.data(), ends.size()));
+    return node;
   }
 
   /// Per convolution node: a kernel gathers its input channels, then the convolver's period,
@@ -268,28 +301,45 @@ class CudaRunner final : public Runner {
                   static_cast<std::uint32_t>(job.in.size()), plan_.period};
       cudaGraphNode_t gather = add_kernel(reinterpret_cast<void*>(cuda::copy_channels_kernel),
                                           c.gather.channels * plan_.period, c.gather, deps);
-      cudaGraph_t child = nullptr;
-      SIGPU_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      try {
-        c.convolver.process(c.in.get(), arena_.get() + job.out, stream_);
-      } catch (...) {
-        cudaStreamEndCapture(stream_, &child);
-        if (child) cudaGraphDestroy(child);
-        throw;
-      }
-      SIGPU_CUDA_CHECK(cudaStreamEndCapture(stream_, &child));
-      cudaGraphNode_t node{};
-      const cudaError_t err = cudaGraphAddChildGraphNode(&node, graph_, &gather, 1, child);
-      cudaGraphDestroy(child);
-      SIGPU_CUDA_CHECK(err);
-      ends.push_back(node);
+      ends.push_back(add_captured(
+          [&] { c.convolver.process(c.in.get(), arena_.get() + job.out, stream_); }, gather));
     }
-    if (ends.size() == 1) return ends[0];
-    cudaGraphNode_t join{};
-    SIGPU_CUDA_CHECK(cudaGraphAddEmptyNode(&join, graph_, ends.data(), ends.size()));
-    return join;
+    return join(ends);
 #else
     throw Error("audio: a convolution node in a build without the convolution module");
+#endif
+  }
+
+  /// Per nam node (its channels are consecutive jobs with one spec): a kernel gathers the
+  /// inputs times the input gain, the node's nam::CudaBatch period (one instance per channel),
+  /// captured once, runs as a child graph, and a kernel scatters the outputs times the output
+  /// gain. Several nodes of one group join in an empty node.
+  cudaGraphNode_t add_nams([[maybe_unused]] const Group& g,
+                           [[maybe_unused]] const std::vector<cudaGraphNode_t>& deps) {
+#ifdef SIGPU_HAVE_AUDIO_NAM
+    std::vector<cudaGraphNode_t> ends;
+    for (std::uint32_t j = g.begin; j < g.end;) {
+      std::uint32_t e = j + 1;
+      while (e < g.end && plan_.nam[e].spec == plan_.nam[j].spec) ++e;
+      auto& a = *amps_.emplace_back(
+          std::make_unique<Amp>(std::span(plan_.nam.data() + j, e - j), plan_.period));
+      const NamSpec& s = *plan_.nam[j].spec;
+      const auto channels = e - j;
+      cuda::ScaledCopyArgs gather{a.in_offsets.get(), arena_.get(), a.in.get(),
+                                  s.input_gain,       channels,     plan_.period};
+      cudaGraphNode_t first = add_kernel(reinterpret_cast<void*>(cuda::scaled_gather_kernel),
+                                         channels * plan_.period, gather, deps);
+      const cudaGraphNode_t model =
+          add_captured([&] { a.batch.process(plan_.period, stream_); }, first);
+      cuda::ScaledCopyArgs scatter{a.out_offsets.get(), arena_.get(), a.out.get(),
+                                   s.output_gain,       channels,     plan_.period};
+      ends.push_back(add_kernel(reinterpret_cast<void*>(cuda::scaled_scatter_kernel),
+                                channels * plan_.period, scatter, {model}));
+      j = e;
+    }
+    return join(ends);
+#else
+    throw Error("audio: a nam node in a build without the nam module");
 #endif
   }
 
@@ -323,6 +373,37 @@ class CudaRunner final : public Runner {
     cuda::ChannelCopyArgs gather{};
   };
   std::vector<std::unique_ptr<Convolver>> convolvers_;
+#endif
+
+#ifdef SIGPU_HAVE_AUDIO_NAM
+  /// A nam node's batch (bound to planar in/out blocks) and its channels' arena offsets.
+  struct Amp {
+    Amp(std::span<const NamJob> jobs, int period)
+        : batch(std::vector<const nam::Model*>(jobs.size(), jobs[0].spec->model.get()),
+                {.sample_rate = jobs[0].spec->sample_rate, .max_frames = period}),
+          in(jobs.size() * std::size_t(period)),
+          out(jobs.size() * std::size_t(period)),
+          in_offsets(jobs.size()),
+          out_offsets(jobs.size()) {
+      std::vector<float*> ins, outs;
+      std::vector<std::uint32_t> in_at, out_at;
+      for (std::size_t c = 0; c < jobs.size(); ++c) {
+        ins.push_back(in.get() + c * period);
+        outs.push_back(out.get() + c * period);
+        in_at.push_back(jobs[c].in);
+        out_at.push_back(jobs[c].out);
+      }
+      batch.bind(ins, outs);
+      SIGPU_CUDA_CHECK(cudaMemcpy(in_offsets.get(), in_at.data(),
+                                  in_at.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+      SIGPU_CUDA_CHECK(cudaMemcpy(out_offsets.get(), out_at.data(),
+                                  out_at.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    }
+    nam::CudaBatch batch;
+    DeviceArray<float> in, out;
+    DeviceArray<std::uint32_t> in_offsets, out_offsets;
+  };
+  std::vector<std::unique_ptr<Amp>> amps_;
 #endif
 
   const Plan& plan_;

@@ -110,4 +110,27 @@ __global__ void copy_channels_kernel(ChannelCopyArgs a) {
   }
 }
 
+struct ScaledCopyArgs {
+  const std::uint32_t* offsets;  ///< arena offset of each channel
+  float* arena;
+  float* planar;  ///< channel c at planar + c * n
+  float gain;
+  std::uint32_t channels;
+  int n;
+};
+/// A nam node's input channels, times its input gain, into the planar block its batch reads.
+__global__ void scaled_gather_kernel(ScaledCopyArgs a) {
+  const std::uint32_t count = a.channels * static_cast<std::uint32_t>(a.n);
+  for (auto i = job_index(); i < count; i += gridDim.x * blockDim.x) {
+    a.planar[i] = a.arena[a.offsets[i / a.n] + i % a.n] * a.gain;
+  }
+}
+/// The batch's planar output, times the output gain, into the node's arena channels.
+__global__ void scaled_scatter_kernel(ScaledCopyArgs a) {
+  const std::uint32_t count = a.channels * static_cast<std::uint32_t>(a.n);
+  for (auto i = job_index(); i < count; i += gridDim.x * blockDim.x) {
+    a.arena[a.offsets[i / a.n] + i % a.n] = a.planar[i] * a.gain;
+  }
+}
+
 }  // namespace sigpu::audio::cuda

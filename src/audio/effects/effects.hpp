@@ -18,5 +18,8 @@ std::unique_ptr<Effect> make_delay();
 #ifdef SIGPU_HAVE_AUDIO_CONVOLUTION
 std::unique_ptr<Effect> make_convolution();
 #endif
+#ifdef SIGPU_HAVE_AUDIO_NAM
+std::unique_ptr<Effect> make_nam();
+#endif
 
 }  // namespace sigpu::audio::effects

@@ -18,6 +18,9 @@ constexpr std::pair<std::string_view, Factory> kTypes[] = {
 #ifdef SIGPU_HAVE_AUDIO_CONVOLUTION
     {"convolution", effects::make_convolution},
 #endif
+#ifdef SIGPU_HAVE_AUDIO_NAM
+    {"nam", effects::make_nam},
+#endif
 };
 
 }  // namespace
