@@ -6,6 +6,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "support/cache.hpp"
+
 namespace sigpu::hevc::testing {
 namespace fs = std::filesystem;
 
@@ -70,14 +72,7 @@ fs::path data_dir(const std::string& name) {
   // The GPU machine's bundle carries the data (scripts/device-bundle, SIGPU_BUNDLE_DATA).
   if (const char* d = std::getenv("SIGPU_DATA_DIR"); d && *d && fs::exists(fs::path(d) / name))
     return fs::path(d) / name;
-  fs::path base;
-  if (const char* c = std::getenv("SIGPU_CACHE"); c && *c)
-    base = c;
-  else if (const char* h = std::getenv("HOME"); h && *h)
-    base = fs::path(h) / ".cache/sigpu";
-  else
-    base = fs::temp_directory_path() / "sigpu-cache";
-  return base / name;
+  return sigpu::test::cache_dir(name);
 }
 
 std::string pix_fmt(int depth, bool mono) {

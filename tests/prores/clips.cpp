@@ -6,6 +6,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "support/cache.hpp"
+
 namespace sigpu::prores::testing {
 namespace fs = std::filesystem;
 
@@ -101,14 +103,7 @@ bool have_ffmpeg() {
 }
 
 fs::path clip_dir() {
-  fs::path base;
-  if (const char* c = std::getenv("SIGPU_CACHE"); c && *c)
-    base = c;
-  else if (const char* h = std::getenv("HOME"); h && *h)
-    base = fs::path(h) / ".cache/sigpu";
-  else
-    base = fs::temp_directory_path() / "sigpu-cache";
-  return base / "prores-clips";
+  return sigpu::test::cache_dir("prores-clips");
 }
 
 std::vector<std::uint8_t> read_file(const fs::path& p) {
