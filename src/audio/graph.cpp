@@ -306,7 +306,11 @@ Graph parse_graph(std::string_view text, const Variables& overrides, const std::
       const RefText ref = split_ref(text, where);
       int node = kGraphInput, available = impl->inputs;
       if (ref.node != "in") {
-        node = position[ids.find(ref.node)->second];
+        // Node inputs were checked above; the graph's outputs meet their names only here.
+        const auto it = ids.find(ref.node);
+        if (it == ids.end())
+          fail(where + ": '" + text + "' refers to an unknown node '" + ref.node + "'");
+        node = position[it->second];
         available = impl->nodes[node].outputs;
       }
       const int last = ref.last < 0 ? available - 1 : ref.last;

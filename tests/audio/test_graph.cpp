@@ -117,6 +117,8 @@ TEST(AudioGraph, DanglingPorts) {
   e = error_of(chain(R"({"id": "b", "type": "gain", "input": "in"},
                         {"id": "x", "type": "gain", "input": "in"})"));
   EXPECT_NE(e.find("node 'x' port 'output' is dangling"), std::string::npos) << e;
+  e = error_of(chain(R"({"id": "b", "type": "gain", "input": "in"})", "\"nowhere\""));
+  EXPECT_NE(e.find("graph outputs: 'nowhere' refers to an unknown node"), std::string::npos) << e;
   e = error_of(chain(R"({"id": "b", "type": "gain"})"));
   EXPECT_NE(e.find("node 'b' port 'input' is not connected"), std::string::npos) << e;
   e = error_of(chain(R"({"id": "b", "type": "gain", "input": "in", "sidechain": "in"})"));
