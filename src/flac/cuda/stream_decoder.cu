@@ -54,11 +54,7 @@ class StreamingExecutor : public FrameExecutor {
  public:
   StreamingExecutor(CudaDecoder::Impl& impl, std::span<const std::uint8_t> file,
                     const DecodeOptions& o, Pcm& pcm)
-      : impl_(impl), file_(file), o_(o), pcm_(pcm) {
-    while (impl_.stream_slots.size() < kSlots)
-      impl_.stream_slots.push_back(std::make_unique<DecodeSlot>());
-    for (unsigned i = 0; i < kSlots; ++i) slots_[i].dev = impl_.stream_slots[i].get();
-  }
+      : impl_(impl), file_(file), o_(o), pcm_(pcm) {}
 
   void prepare_output(const FrameIndex& index) override {
     shape_pcm(pcm_, index, o_);
@@ -73,6 +69,14 @@ class StreamingExecutor : public FrameExecutor {
     results_.assign(index.frames.size(), {});
     index_ = &index;
     const std::vector<Chunk> chunks = plan(index);
+    // Slot buffers grow to the largest chunk they served and keep that size: fresh ones here,
+    // so what an earlier decode (another format, another file) left does not count against
+    // this budget.
+    impl_.stream_slots.resize(kSlots);
+    for (unsigned i = 0; i < kSlots; ++i) {
+      impl_.stream_slots[i] = std::make_unique<DecodeSlot>();
+      slots_[i].dev = impl_.stream_slots[i].get();
+    }
     for (std::size_t c = 0; c < chunks.size(); ++c) {
       StreamSlot& slot = slots_[c % kSlots];
       if (slot.busy) finish(slot);
@@ -89,18 +93,37 @@ class StreamingExecutor : public FrameExecutor {
  private:
   unsigned scratch_bytes() const { return index_->bits_per_sample == 32 ? 8 : 4; }
 
-  /// Device bytes a chunk of these frames needs in a slot.
-  std::uint64_t need(std::uint64_t bytes, std::uint64_t samples, std::uint64_t frames) const {
-    const std::uint64_t per_frame = sizeof(FrameEntry) + sizeof(FrameResultDevice) +
-                                    sizeof(FrameStateDevice) +
-                                    kMaxChannels * sizeof(SubframeParams);
-    return bytes + kSlack +
-           samples * index_->channels * (scratch_bytes() + bytes_per_sample(o_.format)) +
-           frames * per_frame;
+  /// Per-slot caps on a chunk's compressed bytes, PCM and scratch bytes, and frame records.
+  /// Each of a slot's buffers keeps the size of the largest chunk it served, and the largest
+  /// of each kind may come from different chunks: so each kind has its own cap, the caps
+  /// summing to the slot's share of the budget, split as the whole file splits its needs.
+  struct Caps {
+    std::uint64_t bytes, pcm, records;
+  };
+  std::uint64_t pcm_bytes(std::uint64_t samples) const {
+    return samples * index_->channels * (scratch_bytes() + bytes_per_sample(o_.format));
+  }
+  static constexpr std::uint64_t kRecordBytes = sizeof(FrameEntry) + sizeof(FrameResultDevice) +
+                                                sizeof(FrameStateDevice) +
+                                                kMaxChannels * sizeof(SubframeParams);
+  /// Room DeviceBuffer adds past each of a slot's buffers.
+  static constexpr std::uint64_t kPadding = 16 * 16;
+
+  Caps caps(const FrameIndex& index) const {
+    const std::uint64_t per_slot = o_.device_memory_budget / kSlots;
+    const std::uint64_t room = per_slot > kSlack + kPadding ? per_slot - kSlack - kPadding : 0;
+    std::uint64_t samples = 0;
+    for (const FrameEntry& f : index.frames)
+      samples = std::max(samples, f.out_sample + f.block_size);
+    const double b = double(file_.size()), p = double(pcm_bytes(samples)),
+                 r = double(index.frames.size() * kRecordBytes), total = b + p + r;
+    if (total <= 0) return {room, room, room};
+    return {std::uint64_t(double(room) * b / total), std::uint64_t(double(room) * p / total),
+            std::uint64_t(double(room) * r / total)};
   }
 
   std::vector<Chunk> plan(const FrameIndex& index) const {
-    const std::uint64_t per_slot = o_.device_memory_budget / kSlots;
+    const Caps cap = caps(index);
     std::vector<Chunk> chunks;
     for (std::size_t k = 0; k < index.frames.size();) {
       Chunk c;
@@ -117,8 +140,10 @@ class StreamingExecutor : public FrameExecutor {
                       "decoded within a device memory budget");
         const std::uint64_t end = std::max(c.byte_end, f.end);
         const std::uint64_t samples = std::max(c.sample_end, f.out_sample + f.block_size);
+        // A chunk takes at least one frame, whatever the budget.
         if (k > c.first &&
-            need(end - c.byte_begin, samples - c.sample_begin, k + 1 - c.first) > per_slot)
+            (end - c.byte_begin > cap.bytes || pcm_bytes(samples - c.sample_begin) > cap.pcm ||
+             (k + 1 - c.first) * kRecordBytes > cap.records))
           break;
         c.byte_end = end;
         c.sample_end = samples;
