@@ -137,8 +137,9 @@ class Processor {
 };
 
 /// Many instances on all cores: instance i runs models[i] (the pointers must stay valid for
-/// the constructor only). Each of `threads` threads (0: one per core) owns a slice of the
-/// instances; between periods the threads spin (then yield), so that a period starts at once.
+/// the constructor only), on `threads` threads (0: one per core). Between periods the threads
+/// spin, so that a period starts at once; within one they take instances one at a time, so
+/// that a thread the OS preempts holds up no fixed share.
 class CpuBatch {
  public:
   CpuBatch(std::span<const Model* const> models, const Options& o, unsigned threads = 0);

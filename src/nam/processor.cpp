@@ -2,13 +2,12 @@
 #include "nam/processor.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <thread>
 #include <vector>
 
+#include "core/rt_pool.hpp"
 #include "nam/cpu_engine.hpp"
 
 namespace sigpu::nam {
@@ -88,59 +87,25 @@ const Model& Processor::model() const {
 struct CpuBatch::Impl {
   std::vector<Processor> instances;
   unsigned threads = 1;
-  std::vector<std::thread> workers;
-  std::atomic<std::uint64_t> epoch{0};
-  std::atomic<unsigned> done{0};
-  std::atomic<bool> stop{false};
-  const float* const* in = nullptr;
-  float* const* out = nullptr;
-  int frames = 0;
+  // Workers spin between periods (core/rt_pool.hpp) and take instances one at a time, so a
+  // worker the OS preempts mid-period leaves the rest of its share to the others.
+  std::unique_ptr<RtPool> pool;
 
   explicit Impl(unsigned t) : threads(t ? t : std::max(1u, std::thread::hardware_concurrency())) {}
-  ~Impl() {
-    stop.store(true);
-    epoch.fetch_add(1, std::memory_order_release);
-    for (std::thread& w : workers) w.join();
-  }
 
   void start() {
     threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(instances.size())));
-    for (unsigned w = 1; w < threads; ++w) workers.emplace_back([this, w] { work(w); });
+    if (threads > 1) pool = std::make_unique<RtPool>(RtPoolOptions{.threads = threads});
   }
 
-  void run_slice(unsigned w) {
-    const std::size_t n = instances.size();
-    for (std::size_t i = n * w / threads; i < n * (w + 1) / threads; ++i)
-      instances[i].process(in[i], out[i], frames);
-  }
-
-  void work(unsigned w) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      wait_until([&] { return epoch.load(std::memory_order_acquire) != seen; });
-      seen = epoch.load(std::memory_order_acquire);
-      if (stop.load()) return;
-      run_slice(w);
-      done.fetch_add(1, std::memory_order_acq_rel);
-    }
-  }
-
-  template <typename Ready>
-  static void wait_until(Ready ready) {
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
-    while (!ready()) {
-      if (std::chrono::steady_clock::now() > spin_until) std::this_thread::yield();
-    }
-  }
-
-  void process(const float* const* i, float* const* o, int f) {
-    in = i;
-    out = o;
-    frames = f;
-    done.store(0, std::memory_order_relaxed);
-    epoch.fetch_add(1, std::memory_order_release);
-    run_slice(0);
-    wait_until([&] { return done.load(std::memory_order_acquire) == threads - 1; });
+  void process(const float* const* in, float* const* out, int frames) {
+    const auto run = [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) instances[i].process(in[i], out[i], frames);
+    };
+    if (pool)
+      pool->run(instances.size(), run, 1);
+    else
+      run(0, instances.size());
   }
 };
 
