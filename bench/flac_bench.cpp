@@ -296,7 +296,8 @@ class LibflacSeeker {
 // --tile N: a long stream made from a short one, for machines the long corpus cannot travel to.
 // The frames of the file are repeated N times with renumbered frame headers (CRC-8 and CRC-16
 // recomputed); every copy but the last leaves out the short final frame, so the result is a
-// valid fixed-block-size stream. STREAMINFO gets the new total, frame-size range and MD5.
+// valid fixed-block-size stream. STREAMINFO gets the new total, frame-size range and MD5, and
+// the SEEKTABLE new points.
 
 void put_utf8(std::vector<std::uint8_t>& out, std::uint64_t v) {  // FLAC's coded frame number
   if (v < 0x80) {
@@ -322,15 +323,18 @@ std::vector<std::uint8_t> restream(const std::vector<std::uint8_t>& file,
     if (ref.frame_blocks[i] != bs)
       throw std::runtime_error("block sizes vary (variable-size stream)");
 
-  std::vector<std::uint8_t> out(file.begin(),
-                                file.begin() + static_cast<std::ptrdiff_t>(stream.audio_offset));
+  std::vector<std::uint8_t> audio;
   std::uint32_t min_fs = ~0u, max_fs = 0;
   std::uint64_t number = 0, total = 0;
+  std::vector<flac::SeekPoint> points;  // one every 10 s, as `flac` writes them by default
+  const std::uint64_t point_every = 10ull * ref.rate;
   std::vector<std::uint8_t> frame;
   for (const auto& [first, last] : ranges) {
     for (std::size_t f = first; f < last; ++f, ++number) {
       const std::uint64_t start = f == 0 ? stream.audio_offset : ref.frame_ends[f - 1],
                           end = ref.frame_ends[f];
+      if (total >= points.size() * point_every)
+        points.push_back({total, audio.size(), static_cast<std::uint16_t>(ref.frame_blocks[f])});
       total += ref.frame_blocks[f];
       const std::uint8_t* p = file.data() + start;
       if (end - start < 8 || p[0] != 0xFF || p[1] != 0xF8)
@@ -357,17 +361,37 @@ std::vector<std::uint8_t> restream(const std::vector<std::uint8_t>& file,
       frame.push_back(static_cast<std::uint8_t>(crc));
       min_fs = std::min<std::uint32_t>(min_fs, frame.size());
       max_fs = std::max<std::uint32_t>(max_fs, frame.size());
-      out.insert(out.end(), frame.begin(), frame.end());
+      audio.insert(audio.end(), frame.begin(), frame.end());
     }
   }
 
-  // STREAMINFO: frame-size range, total samples, MD5 of the tiled PCM.
-  std::uint64_t si = 0;
-  for (const auto& b : stream.blocks)
-    if (b.type == 0) si = b.offset + 4;
+  // Metadata: the file's blocks but its SEEKTABLE, whose points would lie about the new
+  // stream (and send seeking readers on long detours), then a SEEKTABLE of the new stream.
+  std::vector<std::uint8_t> out(
+      file.begin(), file.begin() + static_cast<std::ptrdiff_t>(stream.blocks.at(0).offset));
   auto put = [&](std::size_t at, std::uint64_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; --i, v >>= 8) out[at + i] = static_cast<std::uint8_t>(v);
   };
+  std::uint64_t si = 0;
+  for (const auto& b : stream.blocks) {
+    if (b.type == 3) continue;
+    if (b.type == 0) si = out.size() + 4;
+    out.insert(out.end(), file.begin() + static_cast<std::ptrdiff_t>(b.offset),
+               file.begin() + static_cast<std::ptrdiff_t>(b.offset + 4 + b.length));
+    out[out.size() - 4 - b.length] &= 0x7F;  // not the last block any more
+  }
+  const std::size_t table = out.size();
+  out.resize(table + 4 + 18 * points.size());
+  out[table] = 0x80 | 3;
+  put(table + 1, 18 * points.size(), 3);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    put(table + 4 + 18 * i, points[i].sample, 8);
+    put(table + 12 + 18 * i, points[i].offset, 8);
+    put(table + 20 + 18 * i, points[i].samples, 2);
+  }
+  out.insert(out.end(), audio.begin(), audio.end());
+
+  // STREAMINFO: frame-size range, total samples, MD5 of the tiled PCM.
   put(si + 4, min_fs, 3);
   put(si + 7, max_fs, 3);
   std::uint64_t w = 0;

@@ -78,8 +78,17 @@ class WindowFinder {
       if (lo == audio_begin && hi == audio_end)
         throw Error("no frame chain found around samples " + std::to_string(r.first) + ".." +
                     std::to_string(end_sample));
-      if (!start) lo = lo - std::min(lo - audio_begin, grow);
-      if (!start || !end_ok) hi = std::min(audio_end, hi + grow);
+      // Missed: a chain that spans samples tells the stream's bytes per sample here, so the
+      // next window is placed where the range should be (a seek table that lies sends the
+      // first guess anywhere); else the window grows on the side that missed. Either way the
+      // margin doubles, so a window covers the file after log2(size / margin) misses.
+      const bool placed =
+          chain.size() >= 2 && place(*chain.front(), *chain.back(), lo, r.first, end_sample, grow,
+                                     audio_begin, audio_end, lo, hi);
+      if (!placed) {
+        if (!start) lo = lo - std::min(lo - audio_begin, grow);
+        if (!start || !end_ok) hi = std::min(audio_end, hi + grow);
+      }
       grow *= 2;
     }
   }
@@ -87,6 +96,27 @@ class WindowFinder {
  private:
   std::uint64_t sample_of(const Candidate& c) const {
     return c.variable ? c.number : c.number * (fixed_block_ ? fixed_block_ : c.block_size);
+  }
+
+  /// [lo, hi): the bytes of samples [first, end) and `margin` either side, by the bytes per
+  /// sample between frames a and b of the window that started at `base`; false when a and b
+  /// say nothing (the same sample) or the window would not change.
+  bool place(const Candidate& a, const Candidate& b, std::uint64_t base, std::uint64_t first,
+             std::uint64_t end, std::uint64_t margin, std::uint64_t begin_limit,
+             std::uint64_t end_limit, std::uint64_t& lo, std::uint64_t& hi) const {
+    const std::uint64_t sa = sample_of(a), sb = sample_of(b);
+    if (sb <= sa || b.pos <= a.pos) return false;
+    const double rate = double(b.pos - a.pos) / double(sb - sa);
+    const double at = double(base + b.pos), m = double(margin);
+    const auto clamp = [&](double x) {
+      return std::uint64_t(std::clamp(x, double(begin_limit), double(end_limit)));
+    };
+    const std::uint64_t new_lo = clamp(at + (double(first) - double(sb)) * rate - m);
+    const std::uint64_t new_hi = clamp(at + (double(end) - double(sb)) * rate + m);
+    if (new_hi <= new_lo || (new_lo == lo && new_hi == hi)) return false;
+    lo = new_lo;
+    hi = new_hi;
+    return true;
   }
 
   /// Where sample s should be: a seek point's frame (at or before s, or after it for an end),
