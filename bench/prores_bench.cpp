@@ -10,7 +10,8 @@
 // Columns: FFmpeg fps (all cores), sigpu cpu-parallel fps, sigpu cuda end-to-end fps (coded
 // bytes in host memory to frames in pinned host memory, transfers overlapped), the ratio to
 // FFmpeg, cuda device-resident fps (coded bytes on the device to frames in device memory,
-// kernels alone) and the PCIe bound on end-to-end (output bytes / measured pinned D2H).
+// kernels alone, with the time per frame of each stage: clearing buffers, VLD, IDCT) and the
+// PCIe bound on end-to-end (output bytes / measured pinned D2H).
 // Every sigpu backend's frame 0 is checked against FFmpeg's, sample for sample.
 #include <algorithm>
 #include <chrono>
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
       const std::size_t b = static_cast<std::size_t>(std::min(o.batch, o.frames));
       const std::span<const std::span<const std::uint8_t>> all(spans);
       dec.decode_host(all.first(b), depth, report);  // warm-up: allocations
-      std::vector<double> e2e, resident;
+      std::vector<double> e2e, resident, clear, vld, idct;
       for (int r = 0; r < o.reps; ++r) {
         const auto t = Clock::now();
         for (std::size_t i = 0; i < spans.size(); i += b) {
@@ -259,7 +260,11 @@ int main(int argc, char** argv) {
         }
         e2e.push_back(double(spans.size()) / seconds_since(t));
         dec.decode_device(all.first(b), depth, report);
-        resident.push_back(double(b) / dec.last_kernel_seconds());
+        const auto st = dec.last_kernel_seconds();
+        resident.push_back(double(b) / st.total());
+        clear.push_back(st.clear / double(b));
+        vld.push_back(st.vld / double(b));
+        idct.push_back(st.idct / double(b));
       }
       if (!report.ok()) {
         std::printf("  DAMAGE: %s\n", report.damage[0].message().c_str());
@@ -278,6 +283,10 @@ int main(int argc, char** argv) {
           *std::max_element(e2e.begin(), e2e.end()), row.resident,
           *std::min_element(resident.begin(), resident.end()),
           *std::max_element(resident.begin(), resident.end()));
+      std::printf(
+          "  device stages per frame (medians, batch %zu): clear %.1f us, vld %.1f us, "
+          "idct %.1f us\n",
+          b, median(clear) * 1e6, median(vld) * 1e6, median(idct) * 1e6);
     }
     rows.push_back(row);
   }

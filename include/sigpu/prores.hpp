@@ -175,9 +175,15 @@ class CudaDecoder {
   /// Copies frame `i` of a decode_device result to host memory (frame_samples words).
   void download(const BatchFrames& frames, std::size_t i, std::uint16_t* dst);
 
-  /// Seconds the device spent on the last decode_device call's kernels alone (bytes already
-  /// on the device to frames in device memory).
-  double last_kernel_seconds() const;
+  /// Device seconds of the last decode_device call's kernels alone (bytes already on the device
+  /// to frames in device memory), by stage, timed with CUDA events on the decoder's stream.
+  struct StageSeconds {
+    double clear = 0;  ///< zeroing the coefficient, macroblock and status buffers
+    double vld = 0;    ///< variable-length decoding (and alpha), one thread per slice component
+    double idct = 0;   ///< dequantisation, IDCT and the output samples
+    double total() const { return clear + vld + idct; }
+  };
+  StageSeconds last_kernel_seconds() const;
 
   struct Impl;
 

@@ -24,9 +24,6 @@ struct PackedBatch {
     return frames * static_cast<std::size_t>(layout.coeffs_per_frame());
   }
   std::size_t mbs() const { return frames * static_cast<std::size_t>(layout.mbs_per_frame()); }
-  std::int64_t idct_blocks() const {
-    return static_cast<std::int64_t>(frames) * layout.blocks_per_frame();
-  }
   std::size_t vld_threads() const { return total_slices * static_cast<std::size_t>(layout.planes); }
 };
 

@@ -39,7 +39,11 @@ int decode_slice(std::span<const std::uint8_t> f, const ParsedFrame& pf, int pic
     const int blocks = 1 << log2_blocks;
     std::memset(coeffs, 0, sizeof(std::int16_t) * 64 * blocks);
     const std::size_t end = pos + static_cast<std::size_t>(h.size[p]);
-    if (int e = decode_component(f.data(), pos, end, log2_blocks, scan, coeffs); e) return e;
+    if (int e =
+            decode_component(f.data(), pos, end, log2_blocks,
+                             [&](int b, int i, std::int16_t v) { coeffs[64 * b + scan[i]] = v; });
+        e)
+      return e;
     const PlaneView v = plane_view(samples, s, p, picture);
     for (int b = 0; b < blocks; ++b) {
       idct_block<BitDepth>(coeffs + 64 * b, qmat[p ? 1 : 0]);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/bit_reader.hpp"
 #include "core/hd.hpp"
@@ -50,77 +51,185 @@ SIGPU_HD SIGPU_FORCEINLINE unsigned leading_zeros32(std::uint32_t x) {
 #endif
 }
 
-/// Reads one Rice/exp-Golomb codeword with the given codebook byte. False on a code FFmpeg
-/// refuses (longer than 31 bits).
-SIGPU_HD SIGPU_FORCEINLINE bool read_codeword(BitReader& br, unsigned codebook, unsigned& value) {
+/// The VLD's bit reader: MSB first over bytes [begin, end) of `base`, zero bits past the end,
+/// as core's BitReader reads them, but shaped for the coefficient loop, the decoder's hot spot.
+/// On the GPU each thread walks its own slice, and a load per 32-bit refill left the warps
+/// waiting on memory most of the time (H100: 133 cycles per issued instruction): this reader
+/// loads 16-byte chunks, one chunk ahead of the one being read, so the next chunk arrives while
+/// the current one is decoded. Also 32-bit offsets, and one refill test per codeword, since
+/// fill() leaves at least 32 bits in the cache and no codeword is longer than 31. Chunks are
+/// loaded at 16-byte-aligned offsets from `base`, so on the device `base` must be 16-byte aligned
+/// (cudaMalloc memory is); a chunk reaching past `end` is read byte by byte, never beyond it.
+class VldBits {
+ public:
+  SIGPU_HD VldBits(const std::uint8_t* base, std::uint32_t begin, std::uint32_t end)
+      : base_(base), end_(end), next_(begin & ~15u), ahead_at_(next_ + 16) {
+    load_chunk(next_, cur_);
+    load_chunk(ahead_at_, ahead_);
+    for (std::uint32_t i = 0; i < ((begin & 15u) >> 2); ++i) take_word();
+    fill();
+    consume((begin & 3u) * 8);
+  }
+
+  /// Makes at least 32 bits available at the top of cache().
+  SIGPU_HD SIGPU_FORCEINLINE void fill() {
+    if (count_ >= 32) return;
+    cache_ |= static_cast<std::uint64_t>(take_word()) << (32 - count_);
+    count_ += 32;
+  }
+  /// The unread bits, MSB first; bits past the valid ones are zero.
+  SIGPU_HD SIGPU_FORCEINLINE std::uint64_t cache() const { return cache_; }
+  /// Drops n <= 32 bits (n no more than are valid).
+  SIGPU_HD SIGPU_FORCEINLINE void consume(unsigned n) {
+    cache_ <<= n;
+    count_ -= n;
+  }
+  /// Bits before `end`; negative once reading went past it.
+  SIGPU_HD SIGPU_FORCEINLINE int bits_left() const {
+    return static_cast<int>(end_ - next_) * 8 + static_cast<int>(count_);
+  }
+
+ private:
+  // The next word of the current chunk; the chunk ahead becomes current when it runs out, and
+  // the one after it is requested. Words shift down so that indices stay constant (registers).
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t take_word() {
+    if (words_ == 0) {
+      for (int i = 0; i < 4; ++i) cur_[i] = ahead_[i];
+      ahead_at_ += 16;
+      load_chunk(ahead_at_, ahead_);
+      words_ = 4;
+    }
+    const std::uint32_t w = cur_[0];
+    cur_[0] = cur_[1];
+    cur_[1] = cur_[2];
+    cur_[2] = cur_[3];
+    --words_;
+    next_ += 4;
+    return w;
+  }
+
+  // The 16 bytes at `at` (16-byte aligned) as four big-endian words, zero past end_.
+  SIGPU_HD SIGPU_FORCEINLINE void load_chunk(std::uint32_t at, std::uint32_t (&w)[4]) const {
+    const std::uint32_t room = at < end_ ? end_ - at : 0;  // bytes of the chunk before the end
+    if (room >= 16) {
+#ifdef __CUDA_ARCH__
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(base_ + at));
+      w[0] = __byte_perm(v.x, 0, 0x0123);
+      w[1] = __byte_perm(v.y, 0, 0x0123);
+      w[2] = __byte_perm(v.z, 0, 0x0123);
+      w[3] = __byte_perm(v.w, 0, 0x0123);
+#else
+      for (int i = 0; i < 4; ++i) {
+        std::memcpy(&w[i], base_ + at + 4 * i, 4);
+        w[i] = __builtin_bswap32(w[i]);
+      }
+#endif
+      return;
+    }
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      std::uint32_t x = 0;
+      for (std::uint32_t k = 4 * i; k < 4 * i + 4; ++k)
+        x = (x << 8) | (k < room ? base_[at + k] : 0u);
+      w[i] = x;
+    }
+  }
+
+  const std::uint8_t* base_;
+  std::uint32_t end_;
+  std::uint32_t next_;      ///< byte offset of the next word to enter the cache
+  std::uint32_t ahead_at_;  ///< byte offset of the chunk in ahead_
+  std::uint32_t cur_[4] = {}, ahead_[4] = {};
+  int words_ = 4;  ///< words of cur_ not yet taken
+  std::uint64_t cache_ = 0;
+  unsigned count_ = 0;  ///< valid bits in cache_
+};
+
+/// Decodes the Rice/exp-Golomb codeword at the top of `cache` (32 valid bits or more) with the
+/// given codebook byte; returns its length in bits, or 0 for a code FFmpeg refuses (longer than
+/// 31 bits). Both kinds of code are computed and one is selected: neighbouring GPU threads meet
+/// different kinds, and selects do not make a warp diverge as branches do.
+SIGPU_HD SIGPU_FORCEINLINE unsigned decode_codeword(std::uint64_t cache, unsigned codebook,
+                                                    unsigned& value) {
   const unsigned switch_bits = codebook & 3;
   const unsigned rice_order = codebook >> 5;
   const unsigned exp_order = (codebook >> 2) & 7;
-  const std::uint32_t cache = br.peek(32);
+  const auto top = static_cast<std::uint32_t>(cache >> 32);
   // FFmpeg takes 31 - av_log2(cache); av_log2(0) is 0, so an all-zero cache counts 31.
-  const unsigned q = cache ? leading_zeros32(cache) : 31u;
-  if (q > switch_bits) {
-    const unsigned bits = exp_order - switch_bits + (q << 1);
-    if (bits > 31) return false;
-    value = br.read(bits) - (1u << exp_order) + ((switch_bits + 1) << rice_order);
-  } else if (rice_order) {
-    br.skip(q + 1);
-    value = (q << rice_order) + br.read(rice_order);
-  } else {
-    value = q;
-    br.skip(q + 1);
-  }
-  return true;
+  const unsigned q = top ? leading_zeros32(top) : 31u;
+  const bool exp_golomb = q > switch_bits;
+  // Rice codes are at most 3 + 1 + 7 bits: only exp-Golomb codes can be too long.
+  const unsigned len = exp_golomb ? exp_order - switch_bits + (q << 1) : q + 1 + rice_order;
+  if (len > 31) return 0;
+  const auto raw = static_cast<unsigned>(cache >> (64 - len));
+  value = exp_golomb ? raw - (1u << exp_order) + ((switch_bits + 1) << rice_order)
+                     : (q << rice_order) + (raw & ((1u << rice_order) - 1));
+  return len;
 }
 
-/// DC coefficients of `blocks` blocks into out[64 * b] (RDD 36 section 7.1.1.1).
-SIGPU_HD SIGPU_FORCEINLINE int decode_dc(BitReader& br, std::int16_t* out, int blocks) {
+/// DC coefficients of `blocks` blocks (RDD 36 section 7.1.1.1), handed to put(block, 0, value).
+template <typename Put>
+SIGPU_HD SIGPU_FORCEINLINE int decode_dc(VldBits& br, int blocks, Put& put) {
   unsigned code;
-  if (!read_codeword(br, kFirstDcCodebook, code)) return kVldBadCodeword;
+  br.fill();
+  unsigned n = decode_codeword(br.cache(), kFirstDcCodebook, code);
+  if (!n) return kVldBadCodeword;
+  br.consume(n);
   auto prev = static_cast<std::int16_t>((code >> 1) ^ (0u - (code & 1)));
-  out[0] = prev;
+  put(0, 0, prev);
   code = 5;
   unsigned sign = 0;
   for (int b = 1; b < blocks; ++b) {
-    if (!read_codeword(br, dc_codebook(code), code)) return kVldBadCodeword;
+    br.fill();
+    n = decode_codeword(br.cache(), dc_codebook(code), code);
+    if (!n) return kVldBadCodeword;
+    br.consume(n);
     sign = code ? sign ^ (0u - (code & 1)) : 0u;
     prev = static_cast<std::int16_t>(prev + ((((code + 1) >> 1) ^ sign) - sign));
-    out[64 * b] = prev;
+    put(b, 0, prev);
   }
   return kVldOk;
 }
 
-/// AC coefficients, interleaved across the slice's blocks (RDD 36 section 7.1.1.2), stopping
-/// where only zero bits remain before `end_bit`.
-SIGPU_HD SIGPU_FORCEINLINE int decode_ac(BitReader& br, std::uint64_t end_bit, std::int16_t* out,
-                                         int log2_blocks, const std::uint8_t* scan) {
+/// AC coefficients, interleaved across the slice's blocks (RDD 36 section 7.1.1.2), handed to
+/// put(block, coding position, value); stops where only zero bits remain before the reader's
+/// end.
+template <typename Put>
+SIGPU_HD SIGPU_FORCEINLINE int decode_ac(VldBits& br, int log2_blocks, Put& put) {
   const unsigned block_mask = (1u << log2_blocks) - 1;
   const unsigned max_coeffs = 64u << log2_blocks;
   unsigned run = 4, level = 2;
   for (unsigned pos = block_mask;;) {
-    const std::int64_t left =
-        static_cast<std::int64_t>(end_bit) - static_cast<std::int64_t>(br.bit_position());
-    if (left <= 0 || (left < 32 && br.peek(static_cast<unsigned>(left)) == 0)) break;
-    if (!read_codeword(br, run_codebook(run), run)) return kVldBadCodeword;
+    br.fill();
+    const int left = br.bits_left();
+    if (left <= 0 || (left < 32 && (br.cache() >> (64 - left)) == 0)) break;
+    unsigned n = decode_codeword(br.cache(), run_codebook(run), run);
+    if (!n) return kVldBadCodeword;
+    br.consume(n);
     pos += run + 1;
     if (pos >= max_coeffs) return kVldCoeffOverrun;
-    if (!read_codeword(br, level_codebook(level), level)) return kVldBadCodeword;
+    br.fill();
+    n = decode_codeword(br.cache(), level_codebook(level), level);
+    if (!n) return kVldBadCodeword;
+    // The sign bit follows: with 32 bits filled and a level code of 31 at most, it is there.
+    const unsigned sign = 0u - static_cast<unsigned>((br.cache() << n) >> 63);
+    br.consume(n + 1);
     level += 1;
-    const unsigned sign = 0u - br.read(1);
-    out[((pos & block_mask) << 6) + scan[pos >> log2_blocks]] =
-        static_cast<std::int16_t>((level ^ sign) - sign);
+    put(static_cast<int>(pos & block_mask), static_cast<int>(pos >> log2_blocks),
+        static_cast<std::int16_t>((level ^ sign) - sign));
   }
   return kVldOk;
 }
 
-/// Coefficients of one component of one slice: bytes [begin, end) of `base`; `out` holds
-/// 64 << log2_blocks zeroed coefficients, raster order per block.
+/// Coefficients of one component of one slice, bytes [begin, end) of `base`, of 1 << log2_blocks
+/// blocks: put(block, i, value) receives each nonzero coefficient with its coding position i
+/// (scan order, 0-63); the others are zero.
+template <typename Put>
 SIGPU_HD inline int decode_component(const std::uint8_t* base, std::size_t begin, std::size_t end,
-                                     int log2_blocks, const std::uint8_t* scan, std::int16_t* out) {
-  BitReader br(base, end, begin);
-  const int e = decode_dc(br, out, 1 << log2_blocks);
+                                     int log2_blocks, Put&& put) {
+  VldBits br(base, static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end));
+  const int e = decode_dc(br, 1 << log2_blocks, put);
   if (e != kVldOk) return e;
-  return decode_ac(br, static_cast<std::uint64_t>(end) * 8, out, log2_blocks, scan);
+  return decode_ac(br, log2_blocks, put);
 }
 
 /// The slice header (RDD 36 section 5.3.1) with FFmpeg's clamping of the quantiser.

@@ -99,7 +99,11 @@ TEST(ProresGpu, MixedShapesAndLargeBatches) {
   const BatchFrames d = gpu.decode_device(same, 12, r2);
   EXPECT_EQ(d.count, 64u);
   EXPECT_EQ(d.format.name(), "yuva444p12le");
-  EXPECT_GT(gpu.last_kernel_seconds(), 0.0);
+  const auto stages = gpu.last_kernel_seconds();
+  EXPECT_GT(stages.clear, 0.0);
+  EXPECT_GT(stages.vld, 0.0);
+  EXPECT_GT(stages.idct, 0.0);
+  EXPECT_DOUBLE_EQ(stages.total(), stages.clear + stages.vld + stages.idct);
   DecodeReport r3;
   const Frame ref = decode_frame(xq.frame(1), 12, r3, {.backend = Backend::cpu});
   std::vector<std::uint16_t> last(d.frame_samples);

@@ -40,9 +40,6 @@ TwinResult run_twin(const std::vector<std::span<const std::uint8_t>>& spans, int
   // Poisoned output: every sample must be written by the kernels.
   r.out.assign(b.frames * b.frame_samples, 0xDEAD);
   std::vector<std::uint8_t> status(4 * b.total_slices, 0);
-  std::uint8_t scan[128];
-  std::copy(kProgressiveScan, kProgressiveScan + 64, scan);
-  std::copy(kInterlacedScan, kInterlacedScan + 64, scan + 64);
   const VldParams vp{upload.data(),
                      reinterpret_cast<const SliceDesc*>(upload.data() + b.slices_at),
                      reinterpret_cast<const FrameDesc*>(upload.data() + b.frames_at),
@@ -53,38 +50,47 @@ TwinResult run_twin(const std::vector<std::span<const std::uint8_t>>& spans, int
                      r.out.data(),
                      static_cast<std::int64_t>(b.frame_samples),
                      status.data()};
-  for (std::size_t t = 0; t < b.vld_threads(); ++t) vld_agent(vp, static_cast<int>(t), scan);
-  const IdctParams ip{coeffs.data(),
-                      mb_info.data(),
-                      vp.frames,
-                      b.layout,
-                      b.idct_blocks(),
-                      r.out.data(),
-                      static_cast<std::int64_t>(b.frame_samples)};
-  for (std::int64_t blk = 0; blk < b.idct_blocks(); ++blk) {
-    const IdctTask t = idct_task(ip, blk);
-    std::int16_t tile[64];
-    for (int row = 0; row < 8; ++row)
-      if (t.coded) {
-        if (depth == 10)
-          idct_row_agent<10>(ip, t, row, tile);
-        else
-          idct_row_agent<12>(ip, t, row, tile);
+  for (std::size_t t = 0; t < b.vld_threads(); ++t) vld_agent(vp, static_cast<int>(t));
+  const IdctParams ip{coeffs.data(), mb_info.data(), vp.frames,
+                      b.layout,      r.out.data(),   static_cast<std::int64_t>(b.frame_samples)};
+  // The IDCT kernel's thread blocks: the tile's load, rows, columns, then the stores in their
+  // permuted order.
+  const std::uint8_t* scan = b.layout.shape.interlaced ? kInterlacedScan : kProgressiveScan;
+  for (int f = 0; f < static_cast<int>(b.frames); ++f)
+    for (std::int64_t tile_index = 0; tile_index < b.layout.tiles_per_frame(); ++tile_index) {
+      int plane;
+      std::int64_t in_plane;
+      idct_tile(b.layout, tile_index, plane, in_plane);
+      const std::int64_t first = in_plane * kTileBlocks;
+      IdctTile tile{};
+      for (int thread = 0; thread < 8 * kTileBlocks; ++thread)
+        if (plane < 3) idct_load_agent(ip, f, plane, in_plane, thread, scan, tile);
+      for (int local = 0; local < kTileBlocks; ++local) {
+        const IdctTask t = idct_task(ip, f, plane, first + local);
+        if (!t.coded) continue;
+        for (int row = 0; row < 8; ++row) {
+          if (depth == 10)
+            idct_row_agent<10>(ip, t, row, tile[local] + 8 * row);
+          else
+            idct_row_agent<12>(ip, t, row, tile[local] + 8 * row);
+        }
+        for (int col = 0; col < 8; ++col) {
+          if (depth == 10)
+            idct_col<10>(tile[local] + col, 8);
+          else
+            idct_col<12>(tile[local] + col, 8);
+        }
       }
-    for (int col = 0; col < 8; ++col)
-      if (t.coded) {
+      for (int thread = 0; thread < 8 * kTileBlocks; ++thread) {
+        int block, row;
+        idct_store_slot(plane, b.layout.shape.chroma444, thread, block, row);
+        const IdctTask t = idct_task(ip, f, plane, first + block);
         if (depth == 10)
-          idct_col<10>(tile + col, 8);
+          idct_store_agent<10>(ip, t, row, tile[block] + 8 * row);
         else
-          idct_col<12>(tile + col, 8);
+          idct_store_agent<12>(ip, t, row, tile[block] + 8 * row);
       }
-    for (int row = 0; row < 8; ++row) {
-      if (depth == 10)
-        idct_store_agent<10>(ip, t, row, tile);
-      else
-        idct_store_agent<12>(ip, t, row, tile);
     }
-  }
   report_batch_status(parsed, numbers, status.data(), r.damage);
   return r;
 }
@@ -120,6 +126,20 @@ TEST_P(ProresKernelTwin, MatchesCpuDecoder) {
 
 INSTANTIATE_TEST_SUITE_P(Clips, ProresKernelTwin, ::testing::ValuesIn(testing::standard_clips()),
                          [](const auto& info) { return info.param.name; });
+
+TEST(ProresKernelTwinStores, EveryBlockRowStoredOnce) {
+  for (int plane = 0; plane < 4; ++plane)
+    for (int chroma444 = 0; chroma444 < 2; ++chroma444) {
+      std::vector<int> seen(8 * kTileBlocks, 0);
+      for (int thread = 0; thread < 8 * kTileBlocks; ++thread) {
+        int block, row;
+        idct_store_slot(plane, chroma444, thread, block, row);
+        ASSERT_TRUE(block >= 0 && block < kTileBlocks && row >= 0 && row < 8);
+        ++seen[8 * block + row];
+      }
+      for (int n : seen) EXPECT_EQ(n, 1) << "plane " << plane << " chroma444 " << chroma444;
+    }
+}
 
 TEST(ProresKernelTwinDamage, DamagedSlicesMatchCpu) {
   for (const auto& spec : testing::standard_clips()) {

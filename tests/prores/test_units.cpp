@@ -70,15 +70,32 @@ TEST(ProresVld, CodewordsOfEachKind) {
   // Rice order 0, switch 2 (codebook 0x06): "01" -> 1. Exp-Golomb order 1 after the switch:
   // "0001 1" with q = 3: bits = 1 - 2 + 6 = 5, value 0b00011 - 2 + 3 = 4.
   const std::uint8_t data[] = {0b01000110, 0, 0, 0, 0, 0, 0, 0};
-  BitReader br(data, sizeof data);
+  VldBits br(data, 0, sizeof data);
   unsigned v = 0;
-  ASSERT_TRUE(read_codeword(br, 0x06, v));
+  unsigned n = decode_codeword(br.cache(), 0x06, v);
+  ASSERT_EQ(n, 2u);
   EXPECT_EQ(v, 1u);
-  ASSERT_TRUE(read_codeword(br, 0x06, v));
+  br.consume(n);
+  br.fill();
+  n = decode_codeword(br.cache(), 0x06, v);
+  ASSERT_EQ(n, 5u);
   EXPECT_EQ(v, 4u);
-  // All zeros: FFmpeg refuses the code (over 31 bits).
-  BitReader zeros(data + 2, 6);
-  EXPECT_FALSE(read_codeword(zeros, 0x06, v));
+  // All zeros (from an unaligned start): FFmpeg refuses the code (over 31 bits).
+  VldBits zeros(data, 2, sizeof data);
+  EXPECT_EQ(decode_codeword(zeros.cache(), 0x06, v), 0u);
+}
+
+TEST(ProresVld, BitsPastTheEndReadAsZero) {
+  const std::uint8_t data[] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  VldBits br(data, 1, 7);
+  EXPECT_EQ(br.bits_left(), 48);
+  EXPECT_EQ(br.cache() >> 32, 0xFFFFFF00u);  // bytes 1-3, then the next word's
+  br.consume(24);
+  br.fill();
+  EXPECT_EQ(br.cache() >> 32, 0xFFFFFF00u);  // bytes 4-6; byte 7 lies past the end
+  EXPECT_EQ(br.bits_left(), 24);
+  br.consume(32);
+  EXPECT_EQ(br.bits_left(), -8);
 }
 
 TEST(ProresVld, SliceHeaderClampsQuantiser) {

@@ -30,6 +30,32 @@ bool same_shape(const FrameShape& a, const FrameShape& b) {
 
 }  // namespace
 
+// Events between the stages of a decode_device call: before the clearing memsets, before the
+// VLD kernel, before the IDCT kernel, after it.
+class StageEvents {
+ public:
+  StageEvents() {
+    for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~StageEvents() {
+    for (auto& e : events_) cudaEventDestroy(e);
+  }
+  StageEvents(const StageEvents&) = delete;
+  StageEvents& operator=(const StageEvents&) = delete;
+  void record(int i, cudaStream_t s) { SIGPU_CUDA_CHECK(cudaEventRecord(events_[i], s)); }
+  /// Waits for the last event; the seconds between neighbouring events.
+  CudaDecoder::StageSeconds elapsed() {
+    SIGPU_CUDA_CHECK(cudaEventSynchronize(events_[3]));
+    float ms[3] = {};
+    for (int i = 0; i < 3; ++i)
+      SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[i], events_[i], events_[i + 1]));
+    return {ms[0] / 1e3, ms[1] / 1e3, ms[2] / 1e3};
+  }
+
+ private:
+  cudaEvent_t events_[4]{};
+};
+
 // One set of buffers and a stream; two of them let one chunk's transfers overlap another's
 // kernels.
 struct Slot {
@@ -50,9 +76,9 @@ struct Slot {
 struct CudaDecoder::Impl {
   int device = 0;
   Slot slots[2];
-  sigpu::cuda::EventTimer timer;
+  StageEvents stage_events;
   sigpu::cuda::PinnedBuffer<std::uint16_t> h_out;
-  double kernel_seconds = 0;
+  CudaDecoder::StageSeconds stage_seconds;
 
   explicit Impl(int dev) : device(dev) {}
 
@@ -73,10 +99,11 @@ struct CudaDecoder::Impl {
     cudaStream_t s = slot.stream.get();
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.d_upload.get(), slot.h_upload.get(), b.upload_size,
                                      cudaMemcpyHostToDevice, s));
-    if (time_kernels) timer.start(s);
+    if (time_kernels) stage_events.record(0, s);
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.d_coeffs.get(), 0, b.coeffs() * sizeof(std::int16_t), s));
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.d_mb_info.get(), 0, b.mbs() * sizeof(std::uint32_t), s));
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.d_status.get(), 0, 4 * b.total_slices, s));
+    if (time_kernels) stage_events.record(1, s);
 
     const std::uint8_t* d = slot.d_upload.get();
     const VldParams vp{d,
@@ -93,22 +120,22 @@ struct CudaDecoder::Impl {
                                             cuda::kVldThreads),
                       cuda::kVldThreads, 0, s>>>(vp);
     SIGPU_CUDA_CHECK_LAUNCH();
+    if (time_kernels) stage_events.record(2, s);
 
-    const IdctParams ip{slot.d_coeffs.get(),
-                        slot.d_mb_info.get(),
-                        vp.frames,
-                        b.layout,
-                        b.idct_blocks(),
-                        slot.d_out.get(),
-                        static_cast<std::int64_t>(b.frame_samples)};
-    const auto ctas = static_cast<unsigned>((b.idct_blocks() + cuda::kIdctBlocksPerCta - 1) /
-                                            cuda::kIdctBlocksPerCta);
+    const IdctParams ip{slot.d_coeffs.get(), slot.d_mb_info.get(),
+                        vp.frames,           b.layout,
+                        slot.d_out.get(),    static_cast<std::int64_t>(b.frame_samples)};
+    const dim3 grid(static_cast<unsigned>(b.layout.tiles_per_frame()),
+                    static_cast<unsigned>(b.frames));
     if (b.layout.shape.bit_depth == 10)
-      cuda::IdctKernel<10><<<ctas, 8 * cuda::kIdctBlocksPerCta, 0, s>>>(ip);
+      cuda::IdctKernel<10><<<grid, cuda::kIdctThreads, 0, s>>>(ip);
     else
-      cuda::IdctKernel<12><<<ctas, 8 * cuda::kIdctBlocksPerCta, 0, s>>>(ip);
+      cuda::IdctKernel<12><<<grid, cuda::kIdctThreads, 0, s>>>(ip);
     SIGPU_CUDA_CHECK_LAUNCH();
-    if (time_kernels) kernel_seconds = timer.stop(s);
+    if (time_kernels) {
+      stage_events.record(3, s);
+      stage_seconds = stage_events.elapsed();
+    }
 
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.h_status.get(), slot.d_status.get(), 4 * b.total_slices,
                                      cudaMemcpyDeviceToHost, s));
@@ -201,8 +228,8 @@ CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
 CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 
-double CudaDecoder::last_kernel_seconds() const {
-  return impl_->kernel_seconds;
+CudaDecoder::StageSeconds CudaDecoder::last_kernel_seconds() const {
+  return impl_->stage_seconds;
 }
 
 void CudaDecoder::download(const BatchFrames& frames, std::size_t i, std::uint16_t* dst) {

@@ -24,8 +24,8 @@ BatchFrames CudaDecoder::decode_device(std::span<const std::span<const std::uint
   return {};
 }
 void CudaDecoder::download(const BatchFrames&, std::size_t, std::uint16_t*) {}
-double CudaDecoder::last_kernel_seconds() const {
-  return 0;
+CudaDecoder::StageSeconds CudaDecoder::last_kernel_seconds() const {
+  return {};
 }
 
 }  // namespace sigpu::prores
