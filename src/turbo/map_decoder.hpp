@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/hd.hpp"
 
@@ -91,9 +92,40 @@ struct FixedTraits {
   }
 };
 
+/// The fixed-point decoder (FixedTraits<T>: int32 metrics) computed in float, with the same
+/// results: every metric, branch sum and extrinsic that can reach an output is an integer of
+/// magnitude below 2^24 (|LLR| <= 2^15, metrics normalised every kNormEvery steps: they stay
+/// below ~2.3e6), where float addition, subtraction and max are exact. The only values beyond
+/// that derive from kNeg (states the trellis cannot be in near its ends); they lose every max
+/// against a reachable state's metric in both arithmetics, so they never reach an output. The
+/// extrinsic is scaled and saturated in int32, as FixedTraits does. The GPU's block kernel uses
+/// it; TurboExactFloat checks it against FixedTraits on the CPU.
+template <typename T>
+struct ExactFloatTraits {
+  using Llr = float;
+  using Metric = float;
+  static constexpr float kNeg = static_cast<float>(FixedTraits<T>::kNeg);
+  SIGPU_HD static SIGPU_FORCEINLINE Llr extrinsic(Metric le, float scale, int scale_q4) {
+    // le is an integer below 2^24 in magnitude: the conversion is exact.
+    return static_cast<float>(
+        FixedTraits<T>::extrinsic(static_cast<std::int32_t>(le), scale, scale_q4));
+  }
+};
+
 template <bool kLogMap, typename M>
 SIGPU_HD SIGPU_FORCEINLINE M max_star(M a, M b) {
+#ifdef __CUDA_ARCH__
+  // fmaxf is one instruction where a > b ? a : b is a compare and a select. For inputs that are
+  // not NaN both give the same value (at most the sign of a zero result differs), so the
+  // decoders' results stay equal to the CPU's.
+  M m;
+  if constexpr (std::is_same_v<M, float>)
+    m = fmaxf(a, b);
+  else
+    m = a > b ? a : b;
+#else
   const M m = a > b ? a : b;
+#endif
   if constexpr (kLogMap) {
     const M d = a > b ? a - b : b - a;
     return m + log1pf(expf(-d));
@@ -255,26 +287,35 @@ SIGPU_HD SIGPU_FORCEINLINE M backward_extrinsic_to(M (&be)[8], const Row& row, M
 /// beta_K of component c from its three tail steps (trellis ends in state 0 at K + 3).
 /// Tail LLRs of component c: x_{K+j} and z_{K+j} are symbols 2j and 2j + 1 of the sequence
 /// d0[K+2c], d1[K+2c], d2[K+2c], d0[K+2c+1], d1[K+2c+1], d2[K+2c+1] (36.212 5.1.3.2.2).
-template <class Tr, bool kLogMap>
-SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c,
-                               typename Tr::Metric (&be)[8]) {
+/// tail(stream, j) returns d<stream>[K + j].
+template <class Tr, bool kLogMap, class Tail>
+SIGPU_HD SIGPU_FORCEINLINE void tail_beta_from(const Tail& tail, int c,
+                                               typename Tr::Metric (&be)[8]) {
   using M = typename Tr::Metric;
   TURBO_UNROLL
   for (int s = 0; s < 8; ++s) be[s] = s == 0 ? M(0) : M(Tr::kNeg);
   for (int j = 2; j >= 0; --j) {
     const int mx = 2 * j, mz = 2 * j + 1;
-    const M x = static_cast<M>(llr[(mx % 3) * (K + 4) + K + 2 * c + mx / 3]);
-    const M z = static_cast<M>(llr[(mz % 3) * (K + 4) + K + 2 * c + mz / 3]);
+    const M x = static_cast<M>(tail(mx % 3, 2 * c + mx / 3));
+    const M z = static_cast<M>(tail(mz % 3, 2 * c + mz / 3));
     backward_step<kLogMap>(be, x, z);
   }
 }
+/// The same from a block's LLRs d0 | d1 | d2.
+template <class Tr, bool kLogMap>
+SIGPU_HD inline void tail_beta(const typename Tr::Llr* llr, int K, int c,
+                               typename Tr::Metric (&be)[8]) {
+  tail_beta_from<Tr, kLogMap>([&](int stream, int j) { return llr[stream * (K + 4) + K + j]; }, c,
+                              be);
+}
 
-/// Hard decision (and on request the LLR) of one information bit from its a-posteriori LLR.
-template <class Tr>
-SIGPU_HD SIGPU_FORCEINLINE void write_decision(const HalfIteration<Tr>& h, std::uint32_t at,
-                                               typename Tr::Metric app) {
-  h.bits[at] = app < typename Tr::Metric(0) ? 1 : 0;
-  if (h.llr_out) h.llr_out[at] = static_cast<float>(app);
+/// Hard decision (and on request, llr_out not null, the LLR) of one information bit from its
+/// a-posteriori LLR.
+template <typename M>
+SIGPU_HD SIGPU_FORCEINLINE void write_decision(std::uint8_t* bits, float* llr_out, std::uint32_t at,
+                                               M app) {
+  bits[at] = app < M(0) ? 1 : 0;
+  if (llr_out) llr_out[at] = static_cast<float>(app);
 }
 
 /// Sub-decoder i of block b for one half-iteration. alpha: scratch of 8 (end - begin) metrics.
@@ -338,7 +379,7 @@ SIGPU_HD inline void decode_subblock(const HalfIteration<Tr>& h, const BlockDesc
         be, [&](int s) { return row[s]; }, A, Lp, k - begin);
     const int n = bit_at(k);
     ext_out[n] = Tr::extrinsic(le, h.scale, h.scale_q4);
-    if (h.bits) write_decision(h, b.bit_offset + n, A + le);
+    if (h.bits) write_decision(h.bits, h.llr_out, b.bit_offset + n, A + le);
   }
   if (i > 0) {
     M* dst = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.write_buf, b.bound_offset + i);

@@ -18,6 +18,27 @@ using Frames = sigpu::test::TurboFrames;
 using sigpu::test::make_turbo_frames;
 using sigpu::test::make_turbo_transport_block;
 
+// Decodes f's float LLRs and q8 with o on the CPU parallel backend and on the GPU: the same
+// iterations, bits and LLRs for both types. Returns the GPU's float result.
+turbo::DecodeResult expect_gpu_matches_cpu(const Frames& f, const std::vector<std::int8_t>& q8,
+                                           turbo::DecoderOptions o) {
+  o.backend = Backend::cpu_parallel;
+  turbo::DecoderOptions g = o;
+  g.backend = Backend::cuda;
+  const std::string at = " P = " + std::to_string(o.subdecoders);
+  const auto c = turbo::decode(f.K, std::span<const float>(f.llr), o);
+  auto d = turbo::decode(f.K, std::span<const float>(f.llr), g);
+  EXPECT_EQ(c.iterations, d.iterations) << "float" << at;
+  EXPECT_EQ(c.bits, d.bits) << "float" << at;
+  EXPECT_EQ(c.llr, d.llr) << "float" << at;
+  const auto c8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), o);
+  const auto d8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), g);
+  EXPECT_EQ(c8.iterations, d8.iterations) << "int8" << at;
+  EXPECT_EQ(c8.bits, d8.bits) << "int8" << at;
+  EXPECT_EQ(c8.llr, d8.llr) << "int8" << at;
+  return d;
+}
+
 }  // namespace
 
 TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
@@ -47,6 +68,19 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
       }
     }
   }
+}
+
+// Strict mode with one thread block per code block: P that needs several rounds of its threads,
+// the last one partial, sub-blocks that are not whole windows (K / P not a multiple of 8), and a
+// P whose boundary metrics no longer fit in shared memory (the per-half-iteration kernels take
+// over). Bits and a-posteriori LLRs equal the CPU's.
+TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto f = make_turbo_frames({6144, 6144, 4032}, 0.3, 5);
+  std::vector<std::int8_t> q8(f.llr.size());
+  turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
+  for (int P : {100, 500, 1000, 2048})
+    expect_gpu_matches_cpu(f, q8, {.iterations = 2, .subdecoders = P, .output_llrs = true});
 }
 
 TEST(TurboGpu, MixedSizesInOneLaunch) {
@@ -82,24 +116,9 @@ TEST(TurboGpu, EarlyTerminationAndLlrsMatchCpu) {
   std::vector<std::int8_t> q8(f.llr.size());
   turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
   for (int P : {1, 64, 768}) {
-    turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
-                            .iterations = 8,
-                            .subdecoders = P,
-                            .early_termination = true,
-                            .output_llrs = true};
-    turbo::DecoderOptions g = o;
-    g.backend = Backend::cuda;
-    const auto c = turbo::decode(f.K, std::span<const float>(f.llr), o);
-    const auto d = turbo::decode(f.K, std::span<const float>(f.llr), g);
-    EXPECT_EQ(c.iterations, d.iterations) << "P = " << P;
-    EXPECT_EQ(c.bits, d.bits) << "P = " << P;
-    EXPECT_EQ(c.llr, d.llr) << "P = " << P;
+    const auto d = expect_gpu_matches_cpu(
+        f, q8, {.iterations = 8, .subdecoders = P, .early_termination = true, .output_llrs = true});
     EXPECT_EQ(d.iterations.back(), 8);
-    const auto c8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), o);
-    const auto d8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), g);
-    EXPECT_EQ(c8.iterations, d8.iterations) << "int8 P = " << P;
-    EXPECT_EQ(c8.bits, d8.bits) << "int8 P = " << P;
-    EXPECT_EQ(c8.llr, d8.llr) << "int8 P = " << P;
   }
   // Loose mode returns LLRs too (its decisions are their signs).
   const auto l = turbo::decode(f.K, std::span<const float>(f.llr),

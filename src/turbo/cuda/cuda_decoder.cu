@@ -1,6 +1,10 @@
-// The GPU turbo decoder: LLRs and every working array stay in device memory; strict mode runs
-// one launch per half-iteration (the kernel boundary is the barrier), loose mode one launch;
-// either is replayed as a CUDA graph.
+// The GPU turbo decoder: LLRs and every working array stay in device memory. Strict mode runs
+// one thread block per code block for all iterations (StrictBlockKernel) where the block's
+// shared memory fits; otherwise (large P, or early termination) one cooperative launch for
+// batches that fit on the device at once, else one launch per half-iteration (the kernel
+// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a
+// CUDA graph.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -9,7 +13,7 @@
 #include <sigpu/turbo.hpp>
 
 #include "core/cuda/buffer.hpp"
-#include "turbo/cuda/kernels.cuh"
+#include "turbo/cuda/block_kernel.cuh"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -101,6 +105,14 @@ struct CudaDecoder::Impl {
 
     float* llr_dst = o.output_llrs ? llr_out.get() : nullptr;
     iterations.assign(p.blocks.size(), o.iterations);
+    if (o.sync == Sync::strict && !o.early_termination) {
+      const std::size_t smem = block_kernel_smem(p);
+      if (smem > 0) {
+        const double seconds = run_block_kernel<Tr>(p, o, smem, llr_dst);
+        finish(p, o);
+        return seconds;
+      }
+    }
     if (o.sync == Sync::strict && !o.early_termination &&
         grid <= resident_blocks(cuda::StrictPersistentKernel<Tr>)) {
       std::uint32_t ext_words = static_cast<std::uint32_t>(ext_bytes / 4);
@@ -179,6 +191,44 @@ struct CudaDecoder::Impl {
         if (done[b]) iterations[b] = done[b];
     }
     return seconds;
+  }
+
+  /// Dynamic shared memory StrictBlockKernel needs for the batch, or 0 where it does not apply:
+  /// more than a thread block can have (large P), or fewer sub-decoders than a warp (the kernel
+  /// puts a code block on one SM, so P = 1 would run one thread per SM where the other kernels
+  /// run hundreds).
+  std::size_t block_kernel_smem(const BatchPlan& p) const {
+    int max_K = 0, max_P = 0;
+    for (const auto& b : p.blocks) {
+      max_K = std::max(max_K, b.K);
+      max_P = std::max(max_P, b.P);
+    }
+    if (max_P < cuda::kBlockKernelMinP) return 0;
+    const std::size_t smem = cuda::BlockSmem::bytes(max_K, max_P);
+    int optin = 0;
+    SIGPU_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return smem <= static_cast<std::size_t>(optin) ? smem : 0;
+  }
+
+  /// Strict mode, one thread block per code block, all iterations (block_kernel.cuh). Returns
+  /// the device seconds of the launch.
+  template <class Tr>
+  double run_block_kernel(const BatchPlan& p, const DecoderOptions& o, std::size_t smem,
+                          float* llr_dst) {
+    const auto kernel = cuda::StrictBlockKernel<Tr>;
+    SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    int max_P = 0;
+    for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
+    const int threads = std::min(cuda::kBlockThreads, (max_P + 31) / 32 * 32);
+    sigpu::cuda::EventTimer timer;
+    timer.start(stream.get());
+    kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
+        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations, o.scaling,
+        scale_q4(o.scaling), reinterpret_cast<float*>(scratch.get()), bits.get(), llr_dst);
+    SIGPU_CUDA_CHECK_LAUNCH();
+    return timer.stop(stream.get());
   }
 
   void finish(const BatchPlan& p, const DecoderOptions& o) {

@@ -7,8 +7,9 @@
 //   inputs (A = Ls + La, and Lp) into registers - independent loads, all in flight together
 //   instead of one dependent global round trip per trellis step; component 2 computes the QPP
 //   interleaver instead of loading it, so its gathers wait for no other load - then runs
-//   the forward recursion over the window storing alpha in shared memory ([step][state][thread]:
-//   conflict-free), then the backward recursion and the extrinsics reading alpha back.
+//   the forward recursion over the window storing alpha (SharedAlpha or RegisterAlpha), then
+//   the backward recursion and the extrinsics reading alpha back. Where the inputs live is the
+//   Io class's business (GlobalIo here, SharedIo in block_kernel.cuh).
 // - A sub-block longer than W takes a first forward pass that keeps only one alpha checkpoint per
 //   window (global memory, 1/W of the old traffic); the backward pass recomputes each window's
 //   alpha from its checkpoint. Recomputing runs the same forward_step on the same inputs, so the
@@ -16,8 +17,10 @@
 //   <= 8, e.g. K = 6144, P = 768) needs no checkpoints and no first pass.
 // - Each thread finds its code block through a per-sub-decoder table (one coalesced load)
 //   instead of a binary search over the block descriptors.
-// - Small batches (all sub-decoders resident at once) run strict mode as one cooperative launch
-//   with a grid barrier per half-iteration (StrictPersistentKernel): the latency of one block.
+// - Strict mode runs one thread block per code block (block_kernel.cuh) where the block's
+//   arrays fit in shared memory and P >= 32. Otherwise, small batches (all sub-decoders
+//   resident at once) run it as one cooperative launch with a grid barrier per half-iteration
+//   (StrictPersistentKernel), larger ones as one launch per half-iteration.
 //
 // Why one thread per sub-decoder rather than 8 (one per state): with 8 threads each trellis
 // step needs an exchange of the 8 metrics (shuffles) and a 2-way max per thread, about as many
@@ -66,42 +69,72 @@ __device__ __forceinline__ void step_forward_in_window(M (&al)[8], M A, M Lp, in
     forward_step<false, false>(al, A, Lp);
 }
 
-/// Sub-decoder i of block d for one half-iteration, windowed (see the top of this file).
-/// ckpt: room for 8 metrics per window of this sub-block (global). sal: this block's shared
-/// alpha window, sal[(j * 8 + s) * kThreadsPerBlock + threadIdx.x].
-template <class Tr, int W, class Load>
-__device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, const BlockDesc& d,
-                                                int i, typename Tr::Metric* ckpt,
-                                                typename Tr::Metric* sal) {
-  using M = typename Tr::Metric;
-  using Llr = typename Tr::Llr;
-  const int K = d.K, P = d.P, c = h.component;
-  const int begin = sub_begin(K, P, i), end = sub_begin(K, P, i + 1);
-  const int len = end - begin;
-  const Llr* __restrict__ sys = h.llr + d.llr_offset;
-  const Llr* __restrict__ par = sys + static_cast<std::size_t>(K + 4) * (1 + c);
-  const Llr* ext_in = h.ext_in + d.bit_offset;
-  Llr* ext_out = h.ext_out + d.bit_offset;
-  const int tid = threadIdx.x;
+/// Where the alpha of the current window lives (W steps of 8 metrics). SharedAlpha:
+/// sal[(j * 8 + s) * kThreadsPerBlock + threadIdx.x] (conflict-free), for the kernels that keep
+/// many threads per SM with few registers each.
+template <typename M>
+struct SharedAlpha {
+  M* base;  ///< sal + threadIdx.x
+  __device__ __forceinline__ M& at(int j, int s) { return base[(j * 8 + s) * kThreadsPerBlock]; }
+};
+/// In registers (every index is a constant once the window loops are unrolled), for the block
+/// kernel, whose threads have registers to spare.
+template <typename M, int W>
+struct RegisterAlpha {
+  M a[W][8];
+  __device__ __forceinline__ M& at(int j, int s) { return a[j][s]; }
+};
 
-  M al[8], be[8];
-  if (i == 0) {
-#pragma unroll
-    for (int s = 0; s < 8; ++s) al[s] = s == 0 ? M(0) : M(Tr::kNeg);
-  } else {
-    const M* src =
-        bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.read_buf, d.bound_offset + i);
-#pragma unroll
-    for (int s = 0; s < 8; ++s) al[s] = Load::ld(src + s);
+/// What every sub-decoder needs besides its inputs: the extrinsic scaling and, on the last
+/// half-iteration, where the block's hard decisions (bits not null) and a-posteriori LLRs
+/// (llr_out not null) go, indexed by information bit of the block. The Io classes add the
+/// inputs: a(n) = Ls + La of information bit n, lp(k) = Lp of trellis step k, and put(n, Le).
+template <class Tr>
+struct IoCommon {
+  using Llr = typename Tr::Llr;
+  using M = typename Tr::Metric;
+  float scale = 1.0f;
+  int scale_q4 = 16;
+  std::uint8_t* bits = nullptr;
+  float* llr_out = nullptr;
+};
+
+/// The inputs in the batch's arrays in device memory (Load: how ext_in is read).
+template <class Tr, class Load>
+struct GlobalIo : IoCommon<Tr> {
+  using typename IoCommon<Tr>::Llr;
+  using typename IoCommon<Tr>::M;
+  const Llr* sys = nullptr;
+  const Llr* par = nullptr;  ///< this component's parity stream
+  const Llr* ext_in = nullptr;
+  Llr* ext_out = nullptr;
+  __device__ __forceinline__ M a(int n) const {
+    return static_cast<M>(__ldg(sys + n)) + static_cast<M>(Load::ld(ext_in + n));
   }
-  if (i == P - 1) {
-    tail_beta<Tr, false>(sys, K, c, be);
-  } else {
-    const M* src =
-        bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, d.bound_offset + i + 1);
-#pragma unroll
-    for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
-  }
+  __device__ __forceinline__ M lp(int k) const { return static_cast<M>(__ldg(par + k)); }
+  __device__ __forceinline__ void put(int n, Llr le) const { ext_out[n] = le; }
+};
+
+/// The sub-block and the component a sub-decoder runs.
+struct SubBlock {
+  int K, f1, f2;   ///< code block size and QPP coefficients
+  int c;           ///< component (1 steps through the interleaver)
+  int begin, end;  ///< trellis steps [begin, end)
+};
+
+/// One sub-decoder for one half-iteration, windowed (see the top of this file). al holds alpha
+/// at the sub-block's start on entry, be beta at its end; on return be holds beta at the start.
+/// alpha_end(a) receives alpha at the end as soon as it is known. ckpt: room for 8 metrics per
+/// window (used when the sub-block is longer than W).
+template <class Tr, int W, class Io, class Alpha, class AlphaEnd>
+__device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb,
+                                                typename Tr::Metric (&al)[8],
+                                                typename Tr::Metric (&be)[8],
+                                                typename Tr::Metric* ckpt, Alpha& alpha,
+                                                const AlphaEnd& alpha_end) {
+  using M = typename Tr::Metric;
+  const int K = sb.K, c = sb.c, begin = sb.begin, end = sb.end;
+  const int len = end - begin;
 
   // The window's information bits (pos: natural order; component 2 steps through the QPP
   // interleaver, computed incrementally: pi(k + 1) = pi(k) + g(k), g(k + 1) = g(k) + 2 f2,
@@ -109,18 +142,18 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
   // pos16 packs the window's bit positions two per register (they are < 6144).
   M A[W], Lp[W];
   std::uint32_t pos16[W / 2];
-  const int two_f2 = (2 * d.f2) % K;
+  const int two_f2 = (2 * sb.f2) % K;
   auto load_window = [&](int k0, int wl) {
     int p = k0, g = 1;
     if (c == 1) {
-      p = qpp_at(K, d.f1, d.f2, k0);
-      g = (d.f1 + d.f2 * (2 * k0 + 1)) % K;
+      p = qpp_at(K, sb.f1, sb.f2, k0);
+      g = (sb.f1 + sb.f2 * (2 * k0 + 1)) % K;
     }
 #pragma unroll
     for (int j = 0; j < W; ++j) {
       if (j < wl) {
-        A[j] = static_cast<M>(__ldg(sys + p)) + static_cast<M>(Load::ld(ext_in + p));
-        Lp[j] = static_cast<M>(__ldg(par + k0 + j));
+        A[j] = io.a(p);
+        Lp[j] = io.lp(k0 + j);
       }
       if (j % 2 == 0)
         pos16[j / 2] = static_cast<std::uint32_t>(p);
@@ -149,12 +182,7 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
       for (int j = 0; j < W; ++j)
         if (j < wl) step_forward_in_window(al, A[j], Lp[j], j, wl);
     }
-    if (i < P - 1) {
-      M* dst =
-          bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i + 1);
-#pragma unroll
-      for (int s = 0; s < 8; ++s) dst[s] = al[s];
-    }
+    alpha_end(al);
   }
 
   for (int w = nwin - 1; w >= 0; --w) {
@@ -172,30 +200,70 @@ __device__ __forceinline__ void decode_windowed(const HalfIteration<Tr>& h, cons
     for (int j = 0; j < W; ++j) {
       if (j < wl) {
 #pragma unroll
-        for (int s = 0; s < 8; ++s) sal[(j * 8 + s) * kThreadsPerBlock + tid] = a[s];
+        for (int s = 0; s < 8; ++s) alpha.at(j, s) = a[s];
         step_forward_in_window(a, A[j], Lp[j], j, wl);
       }
     }
-    if (nwin == 1 && i < P - 1) {
-      M* dst =
-          bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i + 1);
-#pragma unroll
-      for (int s = 0; s < 8; ++s) dst[s] = a[s];
-    }
+    if (nwin == 1) alpha_end(a);
 #pragma unroll
     for (int j = W - 1; j >= 0; --j) {
       if (j < wl) {
-        const M* row = sal + j * 8 * kThreadsPerBlock + tid;
-        auto alpha = [&](int s) { return row[s * kThreadsPerBlock]; };
+        auto row = [&](int s) { return alpha.at(j, s); };
         const M le = j == 0  // constant once unrolled: normalise after the window's first bit
-                         ? backward_extrinsic<false, true>(be, alpha, A[j], Lp[j])
-                         : backward_extrinsic<false, false>(be, alpha, A[j], Lp[j]);
+                         ? backward_extrinsic<false, true>(be, row, A[j], Lp[j])
+                         : backward_extrinsic<false, false>(be, row, A[j], Lp[j]);
         const int n = pos(j);
-        ext_out[n] = Tr::extrinsic(le, h.scale, h.scale_q4);
-        if (h.bits) write_decision(h, d.bit_offset + n, A[j] + le);
+        io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
+        if (io.bits) write_decision(io.bits, io.llr_out, n, A[j] + le);
       }
     }
   }
+}
+
+/// Sub-decoder i of block d for one half-iteration, everything in the batch's arrays in device
+/// memory: boundary metrics from h's read buffer, to its write buffer. sal: this thread block's
+/// shared alpha window (SharedAlpha).
+template <class Tr, class Load>
+__device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const BlockDesc& d, int i,
+                                              typename Tr::Metric* ckpt, typename Tr::Metric* sal) {
+  using M = typename Tr::Metric;
+  const int K = d.K, P = d.P, c = h.component;
+  GlobalIo<Tr, Load> io;
+  io.sys = h.llr + d.llr_offset;
+  io.par = io.sys + static_cast<std::size_t>(K + 4) * (1 + c);
+  io.ext_in = h.ext_in + d.bit_offset;
+  io.ext_out = h.ext_out + d.bit_offset;
+  io.scale = h.scale;
+  io.scale_q4 = h.scale_q4;
+  io.bits = h.bits ? h.bits + d.bit_offset : nullptr;
+  io.llr_out = h.llr_out ? h.llr_out + d.bit_offset : nullptr;
+
+  M al[8], be[8];
+  if (i == 0) {
+#pragma unroll
+    for (int s = 0; s < 8; ++s) al[s] = s == 0 ? M(0) : M(Tr::kNeg);
+  } else {
+    const M* src =
+        bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.read_buf, d.bound_offset + i);
+#pragma unroll
+    for (int s = 0; s < 8; ++s) al[s] = Load::ld(src + s);
+  }
+  if (i == P - 1) {
+    tail_beta<Tr, false>(io.sys, K, c, be);
+  } else {
+    const M* src =
+        bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, d.bound_offset + i + 1);
+#pragma unroll
+    for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
+  }
+  SharedAlpha<M> alpha{sal + threadIdx.x};
+  const SubBlock sb{K, d.f1, d.f2, c, sub_begin(K, P, i), sub_begin(K, P, i + 1)};
+  decode_windowed<Tr, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
+    if (i == P - 1) return;
+    M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i + 1);
+#pragma unroll
+    for (int s = 0; s < 8; ++s) dst[s] = a[s];
+  });
   if (i > 0) {
     M* dst = bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i);
 #pragma unroll
@@ -220,7 +288,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
   const BlockDesc d = h.blocks[block];
   const int i = static_cast<int>(t - d.sub_offset);
   M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
-  decode_windowed<Tr, kWindow, ReadOnlyLoad>(h, d, i, ckpt, sal);
+  decode_global<Tr, ReadOnlyLoad>(h, d, i, ckpt, sal);
 }
 
 /// Strict mode in one cooperative launch, for batches whose sub-decoders are all resident at
@@ -261,7 +329,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       const bool decide = it == iterations - 1 && c == 1;
       h.bits = decide ? bits : nullptr;
       h.llr_out = decide ? llr_out : nullptr;
-      if (active) decode_windowed<Tr, kWindow, CoherentLoad>(h, d, i, ckpt, sal);
+      if (active) decode_global<Tr, CoherentLoad>(h, d, i, ckpt, sal);
       grid.sync();
     }
   }
@@ -292,7 +360,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
       const bool decide = it == iterations - 1 && c == 1;
       hc.bits = decide ? bits : nullptr;
       hc.llr_out = decide ? h.llr_out : nullptr;
-      decode_windowed<Tr, kWindow, CoherentLoad>(hc, d, i, ckpt, sal);
+      decode_global<Tr, CoherentLoad>(hc, d, i, ckpt, sal);
       __threadfence();
     }
   }
