@@ -7,11 +7,19 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 
 #include "core/cuda/buffer.hpp"
 #include "core/thread_pool.hpp"
 
 namespace sigpu::cuda {
+
+/// A run of host bytes that maps onto consecutive device bytes; a null `data` is a gap (skipped
+/// on download, zeros on upload).
+struct HostPiece {
+  void* data = nullptr;
+  std::size_t size = 0;
+};
 
 class Stager {
  public:
@@ -27,6 +35,13 @@ class Stager {
   /// Copies n bytes device -> host, after the work already queued on `stream`. on_chunk(offset,
   /// length) runs on the calling thread as each chunk lands in h_dst, in order.
   void download(void* h_dst, const void* d_src, std::size_t n, cudaStream_t stream,
+                ThreadPool& pool,
+                const std::function<void(std::size_t, std::size_t)>& on_chunk = {});
+
+  /// The same for many host buffers, one after another on the device: a batch of files moves
+  /// in large DMAs and one pool job per chunk instead of a small transfer each.
+  void upload(void* d_dst, std::span<const HostPiece> src, cudaStream_t stream, ThreadPool& pool);
+  void download(std::span<const HostPiece> dst, const void* d_src, cudaStream_t stream,
                 ThreadPool& pool,
                 const std::function<void(std::size_t, std::size_t)>& on_chunk = {});
 

@@ -4,7 +4,6 @@
 // file's span, so reads stop where the file ends, as for the file alone), and decoded by one set
 // of kernels into one interleaved output, from which every file's PCM is copied back.
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 #include "flac/cuda/decoder_impl.cuh"
@@ -84,7 +83,14 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
       samples += plan[pack[j]].index.total_samples;
       frames += plan[pack[j]].index.frames.size();
     }
-    ByteBuffer packed(in_bytes);
+    // The files go up in place, without a packed host copy; the alignment gaps go up as zeros.
+    std::vector<sigpu::cuda::HostPiece> in_pieces;
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      const std::span<const std::uint8_t> f = files[pack[j]];
+      in_pieces.push_back({const_cast<std::uint8_t*>(f.data()), f.size()});
+      const std::uint64_t next = j + 1 < pack.size() ? in_at[j + 1] : in_bytes;
+      in_pieces.push_back({nullptr, next - in_at[j] - f.size()});
+    }
     std::vector<FrameEntry> entries(frames);
     std::vector<FileSpanDevice> spans(frames);
     std::vector<std::uint64_t> first_frame(pack.size());
@@ -96,15 +102,8 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
         entries[f++] = e;
       }
     }
-    pool.parallel_for(
-        pack.size(),
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t j = b; j < e; ++j)
-            std::memcpy(packed.data() + in_at[j], files[pack[j]].data(), files[pack[j]].size());
-        },
-        1);
     slot.file.reserve(in_bytes);
-    impl_->staging().upload(slot.file.get(), packed.data(), in_bytes, impl_->s(), pool);
+    impl_->staging().upload(slot.file.get(), in_pieces, impl_->s(), pool);
     const auto count = static_cast<std::uint32_t>(frames);
     slot.frames.reserve(count);
     slot.file_spans.reserve(count);
@@ -123,6 +122,8 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
                     target, slot.file_spans.get());
 
     std::vector<DecodeOutput> decoded(pack.size());
+    // Every file's PCM comes down in one pass (a relinked file's share is skipped).
+    std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const FrameIndex& index = plan[pack[j]].index;
       const auto first = results.begin() + static_cast<std::ptrdiff_t>(first_frame[j]);
@@ -132,6 +133,7 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
           index,
           std::vector<FrameResult>(first, first + static_cast<std::ptrdiff_t>(index.frames.size())),
           &relink);
+      out_pieces[j].size = index.total_samples * channels * value_bytes;
       if (relink) {  // a false link: the single-file path corrects the chain and decodes again
         plan[pack[j]].packed = false;
         alone.push_back(pack[j]);
@@ -140,11 +142,10 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
       shape_pcm(r.pcm, index, o);
       r.warnings = index.warnings;
       r.frames = index.frames.size();
-      r.pcm.bytes.resize(index.total_samples * channels * value_bytes);
-      impl_->staging().download(r.pcm.bytes.data(),
-                                slot.output.get() + sample_at[j] * channels * value_bytes,
-                                r.pcm.bytes.size(), impl_->s(), pool);
+      r.pcm.bytes.resize(out_pieces[j].size);
+      out_pieces[j].data = r.pcm.bytes.data();
     }
+    impl_->staging().download(out_pieces, slot.output.get(), impl_->s(), pool);
     pool.parallel_for(
         pack.size(),
         [&](std::size_t b, std::size_t e) {
