@@ -29,6 +29,7 @@ class CpuRunner final : public Runner {
       level.groups.push_back(static_cast<int>(g));
       level.starts.push_back(level.jobs);
       level.jobs += plan.groups[g].end - plan.groups[g].begin;
+      level.heavy |= plan.groups[g].kind == Kind::convolution || plan.groups[g].kind == Kind::nam;
     }
 #ifdef SIGPU_HAVE_AUDIO_CONVOLUTION
     for (const auto& job : plan.convolution) {
@@ -62,9 +63,10 @@ class CpuRunner final : public Runner {
     const std::size_t n = plan_.period;
     std::memcpy(arena_.data(), in, sizeof(float) * n * plan_.inputs);
     for (const auto& level : levels_) {
-      // About four chunks per thread, but no chunk below a few channels: a job is short.
+      // About four chunks per thread, but no chunk below a few channels where a job is short
+      // (a channel of an effect); a convolution node or an amp model is a long job on its own.
       const std::size_t grain =
-          pool_ ? std::max<std::size_t>(4, level.jobs / (4 * pool_->size())) : 0;
+          pool_ ? std::max<std::size_t>(level.heavy ? 1 : 4, level.jobs / (4 * pool_->size())) : 0;
       if (pool_ && level.jobs > grain) {
         pool_->run(
             level.jobs, [&](std::size_t b, std::size_t e) { run_range(level, b, e); }, grain);
@@ -83,6 +85,7 @@ class CpuRunner final : public Runner {
     std::vector<int> groups;
     std::vector<std::size_t> starts;
     std::size_t jobs = 0;
+    bool heavy = false;  ///< has convolution or nam jobs
   };
 
   void run_range(const Level& level, std::size_t begin, std::size_t end) {

@@ -21,13 +21,13 @@ endif()
 
 # The convolution effect wraps the convolution module when this build has it.
 if(EXISTS ${PROJECT_SOURCE_DIR}/src/convolution/module.cmake AND
-   (NOT SIGPU_MODULES OR "convolution" IN_LIST SIGPU_MODULES))
+   (NOT SIGPU_MODULES OR "convolution" IN_LIST SIGPU_MODULE_LIST))
   target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_AUDIO_CONVOLUTION=1)
 endif()
 
 # The nam effect wraps the nam module when this build has it.
 if(EXISTS ${PROJECT_SOURCE_DIR}/src/nam/module.cmake AND
-   (NOT SIGPU_MODULES OR "nam" IN_LIST SIGPU_MODULES))
+   (NOT SIGPU_MODULES OR "nam" IN_LIST SIGPU_MODULE_LIST))
   target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_AUDIO_NAM=1)
 endif()
 
