@@ -92,26 +92,6 @@ struct FixedTraits {
   }
 };
 
-/// The fixed-point decoder (FixedTraits<T>: int32 metrics) computed in float, with the same
-/// results: every metric, branch sum and extrinsic that can reach an output is an integer of
-/// magnitude below 2^24 (|LLR| <= 2^15, metrics normalised every kNormEvery steps: they stay
-/// below ~2.3e6), where float addition, subtraction and max are exact. The only values beyond
-/// that derive from kNeg (states the trellis cannot be in near its ends); they lose every max
-/// against a reachable state's metric in both arithmetics, so they never reach an output. The
-/// extrinsic is scaled and saturated in int32, as FixedTraits does. The GPU's block kernel uses
-/// it; TurboExactFloat checks it against FixedTraits on the CPU.
-template <typename T>
-struct ExactFloatTraits {
-  using Llr = float;
-  using Metric = float;
-  static constexpr float kNeg = static_cast<float>(FixedTraits<T>::kNeg);
-  SIGPU_HD static SIGPU_FORCEINLINE Llr extrinsic(Metric le, float scale, int scale_q4) {
-    // le is an integer below 2^24 in magnitude: the conversion is exact.
-    return static_cast<float>(
-        FixedTraits<T>::extrinsic(static_cast<std::int32_t>(le), scale, scale_q4));
-  }
-};
-
 template <bool kLogMap, typename M>
 SIGPU_HD SIGPU_FORCEINLINE M max_star(M a, M b) {
 #ifdef __CUDA_ARCH__
@@ -201,10 +181,16 @@ SIGPU_HD SIGPU_FORCEINLINE void forward_step(M (&al)[8], M A, M Lp) {
     for (int r2 = 0; r2 < 2; ++r2) {
       const int s = (r0 << 2) | (r1 << 1) | r2;
       const int u = a ^ r1 ^ r2, p = a ^ r0 ^ r2;
-      M g = 0;
-      if (u) g = g - A;
-      if (p) g = g - Lp;
-      v[r2] = al[s] + g;
+      // A transition without a branch term (u = p = 0) adds nothing: adding a float zero would
+      // cost an instruction and could change only the sign of a zero metric.
+      if (u | p) {
+        M g = 0;
+        if (u) g = g - A;
+        if (p) g = g - Lp;
+        v[r2] = al[s] + g;
+      } else {
+        v[r2] = al[s];
+      }
     }
     na[n] = max_star<kLogMap>(v[0], v[1]);
   }

@@ -73,13 +73,16 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
 // Strict mode with one thread block per code block: P that needs several rounds of its threads,
 // the last one partial, sub-blocks that are not whole windows (K / P not a multiple of 8), and a
 // P whose boundary metrics no longer fit in shared memory (the per-half-iteration kernels take
-// over). Bits and a-posteriori LLRs equal the CPU's.
+// over). 15 blocks: more than 8 x 768 sub-decoders at P = 500, so the batch is not one that
+// goes to the cooperative kernel for its size. Bits and a-posteriori LLRs equal the CPU's.
 TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  const auto f = make_turbo_frames({6144, 6144, 4032}, 0.3, 5);
+  std::vector<int> K;
+  for (int r = 0; r < 5; ++r) K.insert(K.end(), {6144, 6144, 4032});
+  const auto f = make_turbo_frames(K, 0.3, 5);
   std::vector<std::int8_t> q8(f.llr.size());
   turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
-  for (int P : {100, 500, 1000, 2048})
+  for (int P : {100, 500, 900, 2048})  // 900: three rounds of 384 threads, the last partial
     expect_gpu_matches_cpu(f, q8, {.iterations = 2, .subdecoders = P, .output_llrs = true});
 }
 

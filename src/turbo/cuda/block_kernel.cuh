@@ -9,9 +9,10 @@
 // decisions, and the alpha checkpoints of sub-blocks longer than a window.
 //
 // Each thread runs sub-decoders i = t, t + T, t + 2T, ... ("rounds") of the block with the
-// alpha of its window in registers (RegisterAlpha). The arithmetic is decode_windowed's, in
-// float for every LLR type (ExactFloatTraits: exact for the fixed-point decoders), so the
-// results are those of the other strict kernels and of the CPU.
+// alpha of its window in registers (RegisterAlpha). The arithmetic is decode_windowed's in the
+// decoder's own metric type (float, or int32 for fixed point, as on the CPU), so the results
+// are those of the other strict kernels and of the CPU. The sub-blocks' bounds and QPP starting
+// points are computed once per launch (SubBlockEntry).
 //
 // The boundary metrics are stored once (not double-buffered by iteration parity: that would not
 // fit for P = 768): in each round every thread first reads the old metrics it starts from, a
@@ -38,53 +39,54 @@ inline constexpr int kBlockThreads = 384;
 /// blocks).
 inline constexpr int kBlockKernelMinP = 32;
 
-/// Position of information bit n in the shared arrays (floats): one word of padding after every
-/// 32, so that the sub-decoders of a warp, reading runs of consecutive bits from starts 8 bits
-/// apart (component 1 at K / P = 8), hit different banks.
+/// Position of information bit n in the shared arrays (4-byte words): one word of padding after
+/// every 32, so that the sub-decoders of a warp, reading runs of consecutive bits from starts 8
+/// bits apart (component 1 at K / P = 8), hit different banks.
 __host__ __device__ constexpr int padded(int n) {
   return n + n / 32;
 }
 
-/// The block kernel computes in float for every LLR type (ExactFloatTraits, map_decoder.hpp):
-/// one shared-memory layout for all. It is not faster for fixed point: float adds run at twice
-/// the rate of integer ones, but the kernel is bound by instruction issue and int32 needs fewer
-/// instructions (three-operand adds); docs/turbo.md has the measurements.
-template <class Tr>
-struct BlockMath {
-  using type = Tr;  // FloatTraits
-};
-template <typename T>
-struct BlockMath<FixedTraits<T>> {
-  using type = ExactFloatTraits<T>;
-};
-
-/// Shared memory of one code block: Ls, Le, Lp of component 1 and of component 2 (padded
-/// floats, each rounded up to 16 bytes), beta at K of both components, then the boundary metrics
-/// [component][alpha, beta][state][slot 0..P] (consecutive slots: consecutive banks).
+/// Shared memory of one code block: Ls, Le, Lp of component 1 and of component 2 (padded words
+/// of the metric type: float, or int32 for fixed point, each array rounded up to 16 bytes),
+/// beta at K of both components, the boundary metrics [component][alpha, beta][state][slot
+/// 0..P] (consecutive slots: consecutive banks), then one SubBlockEntry per sub-decoder.
 struct BlockSmem {
-  static constexpr std::size_t kTailBetaBytes = 16 * sizeof(float);
+  static constexpr std::size_t kWord = 4;
+  static constexpr std::size_t kTailBetaBytes = 16 * kWord;
   __host__ __device__ static constexpr std::size_t array_bytes(int K) {
-    return (static_cast<std::size_t>(padded(K)) * sizeof(float) + 15) / 16 * 16;
+    return (static_cast<std::size_t>(padded(K)) * kWord + 15) / 16 * 16;
+  }
+  __host__ __device__ static constexpr std::size_t bounds_bytes(int P) {
+    return std::size_t(4) * 8 * (static_cast<std::size_t>(P) + 1) * kWord;
   }
   __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
-    return 4 * array_bytes(K) + kTailBetaBytes +
-           std::size_t(4) * 8 * (static_cast<std::size_t>(P) + 1) * sizeof(float);
+    return 4 * array_bytes(K) + kTailBetaBytes + bounds_bytes(P) +
+           static_cast<std::size_t>(P) * sizeof(uint2);  // SubBlockEntry
   }
 };
 
+/// What a sub-decoder needs of its sub-block in every half-iteration, computed once per launch:
+/// x = begin | end << 16, y = pi(begin) | g(begin) << 16 (all below K <= 6144). The divisions
+/// they take (sub_begin's 64-bit one, and the QPP's mod K) would otherwise run per sub-decoder
+/// and half-iteration, which matters where a sub-block is only 8 bits long.
+using SubBlockEntry = uint2;
+
 /// The inputs in shared memory (padded positions). Ls and the parity are the block's LLRs; ext
-/// holds La of a position until its sub-decoder writes Le there.
-template <class Ct>
-struct SharedIo : IoCommon<Ct> {
-  const float* sys = nullptr;
-  const float* par = nullptr;
-  float* ext = nullptr;
-  __device__ __forceinline__ float a(int n) const {
+/// holds La of a position until its sub-decoder writes Le there. M: the metric type.
+template <class Tr>
+struct SharedIo : IoCommon<Tr> {
+  using typename IoCommon<Tr>::Llr;
+  using typename IoCommon<Tr>::M;
+  const M* sys = nullptr;
+  const M* par = nullptr;
+  M* ext = nullptr;
+  __device__ __forceinline__ M a(int n) const {
     const int at = padded(n);
     return sys[at] + ext[at];
   }
-  __device__ __forceinline__ float lp(int k) const { return par[padded(k)]; }
-  __device__ __forceinline__ void put(int n, float le) const { ext[padded(n)] = le; }
+  __device__ __forceinline__ M lp(int k) const { return par[padded(k)]; }
+  __device__ __forceinline__ void put(int n, Llr le) const { ext[padded(n)] = static_cast<M>(le); }
+  static constexpr bool kPackedPositions = false;
 };
 
 /// Strict mode, all iterations of one code block per thread block (blockDim.x threads, any
@@ -95,33 +97,40 @@ template <class Tr>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     StrictBlockKernel(const BlockDesc* __restrict__ blocks,
                       const typename Tr::Llr* __restrict__ llr, int iterations, float scale,
-                      int scale_q4, float* scratch, std::uint8_t* bits, float* llr_out) {
-  using Ct = typename BlockMath<Tr>::type;
-  using M = float;
+                      int scale_q4, typename Tr::Metric* scratch, std::uint8_t* bits,
+                      float* llr_out) {
+  using M = typename Tr::Metric;
+  static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
   const BlockDesc d = blocks[blockIdx.x];
   const int K = d.K, P = d.P, T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
   const typename Tr::Llr* g_llr = llr + d.llr_offset;
-  const std::size_t array_floats = BlockSmem::array_bytes(K) / sizeof(float);
-  auto* s_sys = reinterpret_cast<float*>(smem);
-  float* s_ext = s_sys + array_floats;
-  float* s_par = s_sys + 2 * array_floats;        // component c at c * array_floats
-  float* s_tail_beta = s_sys + 4 * array_floats;  // [component][state]
+  const std::size_t array_words = BlockSmem::array_bytes(K) / BlockSmem::kWord;
+  auto* s_sys = reinterpret_cast<M*>(smem);
+  M* s_ext = s_sys + array_words;
+  M* s_par = s_sys + 2 * array_words;        // component c at c * array_words
+  M* s_tail_beta = s_sys + 4 * array_words;  // [component][state]
   auto* s_bound =
       reinterpret_cast<M*>(smem + 4 * BlockSmem::array_bytes(K) + BlockSmem::kTailBetaBytes);
+  auto* s_sub =
+      reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
+                                       BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
   const int slots = P + 1;
   for (int n = t; n < K; n += T) {
     const int at = padded(n);
-    s_sys[at] = static_cast<float>(g_llr[n]);
-    s_ext[at] = 0.0f;
-    s_par[at] = static_cast<float>(g_llr[K + 4 + n]);
-    s_par[array_floats + at] = static_cast<float>(g_llr[2 * (K + 4) + n]);
+    s_sys[at] = static_cast<M>(g_llr[n]);
+    s_ext[at] = M(0);
+    s_par[at] = static_cast<M>(g_llr[K + 4 + n]);
+    s_par[array_words + at] = static_cast<M>(g_llr[2 * (K + 4) + n]);
+  }
+  for (int i = t; i < P; i += T) {
+    const SubBlock sb = make_sub_block(K, d.f1, d.f2, 1, P, i);
+    s_sub[i] = make_uint2(static_cast<unsigned>(sb.begin | sb.end << 16),
+                          static_cast<unsigned>(sb.pi0 | sb.g0 << 16));
   }
   if (t < 2) {  // beta at K of component t: the same in every iteration
     M be[8];
-    tail_beta_from<Ct, false>(
-        [&](int stream, int j) { return static_cast<float>(g_llr[stream * (K + 4) + K + j]); }, t,
-        be);
+    tail_beta<Tr, false>(g_llr, K, t, be);
 #pragma unroll
     for (int s = 0; s < 8; ++s) s_tail_beta[t * 8 + s] = be[s];
   }
@@ -134,9 +143,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
   for (int it = 0; it < iterations; ++it) {
     for (int c = 0; c < 2; ++c) {
-      SharedIo<Ct> io;
+      SharedIo<Tr> io;
       io.sys = s_sys;
-      io.par = s_par + c * array_floats;
+      io.par = s_par + c * array_words;
       io.ext = s_ext;
       io.scale = scale;
       io.scale_q4 = scale_q4;
@@ -148,10 +157,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         const int i = r0 + t;
         const bool active = i < P;
         M al[8], be[8];
+        SubBlockEntry e{};
         if (active) {
+          e = s_sub[i];
 #pragma unroll
           for (int s = 0; s < 8; ++s)
-            al[s] = i > 0 ? bound(c, 0, s, i) : (s == 0 ? M(0) : M(Ct::kNeg));
+            al[s] = i > 0 ? bound(c, 0, s, i) : (s == 0 ? M(0) : M(Tr::kNeg));
           if (i == P - 1) {
 #pragma unroll
             for (int s = 0; s < 8; ++s) be[s] = s_tail_beta[c * 8 + s];
@@ -167,9 +178,17 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
         if (active) {
           RegisterAlpha<M, kWindow> alpha;
-          M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(K, P, i)) * 8;
-          const SubBlock sb{K, d.f1, d.f2, c, sub_begin(K, P, i), sub_begin(K, P, i + 1)};
-          decode_windowed<Ct, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
+          const int begin = static_cast<int>(e.x & 0xFFFFu);
+          M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + begin) * 8;
+          const SubBlock sb{K,
+                            d.f1,
+                            d.f2,
+                            c,
+                            begin,
+                            static_cast<int>(e.x >> 16),
+                            static_cast<int>(e.y & 0xFFFFu),
+                            static_cast<int>(e.y >> 16)};
+          decode_windowed<Tr, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
             if (i == P - 1) return;
 #pragma unroll
             for (int s = 0; s < 8; ++s) {

@@ -1,9 +1,9 @@
 // The GPU turbo decoder: LLRs and every working array stay in device memory. Strict mode runs
 // one thread block per code block for all iterations (StrictBlockKernel) where the block's
-// shared memory fits; otherwise (large P, or early termination) one cooperative launch for
-// batches that fit on the device at once, else one launch per half-iteration (the kernel
-// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a
-// CUDA graph.
+// shared memory fits and the batch is not a small one of large P (small_batch); otherwise
+// (those, large P, or early termination) one cooperative launch for batches that fit on the
+// device at once, else one launch per half-iteration (the kernel boundary is the barrier). Loose
+// mode is one launch. The multi-launch forms are replayed as a CUDA graph.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -107,7 +107,7 @@ struct CudaDecoder::Impl {
     iterations.assign(p.blocks.size(), o.iterations);
     if (o.sync == Sync::strict && !o.early_termination) {
       const std::size_t smem = block_kernel_smem(p);
-      if (smem > 0) {
+      if (smem > 0 && !small_batch(p)) {
         const double seconds = run_block_kernel<Tr>(p, o, smem, llr_dst);
         finish(p, o);
         return seconds;
@@ -193,6 +193,21 @@ struct CudaDecoder::Impl {
     return seconds;
   }
 
+  /// A batch that leaves most SMs idle on the block kernel and needs several rounds of its
+  /// threads per code block (P > kBlockThreads) decodes faster on the cooperative kernel, which
+  /// spreads a code block over several SMs. On the H100 (K = 6144, P = 768, docs/turbo.md) the
+  /// cooperative kernel took 62-75 us for one block and 70-84 us for 8, and its time grows with
+  /// the sub-decoders per SM (96 blocks: 208-267 us); the block kernel takes 87-91 us for any
+  /// batch up to one code block per SM. The two meet somewhere between 11 (float) and 20 (int8)
+  /// blocks by linear interpolation; the largest batch measured where the cooperative kernel
+  /// won, 8 x 768 sub-decoders, is the limit.
+  static bool small_batch(const BatchPlan& p) {
+    int max_P = 0;
+    for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
+    return max_P > cuda::kBlockThreads && p.total_subs <= kCooperativeMaxSubs;
+  }
+  static constexpr std::uint32_t kCooperativeMaxSubs = 8 * 768;
+
   /// Dynamic shared memory StrictBlockKernel needs for the batch, or 0 where it does not apply:
   /// more than a thread block can have (large P), or fewer sub-decoders than a warp (the kernel
   /// puts a code block on one SM, so P = 1 would run one thread per SM where the other kernels
@@ -226,7 +241,8 @@ struct CudaDecoder::Impl {
     timer.start(stream.get());
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
         blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations, o.scaling,
-        scale_q4(o.scaling), reinterpret_cast<float*>(scratch.get()), bits.get(), llr_dst);
+        scale_q4(o.scaling), reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(),
+        llr_dst);
     SIGPU_CUDA_CHECK_LAUNCH();
     return timer.stop(stream.get());
   }

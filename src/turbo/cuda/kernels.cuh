@@ -113,6 +113,7 @@ struct GlobalIo : IoCommon<Tr> {
   }
   __device__ __forceinline__ M lp(int k) const { return static_cast<M>(__ldg(par + k)); }
   __device__ __forceinline__ void put(int n, Llr le) const { ext_out[n] = le; }
+  static constexpr bool kPackedPositions = true;
 };
 
 /// The sub-block and the component a sub-decoder runs.
@@ -120,6 +121,51 @@ struct SubBlock {
   int K, f1, f2;   ///< code block size and QPP coefficients
   int c;           ///< component (1 steps through the interleaver)
   int begin, end;  ///< trellis steps [begin, end)
+  /// Component 2: pi(begin) and the increment pi(begin + 1) - pi(begin) mod K; the block kernel
+  /// takes them from a table filled once per launch instead of three mod-K reductions per
+  /// half-iteration.
+  int pi0 = 0, g0 = 0;
+};
+
+/// The QPP interleaver's increment g(k) = pi(k + 1) - pi(k) mod K = (f1 + f2 (2k + 1)) mod K.
+__host__ __device__ __forceinline__ int qpp_step(int K, int f1, int f2, int k) {
+  return (f1 + f2 * (2 * k + 1)) % K;
+}
+
+/// SubBlock of sub-decoder i of P over K bits, component c.
+__device__ __forceinline__ SubBlock make_sub_block(int K, int f1, int f2, int c, int P, int i) {
+  const int begin = sub_begin(K, P, i);
+  return SubBlock{K,
+                  f1,
+                  f2,
+                  c,
+                  begin,
+                  sub_begin(K, P, i + 1),
+                  qpp_at(K, f1, f2, begin),
+                  qpp_step(K, f1, f2, begin)};
+}
+
+/// The bit positions of a window: two per register (they are < 2^16) where registers are scarce
+/// (the kernels with many threads per SM), one per register in the block kernel, which saves
+/// the unpacking on every bit.
+template <int W, bool kPacked>
+struct WindowPositions {
+  std::uint32_t v[W / 2];
+  __device__ __forceinline__ void set(int j, int p) {
+    if (j % 2 == 0)
+      v[j / 2] = static_cast<std::uint32_t>(p);
+    else
+      v[j / 2] |= static_cast<std::uint32_t>(p) << 16;
+  }
+  __device__ __forceinline__ int operator[](int j) const {
+    return static_cast<int>((v[j / 2] >> (16 * (j % 2))) & 0xFFFFu);
+  }
+};
+template <int W>
+struct WindowPositions<W, false> {
+  int v[W];
+  __device__ __forceinline__ void set(int j, int p) { v[j] = p; }
+  __device__ __forceinline__ int operator[](int j) const { return v[j]; }
 };
 
 /// One sub-decoder for one half-iteration, windowed (see the top of this file). al holds alpha
@@ -139,26 +185,32 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
   // The window's information bits (pos: natural order; component 2 steps through the QPP
   // interleaver, computed incrementally: pi(k + 1) = pi(k) + g(k), g(k + 1) = g(k) + 2 f2,
   // mod K) and their inputs. Every load of a window is independent of the others.
-  // pos16 packs the window's bit positions two per register (they are < 6144).
   M A[W], Lp[W];
-  std::uint32_t pos16[W / 2];
+  WindowPositions<W, Io::kPackedPositions> pos;
   const int two_f2 = (2 * sb.f2) % K;
-  auto load_window = [&](int k0, int wl) {
-    int p = k0, g = 1;
-    if (c == 1) {
+  // p, g: position and increment at the window's first step k0 (the sub-block's own at its
+  // start; divisions only for later windows, which the checkpoint pass reaches by stepping on).
+  auto window_start = [&](int k0, int& p, int& g) {
+    if (c == 0) {
+      p = k0;
+      g = 1;
+    } else if (k0 == begin) {
+      p = sb.pi0;
+      g = sb.g0;
+    } else {
       p = qpp_at(K, sb.f1, sb.f2, k0);
-      g = (sb.f1 + sb.f2 * (2 * k0 + 1)) % K;
+      g = qpp_step(K, sb.f1, sb.f2, k0);
     }
+  };
+  // Loads the window at k0 (wl steps) and leaves p, g at k0 + W.
+  auto load_window = [&](int k0, int wl, int& p, int& g) {
 #pragma unroll
     for (int j = 0; j < W; ++j) {
       if (j < wl) {
         A[j] = io.a(p);
         Lp[j] = io.lp(k0 + j);
       }
-      if (j % 2 == 0)
-        pos16[j / 2] = static_cast<std::uint32_t>(p);
-      else
-        pos16[j / 2] |= static_cast<std::uint32_t>(p) << 16;
+      pos.set(j, p);
       if (c == 1) {
         p += g;
         p = p >= K ? p - K : p;
@@ -169,15 +221,16 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
       }
     }
   };
-  auto pos = [&](int j) -> int { return (pos16[j / 2] >> (16 * (j % 2))) & 0xFFFFu; };
 
   const int nwin = (len + W - 1) / W;
   if (nwin > 1) {  // checkpoint pass
+    int p, g;
+    window_start(begin, p, g);
     for (int w = 0; w < nwin; ++w) {
       const int k0 = begin + w * W, wl = min(W, end - k0);
 #pragma unroll
       for (int s = 0; s < 8; ++s) ckpt[w * 8 + s] = al[s];
-      load_window(k0, wl);
+      load_window(k0, wl, p, g);
 #pragma unroll
       for (int j = 0; j < W; ++j)
         if (j < wl) step_forward_in_window(al, A[j], Lp[j], j, wl);
@@ -187,7 +240,9 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
 
   for (int w = nwin - 1; w >= 0; --w) {
     const int k0 = begin + w * W, wl = min(W, end - k0);
-    load_window(k0, wl);
+    int p, g;
+    window_start(k0, p, g);
+    load_window(k0, wl, p, g);
     M a[8];
     if (nwin > 1) {
 #pragma unroll
@@ -212,7 +267,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
         const M le = j == 0  // constant once unrolled: normalise after the window's first bit
                          ? backward_extrinsic<false, true>(be, row, A[j], Lp[j])
                          : backward_extrinsic<false, false>(be, row, A[j], Lp[j]);
-        const int n = pos(j);
+        const int n = pos[j];
         io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
         if (io.bits) write_decision(io.bits, io.llr_out, n, A[j] + le);
       }
@@ -257,7 +312,7 @@ __device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const 
     for (int s = 0; s < 8; ++s) be[s] = Load::ld(src + s);
   }
   SharedAlpha<M> alpha{sal + threadIdx.x};
-  const SubBlock sb{K, d.f1, d.f2, c, sub_begin(K, P, i), sub_begin(K, P, i + 1)};
+  const SubBlock sb = make_sub_block(K, d.f1, d.f2, c, P, i);
   decode_windowed<Tr, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
     if (i == P - 1) return;
     M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i + 1);
