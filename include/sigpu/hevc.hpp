@@ -48,7 +48,8 @@ struct Frame {
 
 struct DecodeOptions {
   /// Where the in-loop filters run. The front end (parsing, reconstruction) is on the CPU:
-  /// serial for `cpu`, whole pictures in parallel on the shared thread pool otherwise.
+  /// serial for `cpu`, otherwise whole pictures in parallel on the decoder's own worker threads
+  /// (one per hardware thread, started by the first decode and kept until the decoder goes).
   Backend backend = Backend::cpu;
   /// Output the reconstruction before deblocking and SAO.
   bool unfiltered = false;
@@ -72,8 +73,8 @@ class Decoder {
   Decoder(Decoder&&) noexcept;
   Decoder& operator=(Decoder&&) noexcept;
 
-  /// Decodes a whole byte stream and calls on_frame for each picture in output order. Never
-  /// throws for bad input: each damaged unit becomes a Problem.
+  /// Decodes a whole byte stream and calls on_frame (on the calling thread) for each picture in
+  /// output order. Never throws for bad input: each damaged unit becomes a Problem.
   void decode(std::span<const std::uint8_t> stream,
               const std::function<void(const Frame&)>& on_frame);
 

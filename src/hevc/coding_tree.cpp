@@ -14,6 +14,15 @@ namespace {
 
 using hevc_filter::BlockFlag;
 
+// Sets the per-4x4 entries of v (ct_depth, intra_mode, pcm) covering the luma square at
+// (x0, y0) of the given size, a row of blocks at a time.
+template <typename T>
+void fill_blocks(const DecodedPicture& pic, std::vector<T>& v, int x0, int y0, int size, T value) {
+  const int n = size >> 2;
+  for (int j = 0; j < n; ++j)
+    std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(pic.block(x0, y0 + 4 * j)), n, value);
+}
+
 int chroma_qp_table(int qpi) {
   static constexpr int kTable[13] = {29, 30, 31, 32, 33, 33, 34, 34, 35, 35, 36, 36, 37};
   if (qpi < 30) return qpi;
@@ -49,8 +58,18 @@ void SliceDecoder::start_substream(const NalUnit& nal, std::size_t pos) {
   cabac_.init(nal.rbsp.data(), nal.rbsp.size(), pos);
 }
 
-bool SliceDecoder::available(int x_cur, int y_cur, int xn, int yn) const {
-  if (xn < 0 || yn < 0 || xn >= sps_.width || yn >= sps_.height) return false;
+void SliceDecoder::find_near_ctbs() {
+  const int ctb = sps_.ctb_size();
+  for (int dy = -1; dy <= 0; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xn = ctb_x0_ + dx * ctb, yn = ctb_y0_ + dy * ctb;
+      near_ctbs_[dy + 1][dx + 1] = (dx != 0 || dy != 0) && xn >= 0 && yn >= 0 && xn < sps_.width &&
+                                   yn < sps_.height &&
+                                   available_in_other_ctb(ctb_x0_, ctb_y0_, xn, yn);
+    }
+}
+
+bool SliceDecoder::available_in_other_ctb(int x_cur, int y_cur, int xn, int yn) const {
   const int w = geo_.width_ctbs, l = sps_.log2_ctb;
   const int ctb_n = (yn >> l) * w + (xn >> l);
   if (pic_.ctb_slice_addr[ctb_n] != sh_.slice_address) return false;
@@ -80,6 +99,7 @@ void SliceDecoder::decode(const NalUnit& nal) {
     ctb_y0_ = (rs / w) << sps_.log2_ctb;
     pic_.ctb_slice_addr[rs] = sh_.slice_address;
     pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
+    find_near_ctbs();
     init_contexts_for_ctb(rs, ts, first);
     if (sh_.sao_luma || sh_.sao_chroma) parse_sao(rs % w, rs / w, rs, ts);
     coding_quadtree(ctb_x0_, ctb_y0_, sps_.log2_ctb, 0);
@@ -217,9 +237,7 @@ void SliceDecoder::coding_quadtree(int x0, int y0, int log2, int depth) {
     }
     return;
   }
-  for (int y = y0; y < y0 + size; y += 4)
-    for (int x = x0; x < x0 + size; x += 4)
-      pic_.ct_depth[pic_.block(x, y)] = static_cast<std::uint8_t>(depth);
+  fill_blocks(pic_, pic_.ct_depth, x0, y0, size, static_cast<std::uint8_t>(depth));
   coding_unit(x0, y0, log2);
 }
 
@@ -283,11 +301,8 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
     pcm = cabac_.terminate();
   set_cu_qp();
   if (pcm) {
-    for (int y = y0; y < y0 + size; y += 4)
-      for (int x = x0; x < x0 + size; x += 4) {
-        pic_.pcm[pic_.block(x, y)] = 1;
-        pic_.intra_mode[pic_.block(x, y)] = 1;
-      }
+    fill_blocks(pic_, pic_.pcm, x0, y0, size, std::uint8_t{1});
+    fill_blocks(pic_, pic_.intra_mode, x0, y0, size, std::uint8_t{1});
     pcm_sample(x0, y0, log2);
     record_cu(x0, y0, log2, sps_.pcm_loop_filter_disabled || transquant_bypass_);
     record_tu(x0, y0, log2, false);
@@ -332,11 +347,8 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
       for (int k = 0; k < 3; ++k)
         if (mode >= cand[k]) ++mode;
     }
-    for (int y = py; y < py + pb; y += 4)
-      for (int x = px; x < px + pb; x += 4) {
-        pic_.intra_mode[pic_.block(x, y)] = static_cast<std::uint8_t>(mode);
-        pic_.pcm[pic_.block(x, y)] = 0;
-      }
+    fill_blocks(pic_, pic_.intra_mode, px, py, pb, static_cast<std::uint8_t>(mode));
+    fill_blocks(pic_, pic_.pcm, px, py, pb, std::uint8_t{0});
   }
   if (sps_.chroma_format_idc != 0) {
     int idc = 4;
@@ -437,45 +449,53 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
     return static_cast<std::int32_t>(plane[static_cast<std::size_t>(sy) * stride + sx]);
   };
 
-  // Reference samples with availability per 4x4 luma block (8.4.4.2.2).
+  // Reference samples (8.4.4.2.2), available or not per 4x4 luma block: `unit` samples.
+  const int units = 2 * n / unit;  // per side
+  const std::uint32_t z_cur = geo_.zscan(cur_x, cur_y);
+  bool left_av[16], top_av[16];
+  int n_av = 0;
+  for (int u = 0; u < units; ++u) {
+    left_av[u] = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift);
+    top_av[u] = available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift);
+    n_av += left_av[u] + top_av[u];
+  }
+  const bool corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
+  n_av += corner;
   std::int32_t ref[4 * 32 + 1];
-  bool avail[4 * 32 + 1];
-  bool any = false;
-  for (int k = 0; k < 2 * n; k += unit) {  // left column, p[-1][y], y = k .. k + unit - 1
-    const bool a = available(cur_x, cur_y, (x - 1) << shift, (y + k) << shift);
-    for (int j = 0; j < unit; ++j) {
-      const int idx = 2 * n - 1 - (k + j);
-      avail[idx] = a;
-      if (a) ref[idx] = sample(x - 1, y + k + j);
-    }
-    any |= a;
-  }
-  {
-    const bool a = available(cur_x, cur_y, (x - 1) << shift, (y - 1) << shift);
-    avail[2 * n] = a;
-    if (a) ref[2 * n] = sample(x - 1, y - 1);
-    any |= a;
-  }
-  for (int k = 0; k < 2 * n; k += unit) {  // top row, p[x][-1]
-    const bool a = available(cur_x, cur_y, (x + k) << shift, (y - 1) << shift);
-    for (int j = 0; j < unit; ++j) {
-      const int idx = 2 * n + 1 + k + j;
-      avail[idx] = a;
-      if (a) ref[idx] = sample(x + k + j, y - 1);
-    }
-    any |= a;
-  }
-  const int len = 4 * n + 1;
-  if (!any) {
-    std::fill(ref, ref + len, 1 << (bit_depth - 1));
+  if (n_av == 0) {
+    std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
   } else {
-    if (!avail[0]) {
-      int k = 1;
-      while (!avail[k]) ++k;
-      ref[0] = ref[k];
+    for (int u = 0; u < units; ++u)
+      if (left_av[u])
+        for (int j = u * unit; j < (u + 1) * unit; ++j) ref[2 * n - 1 - j] = sample(x - 1, y + j);
+    if (corner) ref[2 * n] = sample(x - 1, y - 1);
+    for (int u = 0; u < units; ++u)
+      if (top_av[u])
+        for (int j = u * unit; j < (u + 1) * unit; ++j) ref[2 * n + 1 + j] = sample(x + j, y - 1);
+    if (n_av < 2 * units + 1) {
+      // Substitution in ref's order, a block at a time: the bottom of the left column up, the
+      // corner, the top row left to right. Blocks before the first available sample take it;
+      // later ones take the sample just before them.
+      struct Segment {
+        int begin, len;
+        bool available;
+      };
+      Segment seg[2 * 16 + 1];
+      int count = 0;
+      for (int u = units - 1; u >= 0; --u)
+        seg[count++] = {2 * n - (u + 1) * unit, unit, left_av[u]};
+      seg[count++] = {2 * n, 1, corner};
+      for (int u = 0; u < units; ++u) seg[count++] = {2 * n + 1 + u * unit, unit, top_av[u]};
+      int first = 0;
+      while (!seg[first].available) ++first;
+      std::int32_t carry = ref[seg[first].begin];
+      for (int i = 0; i < count; ++i) {
+        if (seg[i].available)
+          carry = ref[seg[i].begin + seg[i].len - 1];
+        else
+          std::fill_n(ref + seg[i].begin, seg[i].len, carry);
+      }
     }
-    for (int k = 1; k < len; ++k)
-      if (!avail[k]) ref[k] = ref[k - 1];
   }
   IntraParams p;
   p.log2 = log2;
@@ -496,24 +516,25 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
       scan_idx = 1;
   }
   bool tskip = false;
-  residual_coding(log2, c, scan_idx, coeffs_, tskip);
-  if (!transquant_bypass_) {
-    const int qp = c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c);
-    const std::uint8_t* factors =
-        scaling_on_ && !(tskip && n > 4) ? scaling_.m[log2 - 2][c].data() : nullptr;
-    dequantize(coeffs_, log2, qp, bit_depth, factors);
-    if (tskip)
-      transform_skip_residual(coeffs_, log2, bit_depth);
-    else
-      inverse_transform(coeffs_, log2, c == 0 && log2 == 2, bit_depth);
-  }
+  int cols = 0, rows = 0;
+  residual_coding(log2, c, scan_idx, coeffs_, tskip, cols, rows);
   const int max_val = (1 << bit_depth) - 1;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      std::uint16_t& s = dst[static_cast<std::ptrdiff_t>(j) * stride + i];
-      s = static_cast<std::uint16_t>(
-          std::clamp(static_cast<int>(s) + coeffs_[j * n + i], 0, max_val));
-    }
+  const bool dst_4x4 = c == 0 && log2 == 2;
+  if (transquant_bypass_ || tskip) {
+    if (!transquant_bypass_) transform_skip_residual(coeffs_, log2, bit_depth);
+    add_residual(dst, stride, coeffs_, log2, max_val);
+    std::fill_n(coeffs_, n * n, 0);
+    return;
+  }
+  if (cols == 1 && rows == 1 && !dst_4x4) {  // DC only: a constant residual
+    add_constant(dst, stride, inverse_dc(coeffs_[0], bit_depth), log2, max_val);
+    coeffs_[0] = 0;
+    return;
+  }
+  inverse_transform(coeffs_, residual_, log2, dst_4x4, bit_depth, cols, rows);
+  add_residual(dst, stride, residual_, log2, max_val);
+  // Back to all zero for the next block: only the region that held coefficients.
+  for (int j = 0; j < rows; ++j) std::fill_n(coeffs_ + j * n, cols, 0);
 }
 
 void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {

@@ -1,17 +1,19 @@
 // The decoder: NAL unit dispatch, parameter set activation, picture boundaries and POC (8.3.1),
 // then per picture: slice decoding, in-loop filters, picture hash check, cropping; output in POC
 // order (C.5.2). Intra pictures depend on no other picture, so with a parallel backend whole
-// pictures are reconstructed (and CPU-filtered) on the shared thread pool, a batch at a time,
-// and finished in decoding order. With the cuda backend a batch is filtered on a stage thread
-// while the front end parses and reconstructs the next one (schedule.hpp).
+// pictures stream through the decoder's workers, many in flight, and come out in decoding
+// order; with the cuda backend each is filtered on the GPU stage as soon as it is reconstructed
+// (schedule.hpp).
 #include <algorithm>
-#include <future>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <sigpu/hevc.hpp>
 
-#include "core/thread_pool.hpp"
 #include "hevc/errors.hpp"
 #include "hevc/filters.hpp"
 #include "hevc/nal.hpp"
@@ -20,6 +22,7 @@
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
+#include "hevc/work_queue.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -59,6 +62,7 @@ struct SliceJob {
 // One picture from its first slice segment to the next picture: parsed headers now, slice data
 // decoded later (serially or on a worker).
 struct PictureJob {
+  std::vector<Problem> parse_problems;  ///< found while parsing up to its end, reported first
   std::unique_ptr<DecodedPicture> pic;
   std::vector<SliceJob> slices;
   std::optional<PictureHash> hash;
@@ -68,21 +72,18 @@ struct PictureJob {
   std::vector<Problem> problems;
   bool flush_before = false;  ///< an IRAP with NoRaslOutputFlag: output all earlier pictures first
   int max_reorder = 0;        ///< sps_max_num_reorder_pics of its SPS
-  bool ok = false;            ///< every CTB decoded (and filtered, when the worker filtered)
+  bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
   bool filtered = false;
+  bool done = false;  ///< every stage finished with it (guarded by Engine::mutex)
   Frame frame;
-};
-
-// Pictures reconstructed together, with the problems found while parsing up to their end (so
-// that problems come out in the same order whether or not the batch is filtered later).
-struct Batch {
-  std::vector<std::unique_ptr<PictureJob>> jobs;
-  std::vector<Problem> parse_problems;
 };
 
 }  // namespace
 
 namespace {
+
+/// Threads driving the GPU filter, each with its own CudaFilter (one CUDA stream).
+constexpr int kGpuLanes = 4;
 
 struct Engine {
   Engine(const DecodeOptions& o, const Schedule& s) : options(o), schedule(s) {}
@@ -90,18 +91,19 @@ struct Engine {
   DecodeOptions options;
   Schedule schedule;
   std::vector<Problem> problems;        ///< reported, in order
-  std::vector<Problem> parse_problems;  ///< found since the last batch was formed
+  std::vector<Problem> parse_problems;  ///< found since the last picture was handed on
   std::shared_ptr<Sps> sps[16];
   std::shared_ptr<Pps> pps[64];
   std::vector<std::uint8_t> sps_rbsp[16], pps_rbsp[64];  ///< the RBSP each was parsed from
 
   std::unique_ptr<PictureJob> cur;
-  std::vector<std::unique_ptr<PictureJob>> pending;  ///< finished parsing, not yet decoded
   std::optional<SliceHeader> last_independent;
   int slice_index = -1;
   bool skip_picture = false;  ///< the first slice of the picture failed: drop its other slices
   std::optional<PictureHash> next_hash;
-  FilterRunner filters;
+  /// One per GPU lane (a lane's filter is one CUDA stream); lane 0 also serves the CPU filters,
+  /// which keep no state.
+  FilterRunner filters[kGpuLanes];
 
   bool first_picture = true, after_eos = false;
   bool skip_rasl = false;  ///< NoRaslOutputFlag of the last IRAP: its RASL pictures are not output
@@ -112,10 +114,22 @@ struct Engine {
   Where here;
   const std::function<void(const Frame&)>* sink = nullptr;
 
-  /// The batch being filtered on the stage thread (pipelined schedule).
-  Batch in_flight;
-  /// Declared last: destroying it waits for the stage thread before what it uses goes away.
-  std::future<void> stage;
+  PlanePool plane_pool;
+  std::mutex mutex;                  ///< guards PictureJob::done and spare_frames
+  std::condition_variable finished;  ///< some PictureJob became done
+  std::vector<Frame> spare_frames;   ///< output frames whose planes the next frames reuse
+  /// Output pictures whose per-block state the next pictures reuse (the caller's thread's).
+  std::vector<std::unique_ptr<DecodedPicture>> spare_pictures;
+  /// Pictures handed to the stages, in decoding order (the caller's thread's alone).
+  std::deque<std::unique_ptr<PictureJob>> flight;
+  std::size_t max_in_flight = 0;
+  /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
+  /// lanes queue work for the workers) before the jobs and filters they use go away.
+  std::unique_ptr<WorkQueue> workers;
+  /// The GPU stage: lanes taking the pictures in turn, so that pictures' copies, kernels and
+  /// host-side preparation overlap (one stream would leave the copy engines, the GPU and the
+  /// lane's CPU idle in turn, and the last pictures of a stream would queue behind each other).
+  std::unique_ptr<WorkQueue> gpu_lanes[kGpuLanes];
 
   void decode(std::span<const std::uint8_t> stream,
               const std::function<void(const Frame&)>& on_frame);
@@ -123,14 +137,18 @@ struct Engine {
   void slice(const NalUnit& nal);
   void start_picture(const NalUnit& nal, const SliceHeader& sh);
   void finish_picture();
-  void run_pending();
-  void reconstruct(PictureJob& job, bool filter_here, Backend filter_backend);
-  bool apply_filters(PictureJob& job, Backend backend);
-  void filter_batch(Batch& batch);
-  void finish_in_flight();
-  void emit(Batch& batch);
+  void start_stages();
+  void picture_task(PictureJob& job);
+  void gpu_task(PictureJob& job);
+  void mark_done(PictureJob& job);
+  void drain(std::size_t limit);
+  void reconstruct(PictureJob& job);
+  bool will_filter(const PictureJob& job) const;
+  bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
+  void emit(PictureJob& job);
   void finish_frame(PictureJob& job);
   void output(Frame&& f, int max_reorder);
+  void recycle(Frame&& f);
   void flush();
 };
 
@@ -186,8 +204,7 @@ void Engine::decode(std::span<const std::uint8_t> stream,
     ++here.index;
   }
   finish_picture();
-  run_pending();
-  finish_in_flight();
+  drain(0);
   problems.insert(problems.end(), parse_problems.begin(), parse_problems.end());
   parse_problems.clear();
   flush();
@@ -336,8 +353,13 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   after_eos = false;
 
   cur = std::make_unique<PictureJob>();
-  cur->pic = std::make_unique<DecodedPicture>();
-  cur->pic->allocate(s, p);
+  if (spare_pictures.empty()) {
+    cur->pic = std::make_unique<DecodedPicture>();
+  } else {
+    cur->pic = std::move(spare_pictures.back());
+    spare_pictures.pop_back();
+  }
+  cur->pic->start(s, p);
   cur->pic->poc = poc;
   cur->pic->decode_index = decoded++;
   cur->pic->output = sh.pic_output && !((nal.type == 8 || nal.type == kNalRaslR) && skip_rasl);
@@ -352,14 +374,115 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
 
 void Engine::finish_picture() {
   if (!cur) return;
-  pending.push_back(std::move(cur));
-  if (!schedule.parallel || pending.size() >= ThreadPool::shared().size()) run_pending();
+  std::unique_ptr<PictureJob> job = std::move(cur);
+  job->parse_problems = std::move(parse_problems);
+  parse_problems.clear();
+  if (!schedule.parallel) {
+    reconstruct(*job);
+    if (job->ok && apply_filters(*job, schedule.filter, filters[0])) finish_frame(*job);
+    emit(*job);
+    return;
+  }
+  start_stages();
+  PictureJob* j = job.get();
+  flight.push_back(std::move(job));
+  workers->push([this, j] { picture_task(*j); });
+  // The front end runs ahead of the stages until max_in_flight pictures are in flight.
+  drain(max_in_flight);
 }
 
-// Slice data, then (when filter_here) the CPU filters, the hash check and cropping. Touches
-// only the job: runs on any thread.
-void Engine::reconstruct(PictureJob& job, bool filter_here, Backend filter_backend) {
+void Engine::start_stages() {
+  if (workers) return;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  // Room for a picture per worker plus slack, so that a slow picture at the front does not idle
+  // the workers while the ones behind it wait to be output.
+  max_in_flight = threads + threads / 2 + 2;
+  workers = std::make_unique<WorkQueue>(threads);
+  if (schedule.pipelined)
+    for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
+}
+
+namespace {
+
+// Runs a stage's step on a worker or lane thread: an exception (out of memory, say) drops the
+// picture with a problem instead of ending the program from a thread.
+template <typename Step>
+void guarded(PictureJob& job, const Step& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    job.problems.push_back(job.first.problem("picture " + std::to_string(job.pic->decode_index) +
+                                             " dropped: " + e.what()));
+    job.ok = false;
+  }
+}
+
+}  // namespace
+
+// On a worker: reconstruction, then the CPU filters and finishing, or the GPU stage.
+void Engine::picture_task(PictureJob& job) {
+  bool to_gpu = false;
+  guarded(job, [&] {
+    reconstruct(job);
+    to_gpu = job.ok && schedule.pipelined && will_filter(job);
+    if (!to_gpu && job.ok && apply_filters(job, Backend::cpu, filters[0])) finish_frame(job);
+  });
+  if (to_gpu) {
+    gpu_lanes[job.pic->decode_index % kGpuLanes]->push([this, &job] { gpu_task(job); });
+    return;
+  }
+  mark_done(job);
+}
+
+// On a GPU lane (the only user of its FilterRunner): the filters, then finishing (hash check
+// and cropping) back on a worker, so that the lane only drives the GPU.
+void Engine::gpu_task(PictureJob& job) {
+  bool filtered = false;
+  guarded(job, [&] {
+    filtered = apply_filters(job, schedule.filter, filters[job.pic->decode_index % kGpuLanes]);
+  });
+  if (!filtered) {
+    mark_done(job);
+    return;
+  }
+  workers->push([this, &job] {
+    guarded(job, [&] { finish_frame(job); });
+    mark_done(job);
+  });
+}
+
+void Engine::mark_done(PictureJob& job) {
+  {
+    std::lock_guard lock(mutex);
+    job.done = true;
+  }
+  finished.notify_one();
+}
+
+// On the caller's thread: emits the finished pictures at the front of `flight` in decoding
+// order, waiting for the front one while more than `limit` are in flight.
+void Engine::drain(std::size_t limit) {
+  while (!flight.empty()) {
+    PictureJob& front = *flight.front();
+    {
+      std::unique_lock lock(mutex);
+      if (flight.size() > limit)
+        finished.wait(lock, [&front] { return front.done; });
+      else if (!front.done)
+        return;
+    }
+    const std::unique_ptr<PictureJob> job = std::move(flight.front());
+    flight.pop_front();
+    emit(*job);
+  }
+}
+
+// Slice data into fresh planes; ok when every CTB decoded. Touches only the job (and the
+// thread-safe plane pool): runs on any thread.
+void Engine::reconstruct(PictureJob& job) {
   DecodedPicture& pic = *job.pic;
+  pic.allocate(plane_pool.take(DecodedPicture::samples(*pic.sps),
+                               schedule.pipelined && schedule.filter == Backend::cuda));
   PictureParseState state;
   for (const SliceJob& s : job.slices) {
     try {
@@ -380,15 +503,17 @@ void Engine::reconstruct(PictureJob& job, bool filter_here, Backend filter_backe
   job.ok = true;
   pic.info.deblocking = job.deblocking;  // per-edge flags close the slices that disable it
   job.filtered = !job.needs_filter;
-  if (!filter_here || !apply_filters(job, filter_backend)) return;
-  finish_frame(job);
+}
+
+bool Engine::will_filter(const PictureJob& job) const {
+  return job.needs_filter && !options.unfiltered && filters_available();
 }
 
 // False (with a problem) when the filters failed: the picture is dropped.
-bool Engine::apply_filters(PictureJob& job, Backend backend) {
-  if (!job.needs_filter || options.unfiltered || !filters_available()) return true;
+bool Engine::apply_filters(PictureJob& job, Backend backend, FilterRunner& runner) {
+  if (!will_filter(job)) return true;
   try {
-    filters.apply(*job.pic, backend);
+    runner.apply(*job.pic, backend);
   } catch (const Error& e) {
     job.problems.push_back(job.first.problem("picture " + std::to_string(job.pic->decode_index) +
                                              ": in-loop filters failed: " + e.what() +
@@ -404,6 +529,15 @@ void Engine::finish_frame(PictureJob& job) {
   const DecodedPicture& pic = *job.pic;
   const Sps& s = *pic.sps;
   Frame& f = job.frame;
+  {
+    std::lock_guard lock(mutex);
+    if (!spare_frames.empty()) {
+      f = std::move(spare_frames.back());
+      spare_frames.pop_back();
+    }
+  }
+  f.hash = HashStatus::absent;
+  f.hash_kind.clear();
   f.width = s.width - s.conf_left - s.conf_right;
   f.height = s.height - s.conf_top - s.conf_bottom;
   f.bit_depth_luma = s.bit_depth_luma;
@@ -429,6 +563,10 @@ void Engine::finish_frame(PictureJob& job) {
     }
   }
   const int comps = s.chroma_format_idc == 0 ? 1 : 3;
+  for (int c = comps; c < 3; ++c) {
+    f.planes[c].clear();
+    f.plane_width[c] = f.plane_height[c] = 0;
+  }
   for (int c = 0; c < comps; ++c) {
     const int sh = c ? 1 : 0;
     const int x0 = s.conf_left >> sh, y0 = s.conf_top >> sh;
@@ -442,58 +580,15 @@ void Engine::finish_frame(PictureJob& job) {
   }
 }
 
-void Engine::run_pending() {
-  if (pending.empty()) return;
-  Batch batch{std::move(pending), std::move(parse_problems)};
-  pending.clear();
-  parse_problems.clear();
-  // Pipelined, the filters run on the stage thread; otherwise in the picture workers. The shared
-  // pool takes one parallel_for at a time, so filters inside a picture worker run serially.
-  const bool filter_here = !schedule.pipelined;
-  if (schedule.parallel && batch.jobs.size() > 1) {
-    ThreadPool::shared().parallel_for(
-        batch.jobs.size(),
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t i = b; i < e; ++i)
-            reconstruct(*batch.jobs[i], filter_here, Backend::cpu);
-        },
-        1);
-  } else {
-    for (auto& job : batch.jobs) reconstruct(*job, filter_here, schedule.filter);
-  }
-  if (!schedule.pipelined) {
-    emit(batch);
-    return;
-  }
-  // The previous batch has been filtering while this one was reconstructed.
-  finish_in_flight();
-  in_flight = std::move(batch);
-  stage = std::async(std::launch::async, [this] { filter_batch(in_flight); });
-}
-
-// The stage thread: filters and finishes the batch's pictures in decoding order. Touches only
-// the batch and `filters`, which nothing else uses while a stage is in flight.
-void Engine::filter_batch(Batch& batch) {
-  for (auto& job : batch.jobs)
-    if (job->ok && apply_filters(*job, schedule.filter)) finish_frame(*job);
-}
-
-void Engine::finish_in_flight() {
-  if (!stage.valid()) return;
-  stage.get();
-  Batch done = std::move(in_flight);
-  in_flight = {};
-  emit(done);
-}
-
-// On the caller's thread, in decoding order: problems, then output.
-void Engine::emit(Batch& batch) {
-  problems.insert(problems.end(), batch.parse_problems.begin(), batch.parse_problems.end());
-  for (auto& job : batch.jobs) {
-    problems.insert(problems.end(), job->problems.begin(), job->problems.end());
-    if (job->flush_before) flush();
-    if (job->ok && job->pic->output) output(std::move(job->frame), job->max_reorder);
-  }
+// On the caller's thread, in decoding order: problems, then output; the planes go back to
+// the pool.
+void Engine::emit(PictureJob& job) {
+  problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
+  problems.insert(problems.end(), job.problems.begin(), job.problems.end());
+  if (job.flush_before) flush();
+  if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder);
+  plane_pool.give(std::move(job.pic->store));
+  if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(job.pic));
 }
 
 void Engine::output(Frame&& f, int max_reorder) {
@@ -502,14 +597,23 @@ void Engine::output(Frame&& f, int max_reorder) {
     auto it = std::min_element(waiting.begin(), waiting.end(),
                                [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
     (*sink)(*it);
+    recycle(std::move(*it));
     waiting.erase(it);
   }
+}
+
+void Engine::recycle(Frame&& f) {
+  std::lock_guard lock(mutex);
+  if (spare_frames.size() < max_in_flight + 2) spare_frames.push_back(std::move(f));
 }
 
 void Engine::flush() {
   std::sort(waiting.begin(), waiting.end(),
             [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
-  for (const Frame& f : waiting) (*sink)(f);
+  for (Frame& f : waiting) {
+    (*sink)(f);
+    recycle(std::move(f));
+  }
   waiting.clear();
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "hevc/simd.hpp"
+
 namespace sigpu::hevc {
 namespace {
 
@@ -15,7 +17,7 @@ constexpr int kInvAngle[35] = {0,    0,    0,     0,     0,    0,    0,     0,  
                                0,    0,    0,     0,     0,    0,    0,     0};
 
 // 8.4.4.2.3: [1 2 1] smoothing or, for 32x32 luma with flat edges, bilinear interpolation.
-void filter_refs(std::int32_t* ref, const IntraParams& p) {
+[[gnu::always_inline]] inline void filter_refs(std::int32_t* ref, const IntraParams& p) {
   const int n = 1 << p.log2;
   if (p.mode == 1 || n == 4) return;
   const int dist = std::min(std::abs(p.mode - 26), std::abs(p.mode - 10));
@@ -42,8 +44,10 @@ void filter_refs(std::int32_t* ref, const IntraParams& p) {
 
 }  // namespace
 
-void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
-                   std::ptrdiff_t stride) {
+SIGPU_HEVC_SIMD_CLONES  // the inner loops vectorise twice as wide with AVX2
+    void
+    intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
+                  std::ptrdiff_t stride) {
   const int n = 1 << p.log2;
   if (p.luma && p.filter_refs) filter_refs(ref, p);
   // Accessors in the specification's coordinates.
@@ -53,12 +57,27 @@ void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
   auto clip = [&](int v) { return static_cast<std::uint16_t>(std::clamp(v, 0, max_val)); };
 
   if (p.mode == 0) {
-    for (int y = 0; y < n; ++y)
+    // Samples (at most 12 bits) and weights (at most 32) as int16, so that the products are
+    // 16 x 16 -> 32-bit widening multiplies, which SSE2 vectorises.
+    std::int16_t w_left[32], w_right[32], t[32];
+    for (int x = 0; x < n; ++x) {
+      w_left[x] = static_cast<std::int16_t>(n - 1 - x);
+      w_right[x] = static_cast<std::int16_t>(x + 1);
+      t[x] = static_cast<std::int16_t>(top(x));
+    }
+    const std::int16_t top_right = static_cast<std::int16_t>(top(n));
+    const std::int32_t bottom_left = left(n);
+    for (int y = 0; y < n; ++y) {
+      const std::int16_t l = static_cast<std::int16_t>(left(y));
+      const std::int16_t wt = static_cast<std::int16_t>(n - 1 - y);
+      const std::int32_t row_const = (y + 1) * bottom_left + n;
+      std::uint16_t* row = dst + y * stride;
       for (int x = 0; x < n; ++x)
-        dst[y * stride + x] =
-            static_cast<std::uint16_t>(((n - 1 - x) * left(y) + (x + 1) * top(n) +
-                                        (n - 1 - y) * top(x) + (y + 1) * left(n) + n) >>
-                                       (p.log2 + 1));
+        row[x] = static_cast<std::uint16_t>((std::int32_t{w_left[x]} * l +
+                                             std::int32_t{w_right[x]} * top_right +
+                                             std::int32_t{wt} * t[x] + row_const) >>
+                                            (p.log2 + 1));
+    }
     return;
   }
   if (p.mode == 1) {
@@ -78,30 +97,44 @@ void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,
   const int angle = kAngle[p.mode];
   const bool vertical = p.mode >= 18;
   // refArr[k + n], k = -n..2n: the main reference extended by the projected side one.
-  std::int32_t arr[3 * 64 + 1];
-  std::int32_t* r = arr + n;
+  // int16 (samples have at most 12 bits) for the 16-bit multiplies below.
+  std::int16_t arr[3 * 64 + 1];
+  std::int16_t* r = arr + n;
   auto main_ref = [&](int k) { return vertical ? top(k - 1) : left(k - 1); };
   auto side_ref = [&](int k) { return vertical ? left(k - 1) : top(k - 1); };
-  for (int k = 0; k <= n; ++k) r[k] = main_ref(k);
+  for (int k = 0; k <= n; ++k) r[k] = static_cast<std::int16_t>(main_ref(k));
   if (angle < 0) {
     const int last = (n * angle) >> 5;
     if (last < -1)
-      for (int k = last; k <= -1; ++k) r[k] = side_ref(((k * kInvAngle[p.mode] + 128) >> 8));
+      for (int k = last; k <= -1; ++k)
+        r[k] = static_cast<std::int16_t>(side_ref(((k * kInvAngle[p.mode] + 128) >> 8)));
   } else {
-    for (int k = n + 1; k <= 2 * n; ++k) r[k] = main_ref(k);
+    for (int k = n + 1; k <= 2 * n; ++k) r[k] = static_cast<std::int16_t>(main_ref(k));
   }
-  for (int j = 0; j < n; ++j) {  // j: y for vertical modes, x for horizontal ones
+  // Rows along the main reference (j: y for vertical modes, x for horizontal ones), written
+  // straight to dst for vertical modes and transposed from a block for horizontal ones, so
+  // that the inner loops are branch-free and contiguous.
+  std::uint16_t block[32 * 32];
+  std::uint16_t* out = vertical ? dst : block;
+  const std::ptrdiff_t out_stride = vertical ? stride : n;
+  for (int j = 0; j < n; ++j) {
     const int pos = (j + 1) * angle;
     const int idx = pos >> 5, fact = pos & 31;
-    for (int i = 0; i < n; ++i) {
-      const int v =
-          fact ? ((32 - fact) * r[i + idx + 1] + fact * r[i + idx + 2] + 16) >> 5 : r[i + idx + 1];
-      if (vertical)
-        dst[j * stride + i] = static_cast<std::uint16_t>(v);
-      else
-        dst[i * stride + j] = static_cast<std::uint16_t>(v);
+    const std::int16_t* src = r + idx + 1;
+    std::uint16_t* row = out + j * out_stride;
+    if (fact) {
+      const std::int16_t f = static_cast<std::int16_t>(fact),
+                         g = static_cast<std::int16_t>(32 - fact);
+      for (int i = 0; i < n; ++i)
+        row[i] = static_cast<std::uint16_t>(
+            (std::int32_t{g} * src[i] + std::int32_t{f} * src[i + 1] + 16) >> 5);
+    } else {
+      for (int i = 0; i < n; ++i) row[i] = static_cast<std::uint16_t>(src[i]);
     }
   }
+  if (!vertical)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) dst[y * stride + x] = block[x * n + y];
   if (p.luma && n < 32) {
     if (p.mode == 26)
       for (int y = 0; y < n; ++y) dst[y * stride] = clip(top(0) + ((left(y) - left(-1)) >> 1));

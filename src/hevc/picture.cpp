@@ -2,17 +2,30 @@
 
 namespace sigpu::hevc {
 
-void DecodedPicture::allocate(std::shared_ptr<const Sps> s, std::shared_ptr<const Pps> p) {
+std::size_t DecodedPicture::samples(const Sps& s) {
+  const std::size_t luma = static_cast<std::size_t>(s.width) * s.height;
+  return s.chroma_format_idc == 0 ? luma : luma + 2 * (luma / 4);
+}
+
+void DecodedPicture::start(std::shared_ptr<const Sps> s, std::shared_ptr<const Pps> p) {
   sps = std::move(s);
   pps = std::move(p);
+  info.slices.clear();
+}
+
+void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
+  store = std::move(storage);
   const int planes_n = sps->chroma_format_idc == 0 ? 1 : 3;
+  std::size_t at = 0;
   for (int c = 0; c < 3; ++c) {
     width[c] = c == 0 ? sps->width : (planes_n == 3 ? sps->width / 2 : 0);
     height[c] = c == 0 ? sps->height : (planes_n == 3 ? sps->height / 2 : 0);
-    planes[c].assign(
-        static_cast<std::size_t>(width[c]) * height[c],
-        static_cast<std::uint16_t>(1 << ((c ? sps->bit_depth_chroma : sps->bit_depth_luma) - 1)));
+    const std::size_t n = static_cast<std::size_t>(width[c]) * height[c];
+    planes[c] = std::span<std::uint16_t>(store->data() + at, n);
+    at += n;
   }
+  // Every sample is written before it is read (a picture with CTBs missing is dropped), so the
+  // recycled storage is not cleared.
   blocks_w = (sps->width + 3) / 4;
   blocks_h = (sps->height + 3) / 4;
   const std::size_t nb = static_cast<std::size_t>(blocks_w) * blocks_h;
@@ -24,7 +37,14 @@ void DecodedPicture::allocate(std::shared_ptr<const Sps> s, std::shared_ptr<cons
   decoded_ctbs = 0;
   damaged = false;
 
-  info = {};
+  // Fresh fields, but the vectors keep their storage: a recycled picture allocates nothing.
+  hevc_filter::PictureInfo next;
+  next.slices = std::move(info.slices);
+  next.blocks = std::move(info.blocks);
+  next.sao_params = std::move(info.sao_params);
+  next.ctb_tile = std::move(info.ctb_tile);
+  next.ctb_slice = std::move(info.ctb_slice);
+  info = std::move(next);
   info.width = sps->width;
   info.height = sps->height;
   info.bit_depth_luma = sps->bit_depth_luma;

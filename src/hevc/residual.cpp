@@ -6,11 +6,55 @@
 
 #include "hevc/scan.hpp"
 #include "hevc/slice_decoder.hpp"
+#include "hevc/transform.hpp"
 
 namespace sigpu::hevc {
 namespace {
 
 constexpr std::uint8_t kCtxIdxMap4x4[16] = {0, 1, 4, 5, 2, 3, 4, 5, 6, 6, 8, 8, 7, 7, 8, 8};
+
+// sigCtx of a coefficient at (xP, yP), index yP * 4 + xP, inside a sub-block of a block larger
+// than 4x4, by prevCsbf (9.3.4.2.5).
+constexpr std::uint8_t kSigCtxBySubBlock[4][16] = {
+    {2, 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    {2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+    {2, 1, 0, 0, 2, 1, 0, 0, 2, 1, 0, 0, 2, 1, 0, 0},
+    {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
+};
+
+// The context variable (index into ContextSet) of sig_coeff_flag at each scan position of a
+// sub-block, for every case that selects it: [log2 - 2][chroma][scanIdx][prevCsbf][first
+// sub-block][scan position]. Built once, so that the coefficient loop only looks it up.
+struct SigCtxTables {
+  std::uint8_t ctx[4][2][3][4][2][16] = {};
+  SigCtxTables() {
+    for (int l = 0; l < 4; ++l)
+      for (int chroma = 0; chroma < 2; ++chroma)
+        for (int scan = 0; scan < 3; ++scan)
+          for (int prev = 0; prev < 4; ++prev)
+            for (int first = 0; first < 2; ++first) {
+              const auto& pos = scan_tables().order[2][scan];
+              const int log2 = l + 2;
+              const int base = kCtxSig + (chroma ? 27 : 0);
+              int offset;  // of the luma/chroma and block-size context sets
+              if (!chroma)
+                offset = (first ? 0 : 3) + (log2 == 3 ? (scan == 0 ? 9 : 15) : 21);
+              else
+                offset = log2 == 3 ? 9 : 12;
+              for (int p = 0; p < 16; ++p) {
+                const int i = (pos[p].y << 2) + pos[p].x;
+                ctx[l][chroma][scan][prev][first][p] = static_cast<std::uint8_t>(
+                    base + (log2 == 2 ? kCtxIdxMap4x4[i] : kSigCtxBySubBlock[prev][i] + offset));
+              }
+              if (log2 > 2 && first) ctx[l][chroma][scan][prev][first][0] = base;  // DC
+            }
+  }
+};
+
+const SigCtxTables& sig_ctx_tables() {
+  static const SigCtxTables t;
+  return t;
+}
 
 }  // namespace
 
@@ -42,13 +86,17 @@ std::uint32_t SliceDecoder::coeff_abs_level_remaining(int rice) {
   return static_cast<std::uint32_t>(v);
 }
 
-void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs,
-                                   bool& tskip) {
+void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip,
+                                   int& cols, int& rows) {
   const int n = 1 << log2;
-  std::memset(coeffs, 0, sizeof(std::int32_t) * static_cast<std::size_t>(n) * n);
   tskip = false;
+  cols = rows = 0;
   if (pps_.transform_skip && !transquant_bypass_ && log2 <= pps_.log2_max_transform_skip_size)
     tskip = cabac_.decode(ctx_[kCtxTransformSkip + (c ? 1 : 0)]);
+  const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
+  const Dequantizer scale(
+      log2, c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c), bit_depth,
+      scaling_on_ && !(tskip && n > 4) ? scaling_.m[log2 - 2][c].data() : nullptr);
 
   int last_x = last_sig_prefix(log2, c, kCtxLastX);
   int last_y = last_sig_prefix(log2, c, kCtxLastY);
@@ -68,24 +116,21 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
   const auto& sb_scan = scans.order[log2_sb][scan_idx];
   const auto& pos_scan = scans.order[2][scan_idx];
 
+  // The scan positions of the sub-block and of the coefficient inside it.
   int last_sb = (1 << (2 * log2_sb)) - 1;
-  int last_pos = 16;
-  for (;;) {
-    if (last_pos == 0) {
-      last_pos = 16;
-      if (--last_sb < 0) fail("last_sig_coeff_prefix", "position outside the transform block");
-    }
+  while (last_sb >= 0 && (sb_scan[last_sb].x != last_x >> 2 || sb_scan[last_sb].y != last_y >> 2))
+    --last_sb;
+  int last_pos = 15;
+  while (last_pos >= 0 &&
+         (pos_scan[last_pos].x != (last_x & 3) || pos_scan[last_pos].y != (last_y & 3)))
     --last_pos;
-    const int xc = (sb_scan[last_sb].x << 2) + pos_scan[last_pos].x;
-    const int yc = (sb_scan[last_sb].y << 2) + pos_scan[last_pos].y;
-    if (xc == last_x && yc == last_y) break;
-  }
+  if (last_sb < 0 || last_pos < 0)
+    fail("last_sig_coeff_prefix", "position outside the transform block");
 
   std::uint8_t csbf[8][8] = {};
   int greater1_ctx = 1;
   bool first_sb = true;
   const bool sdh_allowed = pps_.sign_data_hiding && !transquant_bypass_;
-  const int c_off = c ? 27 : 0;
 
   for (int i = last_sb; i >= 0; --i) {
     const int xs = sb_scan[i].x, ys = sb_scan[i].y;
@@ -111,35 +156,14 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     const int right = xs + 1 < nsb ? csbf[xs + 1][ys] : 0;
     const int below = ys + 1 < nsb ? csbf[xs][ys + 1] : 0;
     const int prev_csbf = right + 2 * below;
+    const std::uint8_t* sig_ctx =
+        sig_ctx_tables().ctx[log2 - 2][c ? 1 : 0][scan_idx][prev_csbf][xs + ys == 0 ? 1 : 0];
     for (int p = start; p >= 0; --p) {
-      const int xp = pos_scan[p].x, yp = pos_scan[p].y;
-      const int xc = (xs << 2) + xp, yc = (ys << 2) + yp;
       if (p == 0 && infer_dc) {
         sig_pos[nsig++] = 0;
         break;
       }
-      int sig_ctx;
-      if (log2 == 2) {
-        sig_ctx = kCtxIdxMap4x4[(yc << 2) + xc];
-      } else if (xc + yc == 0) {
-        sig_ctx = 0;
-      } else {
-        if (prev_csbf == 0)
-          sig_ctx = (xp + yp == 0) ? 2 : (xp + yp < 3) ? 1 : 0;
-        else if (prev_csbf == 1)
-          sig_ctx = yp == 0 ? 2 : (yp == 1 ? 1 : 0);
-        else if (prev_csbf == 2)
-          sig_ctx = xp == 0 ? 2 : (xp == 1 ? 1 : 0);
-        else
-          sig_ctx = 2;
-        if (c == 0) {
-          if (xs + ys > 0) sig_ctx += 3;
-          sig_ctx += log2 == 3 ? (scan_idx == 0 ? 9 : 15) : 21;
-        } else {
-          sig_ctx += log2 == 3 ? 9 : 12;
-        }
-      }
-      if (cabac_.decode(ctx_[kCtxSig + c_off + sig_ctx])) {
+      if (cabac_.decode(ctx_[sig_ctx[p]])) {
         sig_pos[nsig++] = p;
         infer_dc = false;
       }
@@ -182,7 +206,10 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
       if (sign_hidden && k == nsig - 1 && (sum_abs & 1)) v = -v;
       const int p = sig_pos[k];
       const int x = (xs << 2) + pos_scan[p].x, y = (ys << 2) + pos_scan[p].y;
-      coeffs[y * n + x] = std::clamp(v, -32768, 32767);
+      const std::int32_t level = std::clamp(v, -32768, 32767);
+      coeffs[y * n + x] = transquant_bypass_ ? level : scale(level, y * n + x);
+      cols = std::max(cols, x + 1);
+      rows = std::max(rows, y + 1);
     }
   }
 }

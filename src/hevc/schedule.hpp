@@ -1,8 +1,9 @@
 // How a decoder schedules reconstruction and the in-loop filters across pictures. Intra
-// pictures depend on no other picture, so whole pictures can be reconstructed in parallel; the
-// filters run either inside each picture's worker (CPU) or, pipelined, on a stage thread that
-// filters one batch in decoding order while the front end parses and reconstructs the next (the
-// cuda backend: its filter is one GPU stream).
+// pictures depend on no other picture, so whole pictures stream through the decoder's worker
+// threads, a bounded number in flight, and come out in decoding order. The filters run in each
+// picture's worker (CPU) or, pipelined, on a stage as soon as the picture is reconstructed (the
+// cuda backend: four lanes, each a thread driving one CUDA stream), after which a worker checks
+// the picture hash and crops; the front end waits only when the bound is reached.
 #pragma once
 
 #include <functional>
@@ -14,9 +15,10 @@
 namespace sigpu::hevc {
 
 struct Schedule {
-  /// Reconstruct a batch of pictures (one per pool thread) at a time on the shared pool.
+  /// Reconstruct pictures on the decoder's workers, many in flight (else all on the caller).
   bool parallel = false;
-  /// Filter each batch on a stage thread while the next batch is parsed and reconstructed.
+  /// With parallel: filter each reconstructed picture on the stage (pinned planes when the
+  /// filter is cuda), not in its worker.
   bool pipelined = false;
   /// Where the stage (or a lone picture) filters; picture workers use the serial CPU filter.
   Backend filter = Backend::cpu;

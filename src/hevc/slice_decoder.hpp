@@ -45,12 +45,34 @@ class SliceDecoder {
   void start_quantization_group(int x, int y);
   void set_cu_qp();
   void reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x, int cur_y);
-  bool available(int x_cur, int y_cur, int x_n, int y_n) const;
+  /// 6.4.1: whether (xn, yn) is decoded and in the slice and tile of (x_cur, y_cur).
+  bool available(int x_cur, int y_cur, int xn, int yn) const {
+    return available(x_cur, y_cur, geo_.zscan(x_cur, y_cur), xn, yn);
+  }
+  /// The same with z_cur = the z-scan order of (x_cur, y_cur), for callers asking many times.
+  bool available(int x_cur, int y_cur, std::uint32_t z_cur, int xn, int yn) const {
+    if (xn < 0 || yn < 0 || xn >= sps_.width || yn >= sps_.height) return false;
+    // Most neighbours lie in the current CTB, whose slice and tile are the current ones; the
+    // others in the CTBs around it, whose availability is known for the whole CTB.
+    const int l = sps_.log2_ctb;
+    const int dx = (xn >> l) - (x_cur >> l), dy = (yn >> l) - (y_cur >> l);
+    if (dx == 0 && dy == 0) return geo_.zscan(xn, yn) <= z_cur;
+    if (dy >= -1 && dy <= 0 && dx >= -1 && dx <= 1 && (x_cur >> l) == (ctb_x0_ >> l) &&
+        (y_cur >> l) == (ctb_y0_ >> l))
+      return near_ctbs_[dy + 1][dx + 1];
+    return available_in_other_ctb(x_cur, y_cur, xn, yn);
+  }
+  bool available_in_other_ctb(int x_cur, int y_cur, int xn, int yn) const;
+  /// Fills near_ctbs_ for the current CTB.
+  void find_near_ctbs();
   void record_cu(int x0, int y0, int log2, bool no_filter);
   void record_tu(int x0, int y0, int log2, bool coded_luma);
   int chroma_qp(int c) const;
   // residual.cpp
-  void residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip);
+  /// Writes into coeffs (n x n, row-major, all zero on entry) the scaled coefficients (the
+  /// levels themselves with cu_transquant_bypass); cols and rows bound the non-zero ones.
+  void residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip, int& cols,
+                       int& rows);
   int last_sig_prefix(int log2, int c, int ctx_base);
   std::uint32_t coeff_abs_level_remaining(int rice);
 
@@ -70,6 +92,9 @@ class SliceDecoder {
   ContextSet ctx_{};
   const NalUnit* nal_ = nullptr;
   int ctb_rs_ = 0, ctb_x0_ = 0, ctb_y0_ = 0;
+  /// Whether the CTBs above (row 0) and beside (row 1) the current one, left to right, are
+  /// available from it (6.4.1: decoded, same slice, same tile); none outside the picture.
+  bool near_ctbs_[2][3] = {};
   int log2_min_qg_ = 0;
   bool qg_reset_ = true;  ///< next quantization group predicts from SliceQpY
   int qp_pred_ = 26;
@@ -80,7 +105,8 @@ class SliceDecoder {
   int cu_x0_ = 0, cu_y0_ = 0, cu_log2_ = 3;
   int intra_split_ = 0, max_trafo_depth_ = 0;
   int chroma_mode_ = 0;
-  std::int32_t coeffs_[32 * 32];
+  std::int32_t coeffs_[32 * 32] = {};  ///< zero between transform blocks
+  std::int32_t residual_[32 * 32];
 };
 
 }  // namespace sigpu::hevc

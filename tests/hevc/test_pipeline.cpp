@@ -1,18 +1,23 @@
-// The cuda backend's scheduler: a batch of pictures is filtered on a stage thread, in decoding
-// order, while the front end parses and reconstructs the next batch. Decoded here with the CPU
-// filter in the stage (the same scheduler code, no GPU), it must give what cpu-parallel gives:
-// the same frames in the same order, the same hash results and the same problems in the same
-// order, on clean and on damaged streams long enough for several batches to be in flight.
+// The cuda backend's scheduler: pictures stream through the decoder's workers and, once
+// reconstructed, through the filter stage (GPU lanes), then back to a worker for the hash check,
+// while the front end parses the next ones. Decoded here with the CPU filter in the stage (the
+// same scheduler code, no GPU), it must give what cpu-parallel gives: the same frames in the
+// same order, the same hash results and the same problems in the same order, on clean and on
+// damaged streams long enough to fill the bound on pictures in flight several times. The work
+// queue and the plane pool it is built on are checked alone first.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 #include <sigpu/hevc.hpp>
 
 #include "core/thread_pool.hpp"
 #include "hevc/nal.hpp"
+#include "hevc/plane_pool.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
+#include "hevc/work_queue.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -45,7 +50,7 @@ void expect_same(const Decoded& a, const Decoded& b, const std::string& what) {
   EXPECT_EQ(a.problems, b.problems) << what;
 }
 
-// An x265 stream repeated until it holds more than three batches of pictures: each copy starts
+// An x265 stream repeated until it holds more than three pictures per worker: each copy starts
 // with an IDR, so every picture is decodable and output order runs across the copies.
 std::vector<std::uint8_t> long_stream(const StreamSpec& spec) {
   const auto one = testing::read_file(testing::stream_path(spec));
@@ -59,6 +64,43 @@ const StreamSpec& spec_named(const std::string& name) {
   for (const auto& s : testing::standard_streams())
     if (s.name == name) return s;
   throw std::runtime_error("no standard stream " + name);
+}
+
+// Tasks pushed from outside and from tasks all run, on the queue's threads, before it joins.
+TEST(HevcPipeline, WorkQueueRunsEveryTaskBeforeJoining) {
+  std::atomic<int> ran{0}, nested{0};
+  {
+    WorkQueue queue(3);
+    for (int i = 0; i < 200; ++i)
+      queue.push([&] {
+        if (++ran % 10 == 0) queue.push([&] { ++nested; });
+      });
+  }
+  EXPECT_EQ(ran, 200);
+  EXPECT_EQ(nested, 20);
+}
+
+// A store given back is taken again for a picture of the same size, not for another size; a
+// build or machine without pinned memory hands out ordinary stores when asked for pinned ones.
+TEST(HevcPipeline, PlanePoolReusesStoresOfTheSameSize) {
+  PlanePool pool;
+  auto a = pool.take(1000, false);
+  std::uint16_t* const first = a->data();
+  a->data()[999] = 7;  // the whole size is writable
+  pool.give(std::move(a));
+  auto b = pool.take(1000, false);
+  EXPECT_EQ(b->data(), first);
+  auto c = pool.take(1000, false);
+  EXPECT_NE(c->data(), first);
+  pool.give(std::move(b));
+  auto d = pool.take(2000, false);
+  EXPECT_EQ(d->size(), 2000u);
+  EXPECT_FALSE(d->pinned());
+  auto e = pool.take(500, true);
+  EXPECT_EQ(e->size(), 500u);
+  if (cuda_devices().empty()) {
+    EXPECT_FALSE(e->pinned());
+  }
 }
 
 TEST(HevcPipeline, CudaBackendIsPipelinedCpuBackendsAreNot) {
@@ -85,8 +127,8 @@ TEST(HevcPipeline, SameFramesOrderAndHashesAsCpuParallel) {
   }
 }
 
-// Damage in the middle of batches: dropped pictures, problems from parsing (attached to the
-// batch being formed) and from reconstruction come out in the same order either way.
+// Damage among pictures in flight: dropped pictures, problems from parsing (attached to the
+// next picture handed on) and from reconstruction come out in the same order either way.
 TEST(HevcPipeline, SameProblemsAndFramesOnDamagedStreams) {
   if (!testing::have_tools()) GTEST_SKIP() << "x265 or ffmpeg not installed";
   if (!Decoder::filters_available()) GTEST_SKIP() << "this build has no hevc_filter module";

@@ -49,12 +49,15 @@ void write_planes(std::FILE* out, const hevc::Frame& f) {
   const int comps = f.chroma_format_idc == 0 ? 1 : 3;
   for (int c = 0; c < comps; ++c) {
     const bool wide = (c ? f.bit_depth_chroma : f.bit_depth_luma) > 8;
-    std::vector<std::uint8_t> bytes;
-    bytes.reserve(f.planes[c].size() * (wide ? 2 : 1));
-    for (std::uint16_t v : f.planes[c]) {
-      bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
-      if (wide) bytes.push_back(static_cast<std::uint8_t>(v >> 8));
-    }
+    const auto& plane = f.planes[c];
+    std::vector<std::uint8_t> bytes(plane.size() * (wide ? 2 : 1));
+    if (wide)
+      for (std::size_t i = 0; i < plane.size(); ++i) {
+        bytes[2 * i] = static_cast<std::uint8_t>(plane[i] & 0xff);
+        bytes[2 * i + 1] = static_cast<std::uint8_t>(plane[i] >> 8);
+      }
+    else
+      for (std::size_t i = 0; i < plane.size(); ++i) bytes[i] = static_cast<std::uint8_t>(plane[i]);
     if (std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size())
       throw Error("write failed");
   }
