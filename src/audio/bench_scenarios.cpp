@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -108,7 +109,8 @@ std::vector<float> bench_ir(int channel, int taps) {
 
 const std::vector<ScenarioInfo>& scenarios() {
   static const std::vector<ScenarioInfo> all = {
-      {.name = "console",
+      {.kind = ScenarioKind::console,
+       .name = "console",
        .unit_name = "N",
        .description = "three-stage console: N inputs each with gate, compressor and 5-band EQ; "
                       "N/2 buses and N/4 matrices each with compressor and EQ",
@@ -119,7 +121,8 @@ const std::vector<ScenarioInfo>& scenarios() {
        .min_count = 8,
        .max_count = 16384,
        .frames = {32, 64, 128}},
-      {.name = "conv4096",
+      {.kind = ScenarioKind::convolution,
+       .name = "conv4096",
        .unit_name = "channels",
        .description = "parallel mono 4096-tap convolutions, every channel with its own IR",
        .taps = 4096,
@@ -129,7 +132,8 @@ const std::vector<ScenarioInfo>& scenarios() {
        .min_count = 8,
        .max_count = 65536,
        .frames = {32}},
-      {.name = "conv65536",
+      {.kind = ScenarioKind::convolution,
+       .name = "conv65536",
        .unit_name = "reverbs",
        .description = "true-stereo 65536-tap convolution reverbs (2 in, 2 out, 4 IRs each)",
        .taps = 65536,
@@ -139,6 +143,18 @@ const std::vector<ScenarioInfo>& scenarios() {
        .min_count = 1,
        .max_count = 8192,
        .frames = {128}},
+      {.kind = ScenarioKind::nam,
+       .name = "nam",
+       .unit_name = "instances",
+       .description = "neural amp models (the standard A1 WaveNet unless --model), mono, every "
+                      "instance with its own input",
+       .taps = 0,
+       .channels_per_unit = 1,
+       .irs_per_unit = 0,
+       .unit = 1,
+       .min_count = 1,
+       .max_count = 4096,
+       .frames = {32, 128}},
   };
   return all;
 }
@@ -153,7 +169,14 @@ const ScenarioInfo& scenario(std::string_view name) {
 }
 
 std::string unavailable(const ScenarioInfo& s) {
-  if (s.taps == 0) return {};
+  if (s.kind == ScenarioKind::console) return {};
+  if (s.kind == ScenarioKind::nam) {
+#ifdef SIGPU_HAVE_AUDIO_NAM
+    return {};
+#else
+    return "needs the nam effect (a build with the nam module)";
+#endif
+  }
 #ifndef SIGPU_HAVE_AUDIO_CONVOLUTION
   return "needs the convolution effect (a build with the convolution module)";
 #elif !defined(SIGPU_HAVE_SNDFILE)
@@ -165,7 +188,7 @@ std::string unavailable(const ScenarioInfo& s) {
 
 int convolution_nodes(const ScenarioInfo& s, int count, Backend backend, int requested,
                       unsigned threads) {
-  if (s.taps == 0 || count < 1) return 0;
+  if (s.kind != ScenarioKind::convolution || count < 1) return 0;
   const int per_node = kMaxNodeIrs / s.irs_per_unit;
   const int fewest = (count + per_node - 1) / per_node;
   int nodes = requested;
@@ -176,14 +199,36 @@ int convolution_nodes(const ScenarioInfo& s, int count, Backend backend, int req
   return std::clamp(nodes, fewest, count);
 }
 
-Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes) {
+std::string default_nam_model() {
+  const char* root = std::getenv("SIGPU_SOURCE_DIR");
+  return (root && *root ? std::string(root) + "/" : std::string()) +
+         "tests/data/nam/wavenet_a1_standard.nam";
+}
+
+Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes,
+                     const std::string& model) {
   if (count < s.unit || count % s.unit) {
     throw Error("audio bench: " + std::string(s.name) + " needs a count that is a positive " +
                 "multiple of " + std::to_string(s.unit) + ", not " + std::to_string(count));
   }
-  if (s.taps == 0) return console_graph(count);
+  if (s.kind == ScenarioKind::console) return console_graph(count);
   if (const auto why = unavailable(s); !why.empty()) {
     throw Error("audio bench: the " + std::string(s.name) + " scenario " + why);
+  }
+  if (s.kind == ScenarioKind::nam) {
+    // One node: its channels are the instances, batched into the same launches on the GPU.
+    const nlohmann::json graph = {
+        {"name", "nam"},
+        {"inputs", count},
+        {"nodes",
+         {{{"id", "amp"},
+           {"type", "nam"},
+           {"input", "in:0-" + std::to_string(count - 1)},
+           {"params",
+            {{"model",
+              std::filesystem::absolute(model.empty() ? default_nam_model() : model).string()}}}}}},
+        {"outputs", "amp"}};
+    return Graph::parse(graph.dump());
   }
 #ifndef SIGPU_HAVE_AUDIO_CONVOLUTION
   (void)sample_rate, (void)nodes;
@@ -233,8 +278,9 @@ Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int n
 
 BenchResult bench_scenario(const ScenarioInfo& s, int count, Backend backend, std::uint64_t periods,
                            const ScenarioRun& run) {
-  const Graph g = scenario_graph(s, count, run.sample_rate,
-                                 convolution_nodes(s, count, backend, run.nodes, run.threads));
+  const Graph g =
+      scenario_graph(s, count, run.sample_rate,
+                     convolution_nodes(s, count, backend, run.nodes, run.threads), run.model);
   Engine engine(g, {.backend = backend,
                     .period = run.frames,
                     .sample_rate = run.sample_rate,

@@ -1,7 +1,8 @@
 // The real-time benchmark's scenarios, each an audio graph of `count` units run through the
 // same Engine: the three-stage console (count = N inputs), parallel mono 4096-tap convolutions
 // (count = channels, each with its own IR) and true-stereo 65536-tap convolution reverbs
-// (count = reverbs; 2 inputs, 2 outputs, 4 IRs each: L->L, R->L, L->R, R->R).
+// (count = reverbs; 2 inputs, 2 outputs, 4 IRs each: L->L, R->L, L->R, R->R) and neural amp
+// models (count = mono instances of a .nam model, each with its own input).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,10 @@
 
 namespace sigpu::audio {
 
+enum class ScenarioKind { console, convolution, nam };
+
 struct ScenarioInfo {
+  ScenarioKind kind;
   std::string_view name, unit_name, description;
   int taps;                  ///< IR length (0: the console)
   int channels_per_unit;     ///< graph input channels per unit of count
@@ -29,7 +33,7 @@ const std::vector<ScenarioInfo>& scenarios();
 const ScenarioInfo& scenario(std::string_view name);
 
 /// Empty where this build can run the scenario, else why not (the convolution scenarios need
-/// the convolution module and libsndfile).
+/// the convolution module and libsndfile, the nam scenario the nam module).
 std::string unavailable(const ScenarioInfo& s);
 
 /// IR channels one convolution node (its IR file: libsndfile's limit) holds at most.
@@ -53,8 +57,14 @@ int convolution_nodes(const ScenarioInfo& s, int count, Backend backend, int req
 /// removed. Mono: node channel j through IR j. True stereo, node of c reverbs: the node reads
 /// its 2c inputs twice (4c channels: IR j for input j) and a mixer sums contiguous pairs into
 /// 2c outputs, the c left outputs (LL + RL) and then the c right ones (LR + RR).
+/// nam: one node of `count` instances of the model at `model` (empty: default_nam_model()).
 /// Throws Error where the build has no convolution effect or no libsndfile.
-Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes);
+Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes,
+                     const std::string& model = {});
+
+/// The standard A1 WaveNet of the test fixtures: under $SIGPU_SOURCE_DIR when set, else relative
+/// to the working folder (the repository root).
+std::string default_nam_model();
 
 /// Untimed periods before a timed run.
 inline constexpr std::uint64_t kWarmupPeriods = 200;
@@ -84,6 +94,7 @@ struct ScenarioRun {
   unsigned threads = 0;
   bool planar = false;
   std::vector<std::uint64_t>* late = nullptr;  ///< time_periods()'s late periods
+  std::string model;                           ///< nam: the .nam file (empty: the default)
 };
 
 /// One run of the scenario: builds the graph and an Engine, then time_periods() with the early

@@ -126,6 +126,7 @@ struct BenchArgs {
   unsigned threads = 0;                 ///< cpu-parallel: 0, one per hardware thread
   std::string io = "channels";          ///< channels (process) or planar (process_planar)
   double rate = 48000, time_budget = 0;
+  std::string model;  ///< nam scenario: empty, the standard A1 WaveNet
 };
 
 /// One search: a scenario at one period size on one backend.
@@ -321,7 +322,8 @@ int run_bench(const BenchArgs& a) {
                          ")");
       }
       for (int frames : a.frames.empty() ? s->frames : a.frames) {
-        if (s->taps && (frames < 16 || frames > 8192 || (frames & (frames - 1)))) {
+        if (s->kind == audio::ScenarioKind::convolution &&
+            (frames < 16 || frames > 8192 || (frames & (frames - 1)))) {
           throw UsageError("--frames " + std::to_string(frames) + ": " + std::string(s->name) +
                            " (partitioned convolution) needs a power of two in [16, 8192]");
         }
@@ -390,7 +392,8 @@ int run_bench(const BenchArgs& a) {
                                           .nodes = a.nodes,
                                           .threads = a.threads,
                                           .planar = a.io == "planar",
-                                          .late = &late});
+                                          .late = &late,
+                                          .model = a.model});
           } catch (const std::exception& e) {
             // Too large to set up (memory): a failed run at this count, not the end of the
             // command.
@@ -462,7 +465,8 @@ void add_audio_commands(CLI::App& app, Action& action) {
   auto* cb = audio->add_subcommand(
       "bench", "Real-time benchmark: the largest console or convolution count per period");
   cb->add_option("--scenario", bench->scenarios,
-                 "console, conv4096 (mono 4096-tap), conv65536 (true-stereo 65536-tap) or all")
+                 "console, conv4096 (mono 4096-tap), conv65536 (true-stereo 65536-tap), nam (amp "
+                 "models) or all")
       ->delimiter(',')
       ->capture_default_str();
   cb->add_option("--frames", bench->frames,
@@ -497,6 +501,9 @@ void add_audio_commands(CLI::App& app, Action& action) {
                  "if it can end within its search's share; 0: no limit")
       ->capture_default_str();
   cb->add_option("--rate", bench->rate, "Sample rate")->capture_default_str();
+  cb->add_option("--model", bench->model,
+                 "nam scenario: the .nam file (default: the standard A1 WaveNet of the test "
+                 "fixtures, under $SIGPU_SOURCE_DIR or the working folder)");
   // Checked when the action runs: main() answers a UsageError from there (not from parse()).
   cb->callback([&action, bench] { action = [bench] { return run_bench(check_bench(*bench)); }; });
 }
