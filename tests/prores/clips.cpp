@@ -88,6 +88,8 @@ const std::vector<ClipSpec>& standard_clips() {
     }
     c.push_back(
         {"large_4096x2160", "testsrc2=size=4096x2160:rate=25", 1, "-c:v prores_ks -profile:v 3"});
+    c.push_back(
+        {"large_8192x4320", "testsrc2=size=8192x4320:rate=25", 1, "-c:v prores_ks -profile:v 2"});
     return c;
   }();
   return clips;
