@@ -6,6 +6,7 @@
 #include "audio/convolution_node.hpp"
 #include "audio/effects/nam_node.hpp"
 #include "audio/runner.hpp"
+#include "core/no_denormals.hpp"
 #include "core/rt_pool.hpp"
 
 namespace sigpu::audio {
@@ -59,6 +60,7 @@ class CpuRunner final : public Runner {
   }
 
   void process(const float* in, float* out, Params& params) override {
+    const ScopedNoDenormals flush;  // decaying filters and envelopes must not slow a period
     params_ = &params;
     const std::size_t n = plan_.period;
     std::memcpy(arena_.data(), in, sizeof(float) * n * plan_.inputs);

@@ -17,6 +17,7 @@
 #include "convolution/cpu_mac.hpp"
 #include "convolution/layout.hpp"
 #include "convolution/spectral.hpp"
+#include "core/no_denormals.hpp"
 #include "core/rt_pool.hpp"
 
 namespace sigpu::convolution {
@@ -199,6 +200,7 @@ CpuConvolver::CpuConvolver(CpuConvolver&&) noexcept = default;
 CpuConvolver& CpuConvolver::operator=(CpuConvolver&&) noexcept = default;
 
 void CpuConvolver::process(std::span<const float> in, std::span<float> out) {
+  const ScopedNoDenormals flush;  // a decaying tail must not slow the period
   impl_->process(in, out);
 }
 void CpuConvolver::reset() {

@@ -1,5 +1,7 @@
 #include "core/rt_pool.hpp"
 
+#include "core/no_denormals.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -144,6 +146,7 @@ std::uint32_t RtPool::await_job(std::uint32_t seen) {
 }
 
 void RtPool::worker_main() {
+  const ScopedNoDenormals flush;  // real-time work: for the worker's whole life
   std::uint32_t seen = 0;
   for (;;) {
     seen = await_job(seen);
@@ -182,6 +185,7 @@ void RtPool::run(std::size_t count, RangeFn fn, std::size_t grain) {
     ~Idle() { busy.store(false, std::memory_order_release); }
   } idle{busy_};
   if (count == 0) return;
+  const ScopedNoDenormals flush;  // the caller's share, as the workers'
   if (grain == 0) grain = std::max<std::size_t>(1, count / (4 * std::size_t{size()}));
   constexpr std::size_t kMaxChunks = std::numeric_limits<std::uint32_t>::max();
   grain = std::max(grain, (count + kMaxChunks - 1) / kMaxChunks);

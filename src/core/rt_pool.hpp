@@ -78,7 +78,8 @@ class RtPool {
 
   /// Calls fn(begin, end) on disjoint chunks that cover [0, count), on the calling thread and
   /// the workers, and returns when every chunk is done. Chunks hold `grain` indices (0: about
-  /// count / (4 * size()), so a late or preempted thread leaves its share to the others). Every
+  /// count / (4 * size()), so a late or preempted thread leaves its share to the others). Jobs
+  /// run with denormals flushed to zero (core/no_denormals.hpp), on the caller too. Every
   /// chunk runs even when one throws; the first exception is then rethrown here. Allocates and
   /// locks nothing (unless fn throws). Calling run() from inside fn, or from a second thread
   /// while a run is in progress, throws sigpu::Error: a pool serves one job at a time.

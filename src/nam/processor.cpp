@@ -1,5 +1,6 @@
 // Processor (one instance, the serial reference) and CpuBatch (many instances on a pool).
 #include "nam/processor.hpp"
+#include "core/no_denormals.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -99,6 +100,7 @@ struct CpuBatch::Impl {
   }
 
   void process(const float* const* in, float* const* out, int frames) {
+    const ScopedNoDenormals flush;  // as on the pool's threads
     const auto run = [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) instances[i].process(in[i], out[i], frames);
     };
