@@ -124,6 +124,38 @@ TEST_F(Cli, InfoPrintsStreamInfoAndBlocks) {
   }
 }
 
+TEST_F(Cli, SkipAndUntilMatchTheFlacTool) {
+  const auto f = make_flac("r", 2, 16, 4.0);
+  struct Case {
+    const char *skip, *until;
+  };
+  for (const Case c :
+       {Case{"44100", "66150"}, Case{"0:01.50", "0:02.25"}, Case{"130000", ""}, Case{"", "1000"}}) {
+    for (const char* backend : {"cpu", "cpu-parallel", "auto"}) {
+      const std::string args =
+          std::string(*c.skip ? " --skip=" : "") + c.skip + (*c.until ? " --until=" : "") + c.until;
+      SCOPED_TRACE(args + " " + backend);
+      const auto r = sigpu("flac decode -q -f --backend " + std::string(backend) + args + " -o " +
+                           quoted(path("ours.wav")) + " " + quoted(f));
+      ASSERT_EQ(r.code, 0) << r.output;
+      const auto ref =
+          run("flac -s -d -f" + args + " -o " + quoted(path("ref.wav")) + " " + quoted(f));
+      ASSERT_EQ(ref.code, 0) << ref.output;
+      EXPECT_TRUE(chunk(read_all(path("ours.wav")), "data") ==
+                  chunk(read_all(path("ref.wav")), "data"))
+          << "samples differ";
+    }
+  }
+  const auto bad = sigpu("flac decode -q -f --skip=2000 --until=1000 -o " + quoted(path("x.wav")) +
+                         " " + quoted(f));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("--until must be past --skip"), std::string::npos) << bad.output;
+  const auto odd =
+      sigpu("flac decode -q -f --skip=1.5s -o " + quoted(path("x.wav")) + " " + quoted(f));
+  EXPECT_NE(odd.code, 0);
+  EXPECT_NE(odd.output.find("mm:ss.ss"), std::string::npos) << odd.output;
+}
+
 TEST_F(Cli, DecodeMatchesTheFlacTool) {
   struct Case {
     unsigned channels, bits;

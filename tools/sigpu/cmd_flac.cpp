@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct DecodeArgs {
   std::string sample_format;  ///< empty: the coded width, as `flac -d` writes it
   int device = 0;
   bool no_md5 = false, stop_on_damage = false, force = false, quiet = false;
+  std::string skip, until;  ///< a range, as `flac -d --skip/--until` takes it
 };
 
 struct TestArgs {
@@ -322,8 +324,37 @@ int report_decode(const std::string& in, const std::string& out, const flac::Dec
   return d.report.ok() ? kExitOk : kExitFailed;
 }
 
-/// Decodes one file at a time (cpu backends) or batches of files packed into shared GPU
-/// launches (cuda), writes each output and reports each file on its own.
+/// A position as `flac -d --skip/--until` takes one: samples (digits), or mm:ss.ss.
+std::uint64_t parse_position(const std::string& text, unsigned rate, const char* option) {
+  static const std::regex samples("[0-9]+"), clock("([0-9]+):([0-9]+(\\.[0-9]*)?)");
+  std::smatch m;
+  if (std::regex_match(text, samples)) return std::stoull(text);
+  if (std::regex_match(text, m, clock)) {
+    const double seconds = std::stod(m[1].str()) * 60 + std::stod(m[2].str());
+    return static_cast<std::uint64_t>(std::llround(seconds * rate));
+  }
+  throw UsageError(std::string(option) + " " + text +
+                   ": give samples (digits) or a time as mm:ss.ss, as `flac -d` takes them");
+}
+
+/// The samples --skip/--until select in a file (the whole file when neither is given).
+flac::Decoded decode_input(const std::string& path, const DecodeArgs& a,
+                           const flac::DecodeOptions& opt) {
+  if (a.skip.empty() && a.until.empty()) return flac::decode_file(path, opt);
+  const flac::ByteBuffer bytes = flac::read_file(path);
+  const unsigned rate = flac::parse_stream(bytes).info.sample_rate;
+  const std::uint64_t first = a.skip.empty() ? 0 : parse_position(a.skip, rate, "--skip");
+  std::uint64_t end = ~std::uint64_t{0};
+  if (!a.until.empty()) end = parse_position(a.until, rate, "--until");
+  if (end <= first)
+    throw UsageError("--until must be past --skip (" + std::to_string(end) +
+                     " <= " + std::to_string(first) + " samples)");
+  return flac::decode_range(bytes, {first, end - first}, opt);
+}
+
+/// Decodes one file at a time (cpu backends, or a range of each file) or batches of files
+/// packed into shared GPU launches (cuda), writes each output and reports each file on its
+/// own.
 int run_decode(const DecodeArgs& a) {
   if (a.inputs.empty() && a.list.empty())
     throw UsageError("no inputs: name files, directories or --list FILE");
@@ -368,13 +399,13 @@ int run_decode(const DecodeArgs& a) {
     return true;
   };
 
-  if (opt.backend != Backend::cuda) {
+  if (opt.backend != Backend::cuda || !a.skip.empty() || !a.until.empty()) {
     for (std::size_t n = 0; n < inputs.size(); ++n) {
       progress.set_current(inputs[n].path);
       if (exists(n)) continue;
       try {
         Stopwatch clock;
-        const auto decoded = flac::decode_file(inputs[n].path, opt);
+        const auto decoded = decode_input(inputs[n].path, a, opt);
         write(n, decoded, clock.seconds());
       } catch (const std::exception& e) {
         fail(e.what());
@@ -504,6 +535,10 @@ void add_flac_commands(CLI::App& app, Action& action) {
                  "s16, s32 or f32 (default: the stream's own bit depth)")
       ->check(CLI::IsMember({"s16", "s32", "f32"}));
   cd->add_option("--device", dec->device, "CUDA device index")->capture_default_str();
+  cd->add_option("--skip", dec->skip,
+                 "Start at this sample (digits) or time (mm:ss.ss), as `flac -d --skip`; found "
+                 "through the SEEKTABLE or a frame search near it, not by decoding from the start");
+  cd->add_option("--until", dec->until, "Stop before this sample or time, as `flac -d --until`");
   cd->add_flag("--no-md5", dec->no_md5, "Skip the MD5 check");
   cd->add_flag("--stop-on-damage", dec->stop_on_damage,
                "Fail at the first damaged frame instead of silencing it and going on");
