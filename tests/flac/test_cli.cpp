@@ -138,6 +138,8 @@ TEST_F(Cli, SkipAndUntilMatchTheFlacTool) {
       const auto r = sigpu("flac decode -q -f --backend " + std::string(backend) + args + " -o " +
                            quoted(path("ours.wav")) + " " + quoted(f));
       ASSERT_EQ(r.code, 0) << r.output;
+      EXPECT_EQ(r.output.find("warning"), std::string::npos) << "a range of a clean file\n"
+                                                             << r.output;
       const auto ref =
           run("flac -s -d -f" + args + " -o " + quoted(path("ref.wav")) + " " + quoted(f));
       ASSERT_EQ(ref.code, 0) << ref.output;

@@ -17,6 +17,7 @@
 #include <sigpu/flac.hpp>
 
 #include "commands.hpp"
+#include "core/mapped_file.hpp"
 #include "core/md5.hpp"
 #include "core/timer.hpp"
 #include "flac/decoder_common.hpp"
@@ -341,7 +342,8 @@ std::uint64_t parse_position(const std::string& text, unsigned rate, const char*
 flac::Decoded decode_input(const std::string& path, const DecodeArgs& a,
                            const flac::DecodeOptions& opt) {
   if (a.skip.empty() && a.until.empty()) return flac::decode_file(path, opt);
-  const flac::ByteBuffer bytes = flac::read_file(path);
+  const MappedFile file(path);  // the range's pages are read, not the whole file
+  const std::span<const std::uint8_t> bytes = file.bytes();
   const unsigned rate = flac::parse_stream(bytes).info.sample_rate;
   const std::uint64_t first = a.skip.empty() ? 0 : parse_position(a.skip, rate, "--skip");
   std::uint64_t end = ~std::uint64_t{0};
