@@ -76,6 +76,17 @@ struct Transitions {
 };
 inline constexpr Transitions kTransitions;
 
+/// rangeTabLps by the context ((pStateIdx << 1) | valMps) and ivlCurrRange >> 6 (4..7 between
+/// renormalisations), so that the engine indexes it without shifting or masking either.
+struct LpsByContext {
+  std::uint8_t range[128][8] = {};
+  constexpr LpsByContext() {
+    for (int ctx = 0; ctx < 128; ++ctx)
+      for (int q = 0; q < 4; ++q) range[ctx][4 + q] = kLpsRange[ctx >> 1][q];
+  }
+};
+inline constexpr LpsByContext kLpsByContext;
+
 }  // namespace cabac_tables
 
 /// Initial context states for an I slice at SliceQpY (9.3.2.2).
@@ -95,7 +106,7 @@ class Cabac {
   // would double that.
   int decode(std::uint8_t& ctx) {
     const int bin = ctx & 1;
-    const std::uint32_t lps = cabac_tables::kLpsRange[ctx >> 1][(range_ >> 6) & 3];
+    const std::uint32_t lps = cabac_tables::kLpsByContext.range[ctx][range_ >> 6];
     range_ -= lps;
     const std::uint32_t scaled = range_ << extra_;
     if (value_ < scaled) {
@@ -122,9 +133,25 @@ class Cabac {
     }
     return 0;
   }
+  /// n bypass bins (n <= 32), the first in the most significant bit. Up to 16 at a time with
+  /// one refill: value_ then holds at most 9 + 23 bits.
   std::uint32_t bypass_bits(int n) {
     std::uint32_t v = 0;
-    for (int i = 0; i < n; ++i) v = (v << 1) | static_cast<std::uint32_t>(bypass());
+    while (n > 0) {
+      const int m = n < 16 ? n : 16;
+      while (extra_ < m) {
+        value_ = (value_ << 8) | next_byte();
+        extra_ += 8;
+      }
+      for (int i = 0; i < m; ++i) {
+        --extra_;
+        const std::uint32_t scaled = range_ << extra_;
+        const std::uint32_t bit = value_ >= scaled ? 1u : 0u;
+        value_ -= scaled & (0u - bit);
+        v = (v << 1) | bit;
+      }
+      n -= m;
+    }
     return v;
   }
   int terminate() {

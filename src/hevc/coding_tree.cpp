@@ -30,6 +30,14 @@ int chroma_qp_table(int qpi) {
   return kTable[qpi - 30];
 }
 
+// Zeroes the first `rows` rows of an n-wide block over a constant width W <= n (the coded
+// columns rounded up), so that the compiler writes a few vector stores instead of calling
+// memset for each row.
+template <int W>
+void clear_rows(std::int32_t* c, int n, int rows) {
+  for (int j = 0; j < rows; ++j) std::fill_n(c + j * n, W, 0);
+}
+
 }  // namespace
 
 SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index,
@@ -453,8 +461,17 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
   const int units = 2 * n / unit;  // per side
   const std::uint32_t z_cur = geo_.zscan(cur_x, cur_y);
   bool left_av[16], top_av[16];
-  int n_av = 0;
-  for (int u = 0; u < units; ++u) {
+  // The neighbours beside the block (the first half of each side) lie in one CTB and precede
+  // the block in z-scan order (it is a quadtree node inside the picture), so they share the
+  // first one's availability; only those below-left and above-right need asking one by one.
+  left_av[0] = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift);
+  top_av[0] = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift);
+  for (int u = 1; u < units / 2; ++u) {
+    left_av[u] = left_av[0];
+    top_av[u] = top_av[0];
+  }
+  int n_av = (left_av[0] + top_av[0]) * (units / 2);
+  for (int u = units / 2; u < units; ++u) {
     left_av[u] = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift);
     top_av[u] = available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift);
     n_av += left_av[u] + top_av[u];
@@ -465,13 +482,29 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
   if (n_av == 0) {
     std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
   } else {
-    for (int u = 0; u < units; ++u)
-      if (left_av[u])
-        for (int j = u * unit; j < (u + 1) * unit; ++j) ref[2 * n - 1 - j] = sample(x - 1, y + j);
+    // Each run of available blocks is copied in one loop (the top row's contiguous).
+    auto for_runs = [units, unit](const bool* av, auto&& copy) {
+      for (int u = 0; u < units;) {
+        if (!av[u]) {
+          ++u;
+          continue;
+        }
+        int e = u + 1;
+        while (e < units && av[e]) ++e;
+        copy(u * unit, e * unit);
+        u = e;
+      }
+    };
+    for_runs(left_av, [&](int a, int b) {
+      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y + a) * stride + (x - 1);
+      for (int j = a; j < b; ++j)
+        ref[2 * n - 1 - j] = s[static_cast<std::ptrdiff_t>(j - a) * stride];
+    });
     if (corner) ref[2 * n] = sample(x - 1, y - 1);
-    for (int u = 0; u < units; ++u)
-      if (top_av[u])
-        for (int j = u * unit; j < (u + 1) * unit; ++j) ref[2 * n + 1 + j] = sample(x + j, y - 1);
+    for_runs(top_av, [&](int a, int b) {
+      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y - 1) * stride + x;
+      for (int j = a; j < b; ++j) ref[2 * n + 1 + j] = s[j];
+    });
     if (n_av < 2 * units + 1) {
       // Substitution in ref's order, a block at a time: the bottom of the left column up, the
       // corner, the top row left to right. Blocks before the first available sample take it;
@@ -534,7 +567,14 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
   inverse_transform(coeffs_, residual_, log2, dst_4x4, bit_depth, cols, rows);
   add_residual(dst, stride, residual_, log2, max_val);
   // Back to all zero for the next block: only the region that held coefficients.
-  for (int j = 0; j < rows; ++j) std::fill_n(coeffs_ + j * n, cols, 0);
+  if (cols <= 4)
+    clear_rows<4>(coeffs_, n, rows);
+  else if (cols <= 8)
+    clear_rows<8>(coeffs_, n, rows);
+  else if (cols <= 16)
+    clear_rows<16>(coeffs_, n, rows);
+  else
+    clear_rows<32>(coeffs_, n, rows);
 }
 
 void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
@@ -554,40 +594,41 @@ void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
     return true;
   };
   const bool left_ok = edge_ok(x0 - 1, y0), top_ok = edge_ok(x0, y0 - 1);
-  for (int y = y0; y < y0 + size; y += 4)
-    for (int x = x0; x < x0 + size; x += 4) {
-      hevc_filter::BlockInfo& b = blocks[pic_.block(x, y)];
-      b.flags = hevc_filter::kIntra;
-      b.deblock = 0;
-      if (no_filter) b.flags |= hevc_filter::kNoFilter;
-      if (x == x0) {
-        b.flags |= hevc_filter::kLeftPuEdge;
-        if (left_ok) b.deblock |= hevc_filter::kFilterLeft;
-      }
-      if (y == y0) {
-        b.flags |= hevc_filter::kTopPuEdge;
-        if (top_ok) b.deblock |= hevc_filter::kFilterTop;
-      }
-      b.qp_y = static_cast<std::int8_t>(qp_y_);
-    }
+  // The whole block first, then its left column and top row (no per-block edge tests).
+  const hevc_filter::BlockInfo inner{
+      static_cast<std::uint8_t>(hevc_filter::kIntra | (no_filter ? hevc_filter::kNoFilter : 0)), 0,
+      static_cast<std::int8_t>(qp_y_)};
+  const int n = size >> 2;
+  hevc_filter::BlockInfo* first = blocks.data() + pic_.block(x0, y0);
+  for (int j = 0; j < n; ++j) {
+    hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
+    std::fill_n(row, n, inner);
+    row[0].flags |= hevc_filter::kLeftPuEdge;
+    if (left_ok) row[0].deblock |= hevc_filter::kFilterLeft;
+  }
+  for (int i = 0; i < n; ++i) {
+    first[i].flags |= hevc_filter::kTopPuEdge;
+    if (top_ok) first[i].deblock |= hevc_filter::kFilterTop;
+  }
 }
 
 void SliceDecoder::record_tu(int x0, int y0, int log2, bool coded_luma) {
   const int size = 1 << log2;
   const bool inner_ok = !sh_.deblocking_disabled;
-  for (int y = y0; y < y0 + size; y += 4)
-    for (int x = x0; x < x0 + size; x += 4) {
-      hevc_filter::BlockInfo& b = pic_.info.blocks[pic_.block(x, y)];
-      if (coded_luma) b.flags |= hevc_filter::kCodedLuma;
-      if (x == x0) {
-        b.flags |= hevc_filter::kLeftTuEdge;
-        if (x0 != cu_x0_ && inner_ok) b.deblock |= hevc_filter::kFilterLeft;
-      }
-      if (y == y0) {
-        b.flags |= hevc_filter::kTopTuEdge;
-        if (y0 != cu_y0_ && inner_ok) b.deblock |= hevc_filter::kFilterTop;
-      }
-    }
+  const bool filter_left = x0 != cu_x0_ && inner_ok, filter_top = y0 != cu_y0_ && inner_ok;
+  const int n = size >> 2;
+  hevc_filter::BlockInfo* first = pic_.info.blocks.data() + pic_.block(x0, y0);
+  for (int j = 0; j < n; ++j) {
+    hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
+    if (coded_luma)
+      for (int i = 0; i < n; ++i) row[i].flags |= hevc_filter::kCodedLuma;
+    row[0].flags |= hevc_filter::kLeftTuEdge;
+    if (filter_left) row[0].deblock |= hevc_filter::kFilterLeft;
+  }
+  for (int i = 0; i < n; ++i) {
+    first[i].flags |= hevc_filter::kTopTuEdge;
+    if (filter_top) first[i].deblock |= hevc_filter::kFilterTop;
+  }
 }
 
 }  // namespace sigpu::hevc

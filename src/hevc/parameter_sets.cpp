@@ -473,17 +473,23 @@ std::shared_ptr<const Pps::Geometry> derive_geometry(const Pps& p, const Sps& s)
   // z-scan order of every 4x4 block (6.5.2, at 4x4 rather than minimum TB granularity).
   const int per_ctb = 1 << (s.log2_ctb - 2);
   const int bw = w * per_ctb, bh = h * per_ctb;
-  g->min_tb_zs.assign(static_cast<std::size_t>(bw) * bh, 0);
-  for (int by = 0; by < bh; ++by)
-    for (int bx = 0; bx < bw; ++bx) {
-      const int rs = (by / per_ctb) * w + bx / per_ctb;
-      std::uint32_t z = static_cast<std::uint32_t>(g->rs_to_ts[rs]) << (2 * (s.log2_ctb - 2));
-      const int lx = bx % per_ctb, ly = by % per_ctb;
+  // The order inside a CTB (bits of x and y interleaved) is the same in every CTB.
+  std::vector<std::uint32_t> in_ctb(static_cast<std::size_t>(per_ctb) * per_ctb, 0);
+  for (int ly = 0; ly < per_ctb; ++ly)
+    for (int lx = 0; lx < per_ctb; ++lx)
       for (int i = 0; i < s.log2_ctb - 2; ++i)
-        z += static_cast<std::uint32_t>((((lx >> i) & 1) << (2 * i)) |
-                                        (((ly >> i) & 1) << (2 * i + 1)));
-      g->min_tb_zs[static_cast<std::size_t>(by) * bw + bx] = z;
+        in_ctb[static_cast<std::size_t>(ly) * per_ctb + lx] += static_cast<std::uint32_t>(
+            (((lx >> i) & 1) << (2 * i)) | (((ly >> i) & 1) << (2 * i + 1)));
+  g->min_tb_zs.assign(static_cast<std::size_t>(bw) * bh, 0);
+  for (int by = 0; by < bh; ++by) {
+    const std::uint32_t* local = in_ctb.data() + static_cast<std::size_t>(by % per_ctb) * per_ctb;
+    std::uint32_t* row = g->min_tb_zs.data() + static_cast<std::size_t>(by) * bw;
+    for (int cx = 0; cx < w; ++cx) {
+      const std::uint32_t base = static_cast<std::uint32_t>(g->rs_to_ts[(by / per_ctb) * w + cx])
+                                 << (2 * (s.log2_ctb - 2));
+      for (int lx = 0; lx < per_ctb; ++lx) row[cx * per_ctb + lx] = base + local[lx];
     }
+  }
   return g;
 }
 

@@ -67,13 +67,13 @@ const Matrices& matrices() {
 // bits (8.6.2, 8.6.4.2) and |M| <= 90, so |out[i]| <= 32 * 32768 * 90 < 2^31: 32-bit sums are
 // exact, in any order. The DCT's rows are even or odd about the middle (M[j][N-1-i] = (-1)^j
 // M[j][i]), so it sums the even and the odd rows over the first half only and forms both halves
-// from them (the partial butterfly); the DST has no such symmetry. Returns false when every
-// input was zero (out is then zero).
-template <int N, bool Symmetric>
+// from them (the partial butterfly). Returns false when every input was zero (out is then
+// zero).
+template <int N>
 [[gnu::always_inline]] inline bool inverse_1d(const std::int16_t* m, const std::int32_t* in,
                                               int stride, const std::uint8_t* list, int count,
                                               std::int32_t* out) {
-  constexpr int H = Symmetric ? N / 2 : N;
+  constexpr int H = N / 2;
   std::int32_t acc[2][H] = {};
   bool any = false;
   for (int k = 0; k < count; ++k) {
@@ -84,16 +84,12 @@ template <int N, bool Symmetric>
     if (v == 0) continue;
     any = true;
     const std::int16_t* row = m + j * N;
-    std::int32_t* a = acc[Symmetric ? (j & 1) : 0];
+    std::int32_t* a = acc[j & 1];
     for (int i = 0; i < H; ++i) a[i] += std::int32_t{row[i]} * v;
   }
-  if constexpr (Symmetric) {
-    for (int i = 0; i < H; ++i) {
-      out[i] = acc[0][i] + acc[1][i];
-      out[N - 1 - i] = acc[0][i] - acc[1][i];
-    }
-  } else {
-    for (int i = 0; i < N; ++i) out[i] = acc[0][i];
+  for (int i = 0; i < H; ++i) {
+    out[i] = acc[0][i] + acc[1][i];
+    out[N - 1 - i] = acc[0][i] - acc[1][i];
   }
   return any;
 }
@@ -108,7 +104,7 @@ constexpr struct Identity {
 // Both passes over a block whose non-zero coefficients lie in its first `cols` columns and
 // `rows` rows: the vertical pass runs only on those columns and reads only those rows, and the
 // horizontal pass reads only the columns that held a non-zero coefficient (the rest are zero).
-template <int N, bool Symmetric = true>
+template <int N>
 [[gnu::always_inline]] inline void inverse_2d(const std::int32_t* c, std::int32_t* out,
                                               const std::int16_t* m, int cols, int rows,
                                               int bit_depth) {
@@ -119,7 +115,7 @@ template <int N, bool Symmetric = true>
   std::uint8_t coded[N];
   int n_coded = 0;
   for (int x = 0; x < cols; ++x) {
-    if (!inverse_1d<N, Symmetric>(m, c + x, N, kIdentity.j, rows, col)) continue;
+    if (!inverse_1d<N>(m, c + x, N, kIdentity.j, rows, col)) continue;
     coded[n_coded++] = static_cast<std::uint8_t>(x);
     for (int y = 0; y < N; ++y)
       tmp[x * N + y] = std::clamp((col[y] + 64) >> 7, kCoeffMin, kCoeffMax);
@@ -127,8 +123,38 @@ template <int N, bool Symmetric = true>
   const int bd_shift = 20 - bit_depth;
   const std::int32_t round = 1 << (bd_shift - 1);
   for (int y = 0; y < N; ++y) {
-    inverse_1d<N, Symmetric>(m, tmp + y, N, coded, n_coded, col);
+    inverse_1d<N>(m, tmp + y, N, coded, n_coded, col);
     for (int x = 0; x < N; ++x) out[y * N + x] = (col[x] + round) >> bd_shift;
+  }
+}
+
+// Both passes over a 4x4 block (the DCT's or the DST's matrix m) as whole rows: each pass
+// multiplies a row of four inputs (or outputs) by one matrix entry at a time, four lanes wide,
+// with no per-coefficient tests: at this size the per-coefficient bookkeeping of inverse_2d
+// costs more than the multiplies it skips (at 8x8 and above it no longer does). The inputs are
+// 16-bit (see inverse_1d), so the sums are exact.
+[[gnu::always_inline]] inline void inverse_4x4(const std::int32_t* c, std::int32_t* out,
+                                               const std::int16_t* m, int cols, int rows,
+                                               int bit_depth) {
+  constexpr int N = 4;
+  std::int32_t tmp[N * N];  // after the vertical pass, row-major
+  for (int y = 0; y < N; ++y) {
+    std::int32_t s[N] = {};
+    for (int j = 0; j < rows; ++j) {
+      const std::int32_t w = m[j * N + y];
+      for (int x = 0; x < N; ++x) s[x] += w * c[j * N + x];
+    }
+    for (int x = 0; x < N; ++x) tmp[y * N + x] = std::clamp((s[x] + 64) >> 7, kCoeffMin, kCoeffMax);
+  }
+  const int bd_shift = 20 - bit_depth;
+  const std::int32_t round = 1 << (bd_shift - 1);
+  for (int y = 0; y < N; ++y) {
+    std::int32_t s[N] = {};
+    for (int j = 0; j < cols; ++j) {
+      const std::int32_t v = tmp[y * N + j];
+      for (int i = 0; i < N; ++i) s[i] += std::int32_t{m[j * N + i]} * v;
+    }
+    for (int i = 0; i < N; ++i) out[y * N + i] = (s[i] + round) >> bd_shift;
   }
 }
 
@@ -171,10 +197,7 @@ void inverse_transform(const std::int32_t* in, std::int32_t* out, int log2, bool
   const Matrices& m = matrices();
   switch (log2) {
     case 2:
-      if (dst)
-        inverse_2d<4, false>(in, out, m.dst, cols, rows, bit_depth);
-      else
-        inverse_2d<4>(in, out, m.m[0], cols, rows, bit_depth);
+      inverse_4x4(in, out, dst ? m.dst : m.m[0], cols, rows, bit_depth);
       break;
     case 3:
       inverse_2d<8>(in, out, m.m[1], cols, rows, bit_depth);
@@ -197,14 +220,37 @@ void transform_skip_residual(std::int32_t* c, int log2, int bit_depth) {
     c[i] = static_cast<std::int32_t>(((std::int64_t{c[i]} << ts_shift) + round) >> bd_shift);
 }
 
+namespace {
+
+// With the width a constant, even 4-sample rows are one vector each (no scalar remainder loop).
+template <int N>
+[[gnu::always_inline]] inline void add_residual_n(std::uint16_t* dst, std::ptrdiff_t stride,
+                                                  const std::int32_t* r, int max_val) {
+  for (int j = 0; j < N; ++j) {
+    std::uint16_t* row = dst + j * stride;
+    for (int i = 0; i < N; ++i)
+      row[i] = static_cast<std::uint16_t>(std::clamp(row[i] + r[j * N + i], 0, max_val));
+  }
+}
+
+}  // namespace
+
 SIGPU_HEVC_SIMD_CLONES
 void add_residual(std::uint16_t* dst, std::ptrdiff_t stride, const std::int32_t* r, int log2,
                   int max_val) {
-  const int n = 1 << log2;
-  for (int j = 0; j < n; ++j) {
-    std::uint16_t* row = dst + j * stride;
-    for (int i = 0; i < n; ++i)
-      row[i] = static_cast<std::uint16_t>(std::clamp(row[i] + r[j * n + i], 0, max_val));
+  switch (log2) {
+    case 2:
+      add_residual_n<4>(dst, stride, r, max_val);
+      break;
+    case 3:
+      add_residual_n<8>(dst, stride, r, max_val);
+      break;
+    case 4:
+      add_residual_n<16>(dst, stride, r, max_val);
+      break;
+    default:
+      add_residual_n<32>(dst, stride, r, max_val);
+      break;
   }
 }
 
