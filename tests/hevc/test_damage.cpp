@@ -2,6 +2,7 @@
 // unsupported formats give Problems that name the NAL unit and the element; decoding goes on
 // with the next decodable picture; no picture is output silently damaged.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <random>
 
@@ -39,8 +40,13 @@ std::vector<std::uint8_t> make(const std::string& name, const std::string& args,
   const fs::path dir = fs::temp_directory_path() / "sigpu-hevc-damage";
   fs::create_directories(dir);
   const fs::path out = dir / (name + ".hevc");
-  if (!fs::exists(out) && !testing::encode("testsrc2=size=64x64:rate=25", frames, 8, args, out))
-    return {};
+  if (!fs::exists(out)) {
+    // ctest runs test processes side by side: each encodes under a name of its own, then
+    // renames, so no process reads a stream another is still writing.
+    const fs::path own = dir / (name + ".tmp" + std::to_string(::getpid()) + ".hevc");
+    if (!testing::encode("testsrc2=size=64x64:rate=25", frames, 8, args, own)) return {};
+    fs::rename(own, out);
+  }
   return testing::read_file(out);
 }
 

@@ -5,6 +5,7 @@
 // independent of the writer); FFmpeg 5.1 does not follow WPP rows inside tiles, so streams
 // with both are checked against the samples only.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -23,8 +24,16 @@ using testing::PcmStreamConfig;
 void check_with_ffmpeg(const PcmStreamConfig& c, const testing::PcmStream& s) {
   if (!testing::have_tools() || (c.wpp && c.tile_cols * c.tile_rows > 1)) return;
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "sigpu-hevc-pcm";
+  // A folder of this process's own: ctest runs the tests of this file side by side.
+  const fs::path dir = fs::temp_directory_path() / ("sigpu-hevc-pcm-" + std::to_string(::getpid()));
   fs::create_directories(dir);
+  struct Remove {
+    fs::path dir;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove{dir};
   const fs::path in = dir / (std::to_string(c.seed) + ".hevc"), out = dir / "out.yuv";
   std::ofstream(in, std::ios::binary)
       .write(reinterpret_cast<const char*>(s.bytes.data()),
