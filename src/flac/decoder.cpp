@@ -55,6 +55,10 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
   });
   d.report.frames = r.frames;
   d.report.damage = std::move(r.damage);
+  // A stream without STREAMINFO whose parameters the caller gave (o.params: a cut, a ranged
+  // decode's window) starts at a frame by the caller's word: its parse's "no fLaC marker" is
+  // no news.
+  if (o.params && !d.stream.has_streaminfo) d.stream.warnings.clear();
   d.report.warnings = std::move(d.stream.warnings);
   d.report.warnings.insert(d.report.warnings.end(), r.warnings.begin(), r.warnings.end());
   d.pcm = std::move(r.pcm);

@@ -10,6 +10,7 @@
 // GPU launches through decode_batch), and the range is cut out of it.
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
@@ -161,11 +162,9 @@ Pcm cut(const Pcm& in, std::uint64_t offset, std::uint64_t count) {
   return out;
 }
 
-/// A window's decode made into the range's: the PCM cut, positions made the file's, and the
-/// file's metadata warnings in place of the window's (a window has no metadata, which its
-/// parse warns of: not the file's problem).
-Decoded finish_range(Decoded w, std::span<const std::uint8_t> file, const Stream& stream,
-                     const Window& win, SampleRange r) {
+/// A window's decode made into the range's: the PCM cut, positions made the file's, the file's
+/// metadata warnings ahead of the decode's (as finish_decode orders them).
+Decoded finish_range(Decoded w, const Stream& stream, const Window& win, SampleRange r) {
   if (r.first < win.first_sample)
     throw Error("samples from " + std::to_string(r.first) +
                 " lie before the first decodable frame (" + std::to_string(win.first_sample) + ")");
@@ -173,13 +172,11 @@ Decoded finish_range(Decoded w, std::span<const std::uint8_t> file, const Stream
   d.stream = stream;
   d.pcm = cut(w.pcm, r.first - win.first_sample, r.count);
   d.report = std::move(w.report);
-  d.report.md5 = Md5Check::skipped;    // the MD5 covers the whole stream
-  auto& warnings = d.report.warnings;  // the window stream's first, then the decode's
-  const std::size_t from_window =
-      parse_stream(file.subspan(win.begin, win.end - win.begin)).warnings.size();
-  warnings.erase(warnings.begin(), warnings.begin() + static_cast<std::ptrdiff_t>(
-                                                          std::min(from_window, warnings.size())));
-  warnings.insert(warnings.begin(), stream.warnings.begin(), stream.warnings.end());
+  d.report.md5 = Md5Check::skipped;  // the MD5 covers the whole stream
+  d.report.warnings.insert(d.report.warnings.begin(),
+                           std::make_move_iterator(d.stream.warnings.begin()),
+                           std::make_move_iterator(d.stream.warnings.end()));
+  d.stream.warnings.clear();
   for (Damage& x : d.report.damage) {
     x.byte_offset += win.begin;
     x.first_sample += win.first_sample;
@@ -202,7 +199,7 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
   const Stream stream = parse_stream(file);
   const Window win = WindowFinder(file, stream).find(range);
   Decoded w = decode(file.subspan(win.begin, win.end - win.begin), window_options(stream, o));
-  return finish_range(std::move(w), file, stream, win, range);
+  return finish_range(std::move(w), stream, win, range);
 }
 
 std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
@@ -242,7 +239,7 @@ std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
             continue;
           }
           out[i].decoded =
-              finish_range(std::move(decoded[j].decoded), file, stream, windows[i], ranges[i]);
+              finish_range(std::move(decoded[j].decoded), stream, windows[i], ranges[i]);
         }
       },
       1);

@@ -112,10 +112,7 @@ class StreamingExecutor : public FrameExecutor {
   Caps caps(const FrameIndex& index) const {
     const std::uint64_t per_slot = o_.device_memory_budget / kSlots;
     const std::uint64_t room = per_slot > kSlack + kPadding ? per_slot - kSlack - kPadding : 0;
-    std::uint64_t samples = 0;
-    for (const FrameEntry& f : index.frames)
-      samples = std::max(samples, f.out_sample + f.block_size);
-    const double b = double(file_.size()), p = double(pcm_bytes(samples)),
+    const double b = double(file_.size()), p = double(pcm_bytes(index.total_samples)),
                  r = double(index.frames.size() * kRecordBytes), total = b + p + r;
     if (total <= 0) return {room, room, room};
     return {std::uint64_t(double(room) * b / total), std::uint64_t(double(room) * p / total),
