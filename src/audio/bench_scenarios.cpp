@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <thread>
+#include <tuple>
 
 #ifdef SIGPU_HAVE_SNDFILE
 #include <sndfile.h>
@@ -95,6 +97,30 @@ void write_irs(const fs::path& path, int channels, int taps, double rate) {
   throw Error("audio bench: cannot write the IR '" + path.string() +
               "': sigpu was built without libsndfile");
 #endif
+}
+
+/// The IR file of `channels` channels (bench_ir 0 ..), written once per process: a search
+/// builds a graph for every count it tries, and the reverbs' files run to hundreds of MB.
+std::string ir_file(int channels, int taps, double rate) {
+  static std::mutex mutex;
+  static TempFolder folder;  // removed at exit with every file in it
+  static std::map<std::tuple<int, int, double>, std::string> files;
+  const std::lock_guard lock(mutex);
+  auto [file, fresh] = files.try_emplace({channels, taps, rate});
+  if (fresh) {
+    const std::string path =
+        (folder.path() / ("ir-" + std::to_string(channels) + "x" + std::to_string(taps) + "-" +
+                          std::to_string(std::lround(rate)) + ".wav"))
+            .string();
+    try {
+      write_irs(path, channels, taps, rate);
+    } catch (...) {
+      files.erase(file);
+      throw;
+    }
+    file->second = path;
+  }
+  return file->second;
 }
 #endif
 
@@ -241,8 +267,6 @@ Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int n
                 " convolution nodes");
   }
   const bool stereo = s.irs_per_unit == 4;
-  TempFolder folder;
-  std::map<int, std::string> files;  // channels -> path
   nlohmann::json graph = {{"name", std::string(s.name)}, {"inputs", count * s.channels_per_unit}};
   nlohmann::json& list = graph["nodes"] = nlohmann::json::array();
   nlohmann::json& outputs = graph["outputs"] = nlohmann::json::array();
@@ -250,18 +274,14 @@ Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int n
     const auto first = static_cast<int>(std::int64_t(count) * k / nodes);
     const auto units = static_cast<int>(std::int64_t(count) * (k + 1) / nodes) - first;
     const int irs = units * s.irs_per_unit;
-    auto [file, fresh] = files.try_emplace(irs);
-    if (fresh) {
-      file->second = (folder.path() / ("ir-" + std::to_string(irs) + ".wav")).string();
-      write_irs(file->second, irs, s.taps, sample_rate);
-    }
+    const std::string ir = ir_file(irs, s.taps, sample_rate);
     const std::string id = "conv" + std::to_string(k);
     const std::string in = "in:" + std::to_string(first * s.channels_per_unit) + "-" +
                            std::to_string((first + units) * s.channels_per_unit - 1);
     list.push_back({{"id", id},
                     {"type", "convolution"},
                     {"input", stereo ? nlohmann::json{in, in} : nlohmann::json(in)},
-                    {"params", {{"ir", file->second}}}});
+                    {"params", {{"ir", ir}}}});
     if (stereo) {
       const std::string mix = "mix" + std::to_string(k);
       list.push_back(

@@ -52,12 +52,12 @@ int convolution_nodes(const ScenarioInfo& s, int count, Backend backend, int req
                       unsigned threads = 0);
 
 /// The scenario's graph for `count` units. Convolution node k takes units [count * k / nodes,
-/// count * (k + 1) / nodes); its IR file (float WAV, channel j = bench_ir(j)) is written into a
-/// fresh folder under the system's temporary folder, read while the graph is parsed, and
-/// removed. Mono: node channel j through IR j. True stereo, node of c reverbs: the node reads
-/// its 2c inputs twice (4c channels: IR j for input j) and a mixer sums contiguous pairs into
-/// 2c outputs, the c left outputs (LL + RL) and then the c right ones (LR + RR).
-/// nam: one node of `count` instances of the model at `model` (empty: default_nam_model()).
+/// count * (k + 1) / nodes); its IR file (float WAV, channel j = bench_ir(j)) is written once per
+/// process into a folder of its own under the system's temporary folder (removed at exit) and
+/// read while the graph is parsed. Mono: node channel j through IR j. True stereo, node of c
+/// reverbs: the node reads its 2c inputs twice (4c channels: IR j for input j) and a mixer sums
+/// contiguous pairs into 2c outputs, the c left outputs (LL + RL) and then the c right ones (LR +
+/// RR). nam: one node of `count` instances of the model at `model` (empty: default_nam_model()).
 /// Throws Error where the build has no convolution effect or no libsndfile.
 Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes,
                      const std::string& model = {});
