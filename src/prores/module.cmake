@@ -7,14 +7,7 @@ option(SIGPU_PRORES_FFMPEG_STATIC "Link FFmpeg statically (PKG_CONFIG_PATH to a 
 pkg_check_modules(PRORES_AV libavformat libavcodec libavutil)
 if(PRORES_AV_FOUND)
   if(SIGPU_PRORES_FFMPEG_STATIC)
-    # Full paths, so that no other -L folder can swap in the system's shared libraries.
-    set(_prores_av_link)
-    foreach(lib avformat avcodec avutil)
-      find_library(SIGPU_PRORES_LIB_${lib} NAMES lib${lib}.a
-                   PATHS ${PRORES_AV_STATIC_LIBRARY_DIRS} NO_DEFAULT_PATH REQUIRED)
-      list(APPEND _prores_av_link ${SIGPU_PRORES_LIB_${lib}})
-    endforeach()
-    list(APPEND _prores_av_link Threads::Threads m atomic)
+    sigpu_static_ffmpeg(_prores_av_link PRORES_AV)
     set(_prores_av_inc ${PRORES_AV_STATIC_INCLUDE_DIRS})
   else()
     set(_prores_av_link ${PRORES_AV_LINK_LIBRARIES})
