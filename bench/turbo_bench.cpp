@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
   std::printf("GPU: %s; CPU parallel: %u hardware threads, P = 1\n",
               devices.empty() ? "none" : devices[0].name.c_str(),
               std::thread::hardware_concurrency());
-  std::printf("%-6s %6s %5s | %10s %10s %10s %9s | %9s | %9s %7s | %5s %9s %9s\n", "llr", "blocks",
-              "P", "strict ms", "min ms", "max ms", "Mbps", "loose Mbps", "CPU Mbps", "GPU/CPU",
-              "same", "BER gpu", "BER cpu");
+  std::printf("%-6s %6s %5s | %10s %10s %10s %9s %-15s | %9s | %9s %7s | %5s %9s %9s\n", "llr",
+              "blocks", "P", "strict ms", "min ms", "max ms", "Mbps", "kernel", "loose Mbps",
+              "CPU Mbps", "GPU/CPU", "same", "BER gpu", "BER cpu");
   const double bits_per_block = o.K;
   try {
     turbo::benchmark(o, [&](const turbo::BenchRow& r) {
@@ -75,10 +75,11 @@ int main(int argc, char** argv) {
       const double loose_mbps = r.loose_median > 0 ? bits / r.loose_median / 1e6 : 0;
       const double cpu_mbps = r.cpu_median > 0 ? bits / r.cpu_median / 1e6 : 0;
       std::printf(
-          "%-6s %6d %5d | %10.3f %10.3f %10.3f %9.1f | %9.1f | %9.1f %7.1f | %5s %9.2e %9.2e\n",
+          "%-6s %6d %5d | %10.3f %10.3f %10.3f %9.1f %-15s | %9.1f | %9.1f %7.1f | %5s %9.2e "
+          "%9.2e\n",
           std::string(turbo::to_string(r.type)).c_str(), r.blocks, r.P, r.strict_median * 1e3,
-          r.strict_min * 1e3, r.strict_max * 1e3, strict_mbps, loose_mbps, cpu_mbps,
-          cpu_mbps > 0 ? strict_mbps / cpu_mbps : 0.0,
+          r.strict_min * 1e3, r.strict_max * 1e3, strict_mbps, std::string(r.strict_kernel).c_str(),
+          loose_mbps, cpu_mbps, cpu_mbps > 0 ? strict_mbps / cpu_mbps : 0.0,
           o.gpu && o.cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-", r.ber_strict, r.ber_cpu);
       std::fflush(stdout);
     });

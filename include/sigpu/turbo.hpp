@@ -189,6 +189,9 @@ class CudaDecoder {
   std::vector<float> llrs() const;
   /// Iterations each block ran in the last run().
   std::vector<int> iterations() const;
+  /// The kernel of the last run(): "block" (one thread block per code block), "cluster" or
+  /// "cooperative" (small batches, one launch), "half-iterations" (a launch each) or "loose".
+  std::string_view kernel() const;
 
  private:
   struct Impl;
@@ -253,6 +256,7 @@ struct BenchRow {
   double loose_median = 0;
   double cpu_median = 0;              ///< CPU parallel, P = 1, strict (0: not run)
   bool strict_matches_cpu_p = false;  ///< GPU strict bits == CPU parallel bits at the same P
+  std::string_view strict_kernel;     ///< CudaDecoder::kernel() of the strict runs
   double ber_strict = 0, ber_loose = 0, ber_cpu = 0;
 };
 

@@ -139,6 +139,7 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
           row.strict_min = *std::min_element(times.begin(), times.end());
           row.strict_max = *std::max_element(times.begin(), times.end());
           row.strict_median = median(times);
+          row.strict_kernel = gpu->kernel();
           g.sync = Sync::loose;
           gpu->run(g);
           times.clear();

@@ -234,6 +234,20 @@ SIGPU_HD SIGPU_FORCEINLINE void backward_step(M (&be)[8], M A, M Lp) {
   beta_from_sums<kLogMap, kNorm>(t, A, be);
 }
 
+/// l(0) - l(1) with l(u) = max*_s row(s) + t[s][u]: the extrinsic part of one step.
+template <bool kLogMap, typename M, class Row>
+SIGPU_HD SIGPU_FORCEINLINE M extrinsic_of_sums(const M (&t)[8][2], const Row& row) {
+  M l[2] = {M(0), M(0)};
+  TURBO_UNROLL
+  for (int s = 0; s < 8; ++s) {
+    const M rs = row(s);
+    TURBO_UNROLL
+    for (int u = 0; u < 2; ++u)
+      l[u] = s == 0 ? rs + t[s][u] : max_star<kLogMap>(l[u], rs + t[s][u]);
+  }
+  return l[0] - l[1];
+}
+
 /// One backward step that also returns the a-posteriori difference l(u = 0) - l(u = 1) of the
 /// step, l(u) = max*_s alpha_k(s) + t[s][u] with alpha_k(s) = row(s) (the systematic term
 /// cancels in the extrinsic). be holds beta_{k+1} on entry and beta_k on return. Shared by
@@ -243,16 +257,19 @@ template <bool kLogMap, bool kNorm, typename M, class Row>
 SIGPU_HD SIGPU_FORCEINLINE M backward_extrinsic(M (&be)[8], const Row& row, M A, M Lp) {
   M t[8][2];
   branch_sums(be, Lp, t);
-  M l[2] = {M(0), M(0)};
-  TURBO_UNROLL
-  for (int s = 0; s < 8; ++s) {
-    const M rs = row(s);
-    TURBO_UNROLL
-    for (int u = 0; u < 2; ++u)
-      l[u] = s == 0 ? rs + t[s][u] : max_star<kLogMap>(l[u], rs + t[s][u]);
-  }
+  const M le = extrinsic_of_sums<kLogMap>(t, row);
   beta_from_sums<kLogMap, kNorm>(t, A, be);
-  return l[0] - l[1];
+  return le;
+}
+
+/// The a-posteriori difference of backward_extrinsic alone, from alpha_k = row(s) and
+/// beta_{k+1} = be, which stays as it is: for a decoder that has both at hand (the GPU's
+/// two-chain windows). The same sums in the same order, so the same value.
+template <bool kLogMap, typename M, class Row>
+SIGPU_HD SIGPU_FORCEINLINE M step_extrinsic(const M (&be)[8], const Row& row, M Lp) {
+  M t[8][2];
+  branch_sums(be, Lp, t);
+  return extrinsic_of_sums<kLogMap>(t, row);
 }
 
 /// alpha at offset `next` (from the sub-block start, 1..len) from alpha at next - 1.

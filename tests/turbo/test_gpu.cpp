@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
@@ -84,6 +85,35 @@ TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
   turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
   for (int P : {100, 500, 900, 2048})  // 900: three rounds of 384 threads, the last partial
     expect_gpu_matches_cpu(f, q8, {.iterations = 2, .subdecoders = P, .output_llrs = true});
+}
+
+// Small batches of large P: one launch for every iteration, as one thread block cluster (at
+// most 8 thread blocks of 128 sub-decoders) or as a cooperative launch. Whole windows run as two
+// chains, with checkpoints where a sub-block spans two windows (P = 400: 15-16 bits each), and
+// sub-blocks shorter than a window (K = 1056, P = 768) take the one-chain order.
+TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    std::vector<int> K;
+    int P;
+    std::string_view kernel;
+  };
+  for (const Case& c : {Case{{6144}, 768, "cluster"}, Case{{6144}, 400, "cluster"},
+                        Case{{1056}, 768, "cluster"}, Case{{6144, 6144}, 768, "cooperative"}}) {
+    const auto f = make_turbo_frames(c.K, 0.3, 11);
+    turbo::DecoderOptions o{
+        .backend = Backend::cpu_parallel, .iterations = 3, .subdecoders = c.P, .output_llrs = true};
+    const auto ref = turbo::decode(f.K, std::span<const float>(f.llr), o);
+    turbo::CudaDecoder gpu;
+    gpu.load(f.K, std::span<const float>(f.llr));
+    o.backend = Backend::cuda;
+    gpu.run(o);
+    const std::string at = "K = " + std::to_string(c.K[0]) + " x " + std::to_string(c.K.size()) +
+                           " P = " + std::to_string(c.P);
+    EXPECT_EQ(gpu.kernel(), c.kernel) << at;
+    EXPECT_EQ(gpu.bits(), ref.bits) << at;
+    EXPECT_EQ(gpu.llrs(), ref.llr) << at;
+  }
 }
 
 TEST(TurboGpu, MixedSizesInOneLaunch) {

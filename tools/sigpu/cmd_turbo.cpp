@@ -103,16 +103,16 @@ int run_bench(const BenchArgs& a) {
       o.K, o.iterations);
   std::printf("GPU: %s; CPU parallel (P = 1): %u hardware threads\n",
               o.gpu ? devices[0].name.c_str() : "not used", std::thread::hardware_concurrency());
-  std::printf("%-6s %6s %5s | %10s %9s | %10s | %9s %7s | %5s\n", "llr", "blocks", "P", "strict ms",
-              "Mbps", "loose Mbps", "CPU Mbps", "GPU/CPU", "same");
+  std::printf("%-6s %6s %5s | %10s %9s %-15s | %10s | %9s %7s | %5s\n", "llr", "blocks", "P",
+              "strict ms", "Mbps", "kernel", "loose Mbps", "CPU Mbps", "GPU/CPU", "same");
   turbo::benchmark(o, [&](const turbo::BenchRow& r) {
     const double bits = double(o.K) * r.blocks;
     const double s = r.strict_median > 0 ? bits / r.strict_median / 1e6 : 0;
     const double l = r.loose_median > 0 ? bits / r.loose_median / 1e6 : 0;
     const double c = r.cpu_median > 0 ? bits / r.cpu_median / 1e6 : 0;
-    std::printf("%-6s %6d %5d | %10.3f %9.1f | %10.1f | %9.1f %7.1f | %5s\n",
-                std::string(to_string(r.type)).c_str(), r.blocks, r.P, r.strict_median * 1e3, s, l,
-                c, c > 0 ? s / c : 0.0,
+    std::printf("%-6s %6d %5d | %10.3f %9.1f %-15s | %10.1f | %9.1f %7.1f | %5s\n",
+                std::string(to_string(r.type)).c_str(), r.blocks, r.P, r.strict_median * 1e3, s,
+                std::string(r.strict_kernel).c_str(), l, c, c > 0 ? s / c : 0.0,
                 o.gpu && o.cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-");
     std::fflush(stdout);
   });

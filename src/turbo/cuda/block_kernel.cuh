@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                             static_cast<int>(e.x >> 16),
                             static_cast<int>(e.y & 0xFFFFu),
                             static_cast<int>(e.y >> 16)};
-          decode_windowed<Tr, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
+          decode_windowed<Tr, kWindow, true>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
             if (i == P - 1) return;
 #pragma unroll
             for (int s = 0; s < 8; ++s) {

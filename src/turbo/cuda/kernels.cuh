@@ -30,6 +30,7 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "turbo/map_decoder.hpp"
 
@@ -168,11 +169,54 @@ struct WindowPositions<W, false> {
   __device__ __forceinline__ int operator[](int j) const { return v[j]; }
 };
 
+/// A whole window of W steps from alpha at its start (a) and beta at its end (be), as two
+/// independent chains: the first half steps forward while the second half steps backward
+/// (keeping each beta in the row where alpha would go), then each chain crosses the middle and
+/// emits the extrinsics of the other half from what the other one kept. The forward-then-
+/// backward order has one serial chain of 2W steps; this one two chains of W, which the SM's
+/// schedulers interleave. Every alpha, beta and sum is computed as there, so the results are
+/// the same. On return a holds alpha at the window's end, be beta at its start.
+template <int W, typename M, class Alpha, class Emit>
+__device__ __forceinline__ void decode_window_two_chains(M (&a)[8], M (&be)[8], const M (&A)[W],
+                                                         const M (&Lp)[W], Alpha& rows,
+                                                         const Emit& emit) {
+  constexpr int H = W / 2;
+  static_assert(W % 2 == 0 && H > 0);
+#pragma unroll
+  for (int q = 0; q < H; ++q) {
+    const int jf = q, jb = W - 1 - q;  // jb >= H > 0: the backward steps here never normalise
+#pragma unroll
+    for (int s = 0; s < 8; ++s) rows.at(jf, s) = a[s];  // alpha_jf
+    step_forward_in_window(a, A[jf], Lp[jf], jf, W);
+#pragma unroll
+    for (int s = 0; s < 8; ++s) rows.at(jb, s) = be[s];  // beta_{jb + 1}
+    backward_step<false, false>(be, A[jb], Lp[jb]);
+  }
+#pragma unroll
+  for (int q = 0; q < H; ++q) {
+    const int jf = H + q, jb = H - 1 - q;
+    M next[8];
+#pragma unroll
+    for (int s = 0; s < 8; ++s) next[s] = rows.at(jf, s);
+    const M le_f = step_extrinsic<false>(
+        next, [&](int s) { return a[s]; }, Lp[jf]);
+    step_forward_in_window(a, A[jf], Lp[jf], jf, W);
+    auto row = [&](int s) { return rows.at(jb, s); };
+    const M le_b = jb == 0  // normalise after the window's first bit, as the serial order does
+                       ? backward_extrinsic<false, true>(be, row, A[jb], Lp[jb])
+                       : backward_extrinsic<false, false>(be, row, A[jb], Lp[jb]);
+    emit(jf, le_f);
+    emit(jb, le_b);
+  }
+}
+
 /// One sub-decoder for one half-iteration, windowed (see the top of this file). al holds alpha
 /// at the sub-block's start on entry, be beta at its end; on return be holds beta at the start.
 /// alpha_end(a) receives alpha at the end as soon as it is known. ckpt: room for 8 metrics per
-/// window (used when the sub-block is longer than W).
-template <class Tr, int W, class Io, class Alpha, class AlphaEnd>
+/// window (used when the sub-block is longer than W). kTwoChains: whole windows run as two
+/// chains (decode_window_two_chains), for kernels with the registers for it; with 96 registers
+/// (the many-thread kernels) the second chain spills.
+template <class Tr, int W, bool kTwoChains, class Io, class Alpha, class AlphaEnd>
 __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb,
                                                 typename Tr::Metric (&al)[8],
                                                 typename Tr::Metric (&be)[8],
@@ -238,47 +282,59 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
     alpha_end(al);
   }
 
-  for (int w = nwin - 1; w >= 0; --w) {
-    const int k0 = begin + w * W, wl = min(W, end - k0);
+  // The extrinsic and decision of window step j.
+  auto emit = [&](int j, M le) {
+    const int n = pos[j];
+    io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
+    if (io.bits) write_decision(io.bits, io.llr_out, n, A[j] + le);
+  };
+  // One window; two_chains (std::true_type): a whole one (wl == W) by
+  // decode_window_two_chains, else forward then backward over wl <= W steps.
+  auto window = [&](int w, auto two_chains) {
+    constexpr bool kWhole = decltype(two_chains)::value;
+    const int k0 = begin + w * W, wl = kWhole ? W : min(W, end - k0);
     int p, g;
     window_start(k0, p, g);
     load_window(k0, wl, p, g);
     M a[8];
-    if (nwin > 1) {
 #pragma unroll
-      for (int s = 0; s < 8; ++s) a[s] = ckpt[w * 8 + s];
+    for (int s = 0; s < 8; ++s) a[s] = nwin > 1 ? ckpt[w * 8 + s] : al[s];
+    if constexpr (kWhole) {
+      decode_window_two_chains<W>(a, be, A, Lp, alpha, emit);
+      if (nwin == 1) alpha_end(a);
     } else {
 #pragma unroll
-      for (int s = 0; s < 8; ++s) a[s] = al[s];
-    }
+      for (int j = 0; j < W; ++j) {
+        if (j < wl) {
 #pragma unroll
-    for (int j = 0; j < W; ++j) {
-      if (j < wl) {
+          for (int s = 0; s < 8; ++s) alpha.at(j, s) = a[s];
+          step_forward_in_window(a, A[j], Lp[j], j, wl);
+        }
+      }
+      if (nwin == 1) alpha_end(a);
 #pragma unroll
-        for (int s = 0; s < 8; ++s) alpha.at(j, s) = a[s];
-        step_forward_in_window(a, A[j], Lp[j], j, wl);
+      for (int j = W - 1; j >= 0; --j) {
+        if (j < wl) {
+          auto row = [&](int s) { return alpha.at(j, s); };
+          emit(j, j == 0  // constant once unrolled: normalise after the window's first bit
+                      ? backward_extrinsic<false, true>(be, row, A[j], Lp[j])
+                      : backward_extrinsic<false, false>(be, row, A[j], Lp[j]));
+        }
       }
     }
-    if (nwin == 1) alpha_end(a);
-#pragma unroll
-    for (int j = W - 1; j >= 0; --j) {
-      if (j < wl) {
-        auto row = [&](int s) { return alpha.at(j, s); };
-        const M le = j == 0  // constant once unrolled: normalise after the window's first bit
-                         ? backward_extrinsic<false, true>(be, row, A[j], Lp[j])
-                         : backward_extrinsic<false, false>(be, row, A[j], Lp[j]);
-        const int n = pos[j];
-        io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
-        if (io.bits) write_decision(io.bits, io.llr_out, n, A[j] + le);
-      }
-    }
+  };
+  for (int w = nwin - 1; w >= 0; --w) {
+    if (kTwoChains && begin + (w + 1) * W <= end)
+      window(w, std::true_type{});
+    else
+      window(w, std::false_type{});
   }
 }
 
 /// Sub-decoder i of block d for one half-iteration, everything in the batch's arrays in device
 /// memory: boundary metrics from h's read buffer, to its write buffer. sal: this thread block's
 /// shared alpha window (SharedAlpha).
-template <class Tr, class Load>
+template <class Tr, class Load, bool kTwoChains>
 __device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const BlockDesc& d, int i,
                                               typename Tr::Metric* ckpt, typename Tr::Metric* sal) {
   using M = typename Tr::Metric;
@@ -313,7 +369,7 @@ __device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const 
   }
   SharedAlpha<M> alpha{sal + threadIdx.x};
   const SubBlock sb = make_sub_block(K, d.f1, d.f2, c, P, i);
-  decode_windowed<Tr, kWindow>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
+  decode_windowed<Tr, kWindow, kTwoChains>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
     if (i == P - 1) return;
     M* dst = bound_slot<Tr>(h.alpha_bounds, h.total_bounds, c, h.write_buf, d.bound_offset + i + 1);
 #pragma unroll
@@ -343,15 +399,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
   const BlockDesc d = h.blocks[block];
   const int i = static_cast<int>(t - d.sub_offset);
   M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
-  decode_global<Tr, ReadOnlyLoad>(h, d, i, ckpt, sal);
+  decode_global<Tr, ReadOnlyLoad, false>(h, d, i, ckpt, sal);
 }
 
-/// Strict mode in one cooperative launch, for batches whose sub-decoders are all resident at
-/// once (the latency of a few blocks): a grid barrier between half-iterations stands in for the
-/// kernel boundary, and the kernel zeroes its working arrays itself instead of three memsets.
-/// Each half-iteration reads and writes what HalfIterationKernel does: the same results. The
-/// arrays written during the launch are read with L2-coherent loads.
-template <class Tr>
+/// Strict mode in one launch, for batches whose sub-decoders are all resident at once (the
+/// latency of a few blocks): a barrier over all thread blocks between half-iterations stands in
+/// for the kernel boundary, and the kernel zeroes its working arrays itself instead of three
+/// memsets. Each half-iteration reads and writes what HalfIterationKernel does: the same
+/// results. The arrays written during the launch are read with L2-coherent loads. kCluster: the
+/// whole grid is one thread block cluster, whose hardware barrier is cheaper than the grid
+/// barrier of a cooperative launch (12 of them per decode at 6 iterations).
+template <class Tr, bool kCluster>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     StrictPersistentKernel(HalfIteration<Tr> h, typename Tr::Llr* ext1, typename Tr::Llr* ext2,
                            std::uint32_t ext_words, std::uint32_t bound_words,
@@ -360,7 +418,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
                            float* llr_out) {
   using M = typename Tr::Metric;
   __shared__ M sal[kWindow * 8 * kThreadsPerBlock];
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  auto barrier = [] {
+    if constexpr (kCluster)
+      cooperative_groups::this_cluster().sync();
+    else
+      cooperative_groups::this_grid().sync();
+  };
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t stride = gridDim.x * blockDim.x;
   auto* w1 = reinterpret_cast<std::uint32_t*>(ext1);
@@ -368,7 +431,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   auto* wb = reinterpret_cast<std::uint32_t*>(h.alpha_bounds);  // alpha, then beta
   for (std::uint32_t x = t; x < ext_words; x += stride) w1[x] = w2[x] = 0;
   for (std::uint32_t x = t; x < bound_words; x += stride) wb[x] = 0;
-  grid.sync();
+  barrier();
   const bool active = t < total_subs;
   BlockDesc d;
   int i = 0;
@@ -384,8 +447,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       const bool decide = it == iterations - 1 && c == 1;
       h.bits = decide ? bits : nullptr;
       h.llr_out = decide ? llr_out : nullptr;
-      if (active) decode_global<Tr, CoherentLoad>(h, d, i, ckpt, sal);
-      grid.sync();
+      if (active) decode_global<Tr, CoherentLoad, true>(h, d, i, ckpt, sal);
+      barrier();
     }
   }
 }
@@ -415,7 +478,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
       const bool decide = it == iterations - 1 && c == 1;
       hc.bits = decide ? bits : nullptr;
       hc.llr_out = decide ? h.llr_out : nullptr;
-      decode_global<Tr, CoherentLoad>(hc, d, i, ckpt, sal);
+      decode_global<Tr, CoherentLoad, false>(hc, d, i, ckpt, sal);
       __threadfence();
     }
   }

@@ -26,5 +26,8 @@ std::vector<float> CudaDecoder::llrs() const {
 std::vector<int> CudaDecoder::iterations() const {
   return {};
 }
+std::string_view CudaDecoder::kernel() const {
+  return {};
+}
 
 }  // namespace sigpu::turbo
