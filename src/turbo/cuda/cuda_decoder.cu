@@ -114,32 +114,22 @@ struct CudaDecoder::Impl {
       }
     }
     if (o.sync == Sync::strict && !o.early_termination &&
-        grid <= resident_blocks(cuda::StrictPersistentKernel<Tr, false>)) {
-      const auto ext_words = static_cast<std::uint32_t>(ext_bytes / 4);
-      const auto bound_words = static_cast<std::uint32_t>(2 * bound_bytes / 4);
+        grid <= resident_blocks(cuda::StrictPersistentKernel<Tr>)) {
+      std::uint32_t ext_words = static_cast<std::uint32_t>(ext_bytes / 4);
+      std::uint32_t bound_words = static_cast<std::uint32_t>(2 * bound_bytes / 4);
+      const std::uint32_t* sub_ptr = sub_block.get();
+      std::uint32_t total_subs = p.total_subs;
+      int iters = o.iterations;
       std::uint8_t* bits_ptr = bits.get();
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(grid);
-      cfg.blockDim = dim3(cuda::kThreadsPerBlock);
-      cfg.stream = s;
-      cudaLaunchAttribute attr{};
-      const bool cluster = cluster_fits(cuda::StrictPersistentKernel<Tr, true>, cfg, attr);
-      if (!cluster) {
-        attr.id = cudaLaunchAttributeCooperative;
-        attr.val.cooperative = 1;
-      }
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
+      void* args[] = {&h,          &e1, &e2,    &ext_words, &bound_words, &sub_ptr,
+                      &total_subs, &sc, &iters, &bits_ptr,  &llr_dst};
       sigpu::cuda::EventTimer timer;
       timer.start(s);
-      SIGPU_CUDA_CHECK(cudaLaunchKernelEx(&cfg,
-                                          cluster ? cuda::StrictPersistentKernel<Tr, true>
-                                                  : cuda::StrictPersistentKernel<Tr, false>,
-                                          h, e1, e2, ext_words, bound_words,
-                                          static_cast<const std::uint32_t*>(sub_block.get()),
-                                          p.total_subs, sc, o.iterations, bits_ptr, llr_dst));
+      SIGPU_CUDA_CHECK(cudaLaunchCooperativeKernel(
+          reinterpret_cast<const void*>(&cuda::StrictPersistentKernel<Tr>), grid,
+          cuda::kThreadsPerBlock, args, 0, s));
       const double seconds = timer.stop(s);
-      finish(p, o, cluster ? "cluster" : "cooperative");
+      finish(p, o, "cooperative");
       return seconds;
     }
 
@@ -261,26 +251,6 @@ struct CudaDecoder::Impl {
     bits_count = p.total_bits;
     have_llrs = o.output_llrs;
     kernel = ran;
-  }
-
-  /// Whether the grid of cfg fits in one thread block cluster of `kernel` (portable sizes, at
-  /// most 8 thread blocks) that the device can place; if so, attr says so for cfg.
-  template <typename Kernel>
-  static bool cluster_fits(Kernel kernel, const cudaLaunchConfig_t& cfg,
-                           cudaLaunchAttribute& attr) {
-    if (cfg.gridDim.x > 8) return false;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cfg.gridDim.x;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t probe = cfg;
-    probe.attrs = &attr;
-    probe.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe) != cudaSuccess) {
-      (void)cudaGetLastError();  // no cluster support: the cooperative launch instead
-      return false;
-    }
-    return clusters > 0;
   }
 
   /// Thread blocks of `kernel` the device holds at once (all SMs).

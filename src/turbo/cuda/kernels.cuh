@@ -406,10 +406,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
 /// latency of a few blocks): a barrier over all thread blocks between half-iterations stands in
 /// for the kernel boundary, and the kernel zeroes its working arrays itself instead of three
 /// memsets. Each half-iteration reads and writes what HalfIterationKernel does: the same
-/// results. The arrays written during the launch are read with L2-coherent loads. kCluster: the
-/// whole grid is one thread block cluster, whose hardware barrier is cheaper than the grid
-/// barrier of a cooperative launch (12 of them per decode at 6 iterations).
-template <class Tr, bool kCluster>
+/// results. The arrays written during the launch are read with L2-coherent loads.
+template <class Tr>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     StrictPersistentKernel(HalfIteration<Tr> h, typename Tr::Llr* ext1, typename Tr::Llr* ext2,
                            std::uint32_t ext_words, std::uint32_t bound_words,
@@ -418,12 +416,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
                            float* llr_out) {
   using M = typename Tr::Metric;
   __shared__ M sal[kWindow * 8 * kThreadsPerBlock];
-  auto barrier = [] {
-    if constexpr (kCluster)
-      cooperative_groups::this_cluster().sync();
-    else
-      cooperative_groups::this_grid().sync();
-  };
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t stride = gridDim.x * blockDim.x;
   auto* w1 = reinterpret_cast<std::uint32_t*>(ext1);
@@ -431,7 +424,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   auto* wb = reinterpret_cast<std::uint32_t*>(h.alpha_bounds);  // alpha, then beta
   for (std::uint32_t x = t; x < ext_words; x += stride) w1[x] = w2[x] = 0;
   for (std::uint32_t x = t; x < bound_words; x += stride) wb[x] = 0;
-  barrier();
+  grid.sync();
   const bool active = t < total_subs;
   BlockDesc d;
   int i = 0;
@@ -448,7 +441,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       h.bits = decide ? bits : nullptr;
       h.llr_out = decide ? llr_out : nullptr;
       if (active) decode_global<Tr, CoherentLoad, true>(h, d, i, ckpt, sal);
-      barrier();
+      grid.sync();
     }
   }
 }
