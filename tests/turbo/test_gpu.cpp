@@ -87,9 +87,11 @@ TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
     expect_gpu_matches_cpu(f, q8, {.iterations = 2, .subdecoders = P, .output_llrs = true});
 }
 
-// Small batches of large P: one cooperative launch for every iteration. Whole windows run as
-// two chains, with checkpoints where a sub-block spans two windows (P = 400: 15-16 bits each);
-// sub-blocks shorter than a window (K = 1056, P = 768) take the one-chain order.
+// Small batches of large P: one launch for every iteration, each code block on one thread
+// block cluster where P needs at most 8 thread blocks of 128 sub-decoders, else one cooperative
+// launch. Whole windows run as two chains, with checkpoints where a sub-block spans two windows
+// (P = 400: 15-16 bits each); sub-blocks shorter than a window (K = 1056, P = 768; P = 2048)
+// take the one-chain order; K = 1056 over 6 thread blocks leaves some without extrinsics.
 TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   struct Case {
@@ -97,9 +99,9 @@ TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
     int P;
     std::string_view kernel;
   };
-  for (const Case& c : {Case{{6144}, 768, "cooperative"}, Case{{6144}, 400, "cooperative"},
-                        Case{{1056}, 768, "cooperative"}, Case{{6144, 6144}, 768, "cooperative"},
-                        Case{{6144, 6144}, 64, "block"}}) {
+  for (const Case& c : {Case{{6144}, 768, "cluster"}, Case{{6144, 6144}, 768, "cluster"},
+                        Case{{6144}, 400, "cluster"}, Case{{1056}, 768, "cluster"},
+                        Case{{6144}, 2048, "cooperative"}, Case{{6144, 6144}, 64, "block"}}) {
     const auto f = make_turbo_frames(c.K, 0.3, 11);
     turbo::DecoderOptions o{
         .backend = Backend::cpu_parallel, .iterations = 3, .subdecoders = c.P, .output_llrs = true};

@@ -1,9 +1,11 @@
 // The GPU turbo decoder: LLRs and every working array stay in device memory. Strict mode runs
-// one thread block per code block for all iterations (StrictBlockKernel) where the block's
-// shared memory fits and the batch is not a small one of large P (small_batch); otherwise
-// (those, large P, or early termination) one cooperative launch for batches that fit on the
-// device at once, else one launch per half-iteration (the kernel boundary is the barrier). Loose
-// mode is one launch. The multi-launch forms are replayed as a CUDA graph.
+// P > 384 on one thread block cluster per code block for all iterations (StrictClusterKernel)
+// where every block's cluster fits on the device at once, else one thread block per code block
+// (StrictBlockKernel) where the block's shared memory fits and the batch is not a small one of
+// large P (small_batch); otherwise (those, larger P, or early termination) one cooperative launch
+// for batches that fit on the device at once, else one launch per half-iteration (the kernel
+// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a
+// CUDA graph.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "core/cuda/buffer.hpp"
 #include "turbo/cuda/block_kernel.cuh"
+#include "turbo/cuda/cluster_kernel.cuh"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -106,9 +109,15 @@ struct CudaDecoder::Impl {
     float* llr_dst = o.output_llrs ? llr_out.get() : nullptr;
     iterations.assign(p.blocks.size(), o.iterations);
     if (o.sync == Sync::strict && !o.early_termination) {
+      double seconds = 0;
+      if (max_subdecoders(p) > cuda::kBlockThreads &&
+          run_cluster_kernel<Tr>(p, o, llr_dst, seconds)) {
+        finish(p, o, "cluster");
+        return seconds;
+      }
       const std::size_t smem = block_kernel_smem(p);
       if (smem > 0 && !small_batch(p)) {
-        const double seconds = run_block_kernel<Tr>(p, o, smem, llr_dst);
+        seconds = run_block_kernel<Tr>(p, o, smem, llr_dst);
         finish(p, o, "block");
         return seconds;
       }
@@ -193,18 +202,22 @@ struct CudaDecoder::Impl {
     return seconds;
   }
 
-  /// A batch that leaves most SMs idle on the block kernel and needs several rounds of its
-  /// threads per code block (P > kBlockThreads) decodes faster on the cooperative kernel, which
-  /// spreads a code block over several SMs. On the H100 (K = 6144, P = 768, docs/turbo.md) the
-  /// cooperative kernel took 62-75 us for one block and 70-84 us for 8, and its time grows with
-  /// the sub-decoders per SM (96 blocks: 208-267 us); the block kernel takes 87-91 us for any
-  /// batch up to one code block per SM. The two meet somewhere between 11 (float) and 20 (int8)
-  /// blocks by linear interpolation; the largest batch measured where the cooperative kernel
-  /// won, 8 x 768 sub-decoders, is the limit.
-  static bool small_batch(const BatchPlan& p) {
+  static int max_subdecoders(const BatchPlan& p) {
     int max_P = 0;
     for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
-    return max_P > cuda::kBlockThreads && p.total_subs <= kCooperativeMaxSubs;
+    return max_P;
+  }
+
+  /// A batch of P > kBlockThreads that the cluster kernel does not take (P over 1024, or more
+  /// clusters than the device holds at once) and that would leave most SMs idle on the block
+  /// kernel decodes faster on the cooperative kernel, which spreads a code block over several
+  /// SMs. On the H100 (K = 6144, P = 768, docs/turbo.md) the cooperative kernel took 58-66 us
+  /// for one block and 70-85 us for 8, and its time grows with the sub-decoders per SM (96
+  /// blocks: 208-267 us); the block kernel takes 87-91 us for any batch up to one code block per
+  /// SM. The largest batch measured where the cooperative kernel won, 8 x 768 sub-decoders, is
+  /// the limit.
+  static bool small_batch(const BatchPlan& p) {
+    return max_subdecoders(p) > cuda::kBlockThreads && p.total_subs <= kCooperativeMaxSubs;
   }
   static constexpr std::uint32_t kCooperativeMaxSubs = 8 * 768;
 
@@ -213,11 +226,9 @@ struct CudaDecoder::Impl {
   /// puts a code block on one SM, so P = 1 would run one thread per SM where the other kernels
   /// run hundreds).
   std::size_t block_kernel_smem(const BatchPlan& p) const {
-    int max_K = 0, max_P = 0;
-    for (const auto& b : p.blocks) {
-      max_K = std::max(max_K, b.K);
-      max_P = std::max(max_P, b.P);
-    }
+    int max_K = 0;
+    for (const auto& b : p.blocks) max_K = std::max(max_K, b.K);
+    const int max_P = max_subdecoders(p);
     if (max_P < cuda::kBlockKernelMinP) return 0;
     const std::size_t smem = cuda::BlockSmem::bytes(max_K, max_P);
     int optin = 0;
@@ -234,9 +245,7 @@ struct CudaDecoder::Impl {
     const auto kernel = cuda::StrictBlockKernel<Tr>;
     SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
-    int max_P = 0;
-    for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
-    const int threads = std::min(cuda::kBlockThreads, (max_P + 31) / 32 * 32);
+    const int threads = std::min(cuda::kBlockThreads, (max_subdecoders(p) + 31) / 32 * 32);
     sigpu::cuda::EventTimer timer;
     timer.start(stream.get());
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
@@ -245,6 +254,55 @@ struct CudaDecoder::Impl {
         llr_dst);
     SIGPU_CUDA_CHECK_LAUNCH();
     return timer.stop(stream.get());
+  }
+
+  /// Strict mode with each code block on one thread block cluster (cluster_kernel.cuh), where P
+  /// needs at most kMaxClusterBlocks thread blocks and the device holds every block's cluster at
+  /// once: up to one wave it beats the block kernel, which runs P > kBlockThreads in rounds on
+  /// one SM (H100, K = 6144, P = 768: 44 us for 1 to 8 blocks against 80-90 us). Returns whether
+  /// it ran (and its device seconds).
+  template <class Tr>
+  bool run_cluster_kernel(const BatchPlan& p, const DecoderOptions& o, float* llr_dst,
+                          double& seconds) {
+    std::size_t smem = 0;
+    const int Q = (max_subdecoders(p) + cuda::kClusterThreads - 1) / cuda::kClusterThreads;
+    if (Q > cuda::kMaxClusterBlocks) return false;
+    for (const auto& b : p.blocks)
+      smem = std::max(smem, cuda::ClusterSmem::bytes(b.K, 1 << cuda::cluster_slice_shift(b.K, Q),
+                                                     cuda::kClusterThreads));
+    int optin = 0;
+    SIGPU_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (smem > static_cast<std::size_t>(optin)) return false;
+    const auto kernel = cuda::StrictClusterKernel<Tr>;
+    SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(p.blocks.size() * Q));
+    cfg.blockDim = dim3(cuda::kClusterThreads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream.get();
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(Q);
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();  // no clusters on this device: another kernel
+      return false;
+    }
+    if (static_cast<std::size_t>(clusters) < p.blocks.size()) return false;
+    sigpu::cuda::EventTimer timer;
+    timer.start(stream.get());
+    SIGPU_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const BlockDesc*>(blocks.get()),
+                                        reinterpret_cast<const typename Tr::Llr*>(llr.get()),
+                                        o.iterations, o.scaling, scale_q4(o.scaling),
+                                        reinterpret_cast<typename Tr::Metric*>(scratch.get()),
+                                        bits.get(), llr_dst));
+    seconds = timer.stop(stream.get());
+    return true;
   }
 
   void finish(const BatchPlan& p, const DecoderOptions& o, const char* ran) {

@@ -17,8 +17,9 @@
 //   <= 8, e.g. K = 6144, P = 768) needs no checkpoints and no first pass.
 // - Each thread finds its code block through a per-sub-decoder table (one coalesced load)
 //   instead of a binary search over the block descriptors.
-// - Strict mode runs one thread block per code block (block_kernel.cuh) where the block's
-//   arrays fit in shared memory and P >= 32. Otherwise, small batches (all sub-decoders
+// - Strict mode runs one thread block cluster per code block (cluster_kernel.cuh) for P > 384
+//   up to a wave of clusters, one thread block per code block (block_kernel.cuh) where the
+//   block's arrays fit in shared memory and P >= 32. Otherwise, small batches (all sub-decoders
 //   resident at once) run it as one cooperative launch with a grid barrier per half-iteration
 //   (StrictPersistentKernel), larger ones as one launch per half-iteration.
 //
