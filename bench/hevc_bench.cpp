@@ -4,8 +4,19 @@
 // pipelined), against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores)
 // and libde265's dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
 //
-//   hevc_bench [--input DIR] [--frames N] [--reps N] [--sizes 1080p,4k] [--bit-depths 8,10]
-//              [--skip-missing-peers] [--no-serial]
+//   hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] [--sizes 1080p,4k]
+//              [--bit-depths 8,10] [--skip-missing-peers] [--no-serial]
+//
+// Two like-for-like tables. sigpu checks every picture against its MD5 SEI by default; FFmpeg
+// does only with `-err_detect crccheck` (AV_EF_CRCCHECK: hevcdec.c's verify_md5 then hashes
+// every plane). So the first table times sigpu checking hashes against FFmpeg with crccheck,
+// the second sigpu with DecodeOptions::check_hash off against FFmpeg's default (and dec265,
+// which checks none without -c).
+//
+// --repeat N decodes each stream N times back to back as one stream (N x frames pictures): every
+// picture is an IDR picture with its own parameter sets, so nothing carries from one copy to the
+// next and the decoders see a longer stream (steady-state throughput rather than one picture's
+// latency on each core) without longer files to make and carry.
 //
 // Inputs: ai_<size>_<depth>bit_<N>f.hevc in --input DIR, else $SIGPU_DATA_DIR/hevc-bench (the
 // GPU machine's bundle), else ${SIGPU_CACHE:-~/.cache/sigpu}/hevc-bench, where a missing one is
@@ -24,8 +35,11 @@
 #include <sigpu/hevc.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -41,6 +55,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -58,6 +73,7 @@ struct Options {
   std::vector<std::string> sizes{"1080p", "4k"};
   std::vector<int> depths{8, 10};
   int frames = 16;
+  int repeat = 1;
   int reps = 3;
   std::string input;
   bool skip_missing_peers = false;
@@ -71,7 +87,8 @@ struct Picture {
 
 struct Input {
   std::string name;
-  fs::path path;
+  fs::path path;  ///< the stream as decoded: the file, or a temporary with its repeats
+  bool temporary = false;
   std::vector<std::uint8_t> bytes;
   std::vector<Picture> reference;  ///< FFmpeg's frames
 };
@@ -103,10 +120,11 @@ std::string av_error(int err) {
   return buf;
 }
 
-// FFmpeg's HEVC decoder on all host threads, packets split once (untimed) by its demuxer.
+// FFmpeg's HEVC decoder on all host threads, packets split once (untimed) by its demuxer; with
+// `crccheck` it verifies every picture's MD5 SEI (what `-err_detect crccheck` sets).
 class Ffmpeg {
  public:
-  Ffmpeg(const fs::path& path, int threads) {
+  Ffmpeg(const fs::path& path, int threads, bool crccheck) {
     AVFormatContext* fmt = nullptr;
     if (int e = avformat_open_input(&fmt, path.c_str(), av_find_input_format("hevc"), nullptr))
       fail("FFmpeg cannot open " + path.string() + ": " + av_error(e));
@@ -124,6 +142,7 @@ class Ffmpeg {
     avformat_close_input(&fmt);
     ctx_->thread_count = threads;
     ctx_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    if (crccheck) ctx_->err_recognition |= AV_EF_CRCCHECK;
     if (int e = avcodec_open2(ctx_, codec, nullptr); e < 0)
       fail("FFmpeg: cannot open the HEVC decoder: " + av_error(e));
     frame_ = av_frame_alloc();
@@ -229,21 +248,50 @@ Input load_input(const Options& o, const std::string& size, int depth) {
     if (!hevc::testing::encode(source, o.frames, depth, "--preset fast --qp 30", in.path))
       fail("x265 failed to make " + in.path.string());
   }
-  in.bytes = hevc::testing::read_file(in.path);
+  const std::vector<std::uint8_t> once = hevc::testing::read_file(in.path);
+  for (int r = 0; r < o.repeat; ++r) in.bytes.insert(in.bytes.end(), once.begin(), once.end());
+  if (o.repeat > 1) {
+    // FFmpeg's demuxer and dec265 read files: they get the repeated stream as one too.
+    in.name += "_x" + std::to_string(o.repeat);
+    in.path = fs::temp_directory_path() / ("hevc_bench_" + in.name + ".hevc");
+    in.temporary = true;
+    std::FILE* f = std::fopen(in.path.c_str(), "wb");
+    const bool ok = f && std::fwrite(in.bytes.data(), 1, in.bytes.size(), f) == in.bytes.size();
+    if (!f || std::fclose(f) != 0 || !ok) fail("cannot write " + in.path.string());
+  }
   return in;
+}
+
+// FFmpeg's per-plane verdicts on the MD5 SEI (hevcdec.c's verify_md5 logs each), counted while
+// count_md5_verdicts is the log callback; other messages go to FFmpeg's default callback.
+std::atomic<int> md5_correct{0}, md5_wrong{0};
+
+void count_md5_verdicts(void* avcl, int level, const char* fmt, std::va_list vl) {
+  if (std::strcmp(fmt, "plane %d - correct ") == 0)
+    ++md5_correct;
+  else if (std::strcmp(fmt, "mismatching checksum of plane %d - ") == 0)
+    ++md5_wrong;
+  else
+    av_log_default_callback(avcl, level, fmt, vl);
 }
 
 std::string fps_cell(std::optional<double> fps) {
   char buf[32];
   if (fps)
-    std::snprintf(buf, sizeof buf, "%10.1f", *fps);
+    std::snprintf(buf, sizeof buf, "%9.1f", *fps);
   else
-    std::snprintf(buf, sizeof buf, "%10s", "-");
+    std::snprintf(buf, sizeof buf, "%9s", "-");
   return buf;
 }
 
-// Decodes once untimed and checks every frame (MD5 SEI and FFmpeg's samples); then the median.
-std::optional<double> bench_sigpu(const Input& in, sigpu::Backend backend, int reps) {
+struct SigpuFps {
+  double checked = 0;    ///< every picture's MD5 SEI checked (the default)
+  double unchecked = 0;  ///< DecodeOptions::check_hash off
+};
+
+// Decodes once untimed and checks every frame (MD5 SEI and FFmpeg's samples); then the median
+// with the hash check and, after an untimed warm-up decode, without.
+SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unchecked_too) {
   hevc::Decoder dec({.backend = backend});
   std::size_t n = 0, hashed = 0;
   std::string bad;
@@ -262,12 +310,26 @@ std::optional<double> bench_sigpu(const Input& in, sigpu::Backend backend, int r
     fail(where + std::to_string(n) + " frames, FFmpeg gave " + std::to_string(in.reference.size()));
   if (hashed != n) fail(where + std::to_string(n - hashed) + " frames without a matching MD5 SEI");
   if (!bad.empty()) fail(where + bad);
-  const double s = time_median(reps, [&] {
+  SigpuFps fps;
+  fps.checked = n / time_median(reps, [&] {
+                  std::size_t got = 0;
+                  dec.decode(in.bytes, [&](const hevc::Frame& f) {
+                    got += f.hash == hevc::HashStatus::matched;
+                  });
+                  if (got != n) fail(where + "a timed decode lost frames or hashes");
+                });
+  if (!unchecked_too) return fps;
+  hevc::Decoder fast({.backend = backend, .check_hash = false});
+  const auto decode_unchecked = [&] {
     std::size_t got = 0;
-    dec.decode(in.bytes, [&](const hevc::Frame& f) { got += f.hash == hevc::HashStatus::matched; });
-    if (got != n) fail(where + "a timed decode lost frames or hashes");
-  });
-  return n / s;
+    fast.decode(in.bytes,
+                [&](const hevc::Frame& f) { got += f.hash == hevc::HashStatus::unchecked; });
+    if (got != n || !fast.problems().empty())
+      fail(where + "a decode without the hash check lost frames or reported a problem");
+  };
+  decode_unchecked();  // warm-up: threads, pinned planes, device buffers
+  fps.unchecked = n / time_median(reps, decode_unchecked);
+  return fps;
 }
 
 // FFmpeg's frames as raw planar bytes: one byte per sample at 8 bits, two (little-endian) above.
@@ -316,6 +378,8 @@ int main(int argc, char** argv) {
       o.input = argv[++i];
     } else if (a == "--frames" && more) {
       o.frames = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--repeat" && more) {
+      o.repeat = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--reps" && more) {
       o.reps = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--sizes" && more) {
@@ -329,8 +393,9 @@ int main(int argc, char** argv) {
       o.serial = false;
     } else {
       std::fprintf(stderr,
-                   "usage: hevc_bench [--input DIR] [--frames N] [--reps N] [--sizes 1080p,4k] "
-                   "[--bit-depths 8,10] [--skip-missing-peers] [--no-serial]\n");
+                   "usage: hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] "
+                   "[--sizes 1080p,4k] [--bit-depths 8,10] [--skip-missing-peers] "
+                   "[--no-serial]\n");
       return 2;
     }
   }
@@ -343,8 +408,9 @@ int main(int argc, char** argv) {
   const std::string dec265 = find_dec265();
   if (dec265.empty() && !o.skip_missing_peers)
     fail("dec265 (libde265-examples) is not installed; --skip-missing-peers runs without it");
-  std::printf("HEVC All-Intra whole-stream decoding, %d frames per stream, median of %d\n",
-              o.frames, o.reps);
+  std::printf("HEVC All-Intra whole-stream decoding, %d frames per stream", o.frames);
+  if (o.repeat > 1) std::printf(" decoded %d times back to back", o.repeat);
+  std::printf(", median of %d\n", o.reps);
   std::printf("host: %d hardware threads; FFmpeg %s (libavcodec, %d frame+slice threads)\n",
               threads, av_version_info(), threads);
   std::printf("cuda: %s\n",
@@ -354,54 +420,87 @@ int main(int argc, char** argv) {
   else
     std::printf("dec265: %s -t %d -q, timed as a process (includes start-up and file read)\n",
                 dec265.c_str(), threads);
-  std::printf("\n%-22s %10s %10s %10s %10s %10s   fps (frames per second)\n", "stream", "cpu",
-              "cpu-par", "cuda", "ffmpeg", "dec265");
 
   struct Row {
     std::string name;
-    std::optional<double> cpu, par, cuda, ff, de;
+    std::optional<double> cpu, par, cuda, ff_crc;       // every MD5 SEI checked
+    std::optional<double> par_fast, cuda_fast, ff, de;  // no hash check
   };
   std::vector<Row> rows;
+  std::printf("\n%-26s %9s %9s %9s %9s | %9s %9s %9s %9s\n", "", "cpu", "cpu-par", "cuda", "ffmpeg",
+              "cpu-par", "cuda", "ffmpeg", "dec265");
+  std::printf("%-26s %39s | %39s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
+              "no hash check (ffmpeg: default)");
   for (const auto& size : o.sizes) {
     for (int depth : o.depths) {
       Input in = load_input(o, size, depth);
       Row r;
       r.name = in.name;
-      {
-        Ffmpeg ff(in.path, threads);
-        ff.decode([&](const AVFrame& f) { in.reference.push_back(to_picture(f)); });
-        if (in.reference.empty()) fail(in.name + ": FFmpeg decoded no frame");
-        r.ff = in.reference.size() / time_median(o.reps, [&] {
+      const auto time_ffmpeg = [&](Ffmpeg& ff) {
+        return in.reference.size() / time_median(o.reps, [&] {
                  std::size_t n = 0;
                  ff.decode([&](const AVFrame&) { ++n; });
                  if (n != in.reference.size()) fail(in.name + ": FFmpeg lost frames");
                });
+      };
+      {
+        Ffmpeg ff(in.path, threads, false);
+        ff.decode([&](const AVFrame& f) { in.reference.push_back(to_picture(f)); });
+        if (in.reference.empty()) fail(in.name + ": FFmpeg decoded no frame");
+        r.ff = time_ffmpeg(ff);
       }
-      if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps);
-      r.par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps);
-      if (!devices.empty()) r.cuda = bench_sigpu(in, sigpu::Backend::cuda, o.reps);
+      {
+        Ffmpeg ff(in.path, threads, true);
+        md5_correct = md5_wrong = 0;
+        av_log_set_callback(count_md5_verdicts);
+        std::size_t n = 0;
+        ff.decode([&](const AVFrame&) { ++n; });
+        av_log_set_callback(av_log_default_callback);
+        // Proof that crccheck hashes what the table says: a verdict per plane of every picture.
+        if (n != in.reference.size() || md5_wrong != 0 ||
+            md5_correct != static_cast<int>(3 * in.reference.size()))
+          fail(in.name + ": FFmpeg with crccheck gave " + std::to_string(md5_correct.load()) +
+               " matching and " + std::to_string(md5_wrong.load()) +
+               " mismatching MD5 planes for " + std::to_string(n) + " frames");
+        r.ff_crc = time_ffmpeg(ff);
+      }
+      if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps, false).checked;
+      const SigpuFps par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps, true);
+      r.par = par.checked;
+      r.par_fast = par.unchecked;
+      if (!devices.empty()) {
+        const SigpuFps gpu = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true);
+        r.cuda = gpu.checked;
+        r.cuda_fast = gpu.unchecked;
+      }
       if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
-      std::printf("%-22s %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
-                  fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.ff).c_str(),
-                  fps_cell(r.de).c_str());
+      if (in.temporary) fs::remove(in.path);
+      std::printf("%-26s %s %s %s %s | %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
+                  fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.ff_crc).c_str(),
+                  fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
+                  fps_cell(r.ff).c_str(), fps_cell(r.de).c_str());
       std::fflush(stdout);
       rows.push_back(std::move(r));
     }
   }
-  std::printf("\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's)\n");
-  std::printf("\n%-22s %14s %14s %14s %14s   ratios (> 1: sigpu faster)\n", "stream",
-              "cpu-par/ffmpeg", "cuda/ffmpeg", "cpu-par/de265", "cuda/de265");
+  std::printf(
+      "\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's); FFmpeg "
+      "with crccheck matched every plane's MD5\n");
+  std::printf("\n%-26s %19s | %29s   ratios (> 1: sigpu faster)\n", "", "MD5 SEI checked",
+              "no hash check");
+  std::printf("%-26s %9s %9s | %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff", "cuda/ff",
+              "cuda/de265");
   auto ratio = [](std::optional<double> a, std::optional<double> b) {
     char buf[32];
     if (a && b)
-      std::snprintf(buf, sizeof buf, "%14.2f", *a / *b);
+      std::snprintf(buf, sizeof buf, "%9.2f", *a / *b);
     else
-      std::snprintf(buf, sizeof buf, "%14s", "-");
+      std::snprintf(buf, sizeof buf, "%9s", "-");
     return std::string(buf);
   };
   for (const Row& r : rows)
-    std::printf("%-22s %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff).c_str(),
-                ratio(r.cuda, r.ff).c_str(), ratio(r.par, r.de).c_str(),
-                ratio(r.cuda, r.de).c_str());
+    std::printf("%-26s %s %s | %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
+                ratio(r.cuda, r.ff_crc).c_str(), ratio(r.par_fast, r.ff).c_str(),
+                ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_fast, r.de).c_str());
   return 0;
 }

@@ -27,8 +27,9 @@ enum class HashStatus {
   absent,      ///< the picture carries no hash
   matched,     ///< every component matched
   mismatched,  ///< at least one component differed
-  unchecked,   ///< a hash is present but the picture is not the filtered one it describes
-               ///< (the unfiltered reconstruction was asked for or no filter was available)
+  unchecked,   ///< a hash is present but was not checked: DecodeOptions::check_hash is off,
+               ///< or the picture is not the filtered one it describes (the unfiltered
+               ///< reconstruction was asked for or no filter was available)
 };
 
 /// One decoded picture, cropped to the conformance window, in output order.
@@ -53,6 +54,11 @@ struct DecodeOptions {
   Backend backend = Backend::cpu;
   /// Output the reconstruction before deblocking and SAO.
   bool unfiltered = false;
+  /// Check every picture against its decoded picture hash SEI (Frame::hash, and a Problem on a
+  /// mismatch). Off, hashes are reported as unchecked and the hashing's CPU time (MD5 of every
+  /// sample: a fifth of the CPU work per picture under the cuda backend) is saved; FFmpeg,
+  /// for one, checks only when asked (`-err_detect crccheck`).
+  bool check_hash = true;
   /// Pictures with more luma samples are refused (default: MaxLumaPs of level 6.2).
   std::int64_t max_luma_samples = 35'651'584;
 };

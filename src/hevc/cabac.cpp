@@ -57,10 +57,14 @@ void Cabac::init(const std::uint8_t* data, std::size_t size, std::size_t start) 
   data_ = data;
   size_ = size;
   pos_ = start;
-  range_ = 510;
-  value_ = next_byte() << 8;
-  value_ |= next_byte();
-  extra_ = 7;  // 16 bits read, the top 9 are ivlOffset
+  range_ = std::uint64_t{510} << kShift;
+  value_ = 0;
+  bits_left_ = 0;
+  refill();
+  // ivlOffset: the first 9 bits.
+  value_ <<= 9;
+  bits_left_ -= 9;
+  refill();
 }
 
 }  // namespace sigpu::hevc

@@ -1,8 +1,11 @@
 // The CABAC arithmetic decoding engine (9.3.4.3) and the context variables of I slices.
 //
-// The engine keeps the 9-bit ivlOffset of the specification in the top of `value_`, with
-// `extra_` bits read ahead below it, so that the number of bits the specification's decoder has
-// consumed is always known: substreams (tiles, WPP rows) and PCM samples start right after it.
+// The engine keeps the 9-bit ivlOffset of the specification at bit kShift of a 64-bit `value_`
+// with the bits read ahead below it (`bits_left_` of them, topped up 3 or 4 bytes at a time),
+// and ivlCurrRange at the same bit of `range_`: a bin compares and subtracts them as they are,
+// with no shift by a varying amount on the path from one bin to the next, and renormalisation
+// shifts both. The number of bits the specification's decoder has consumed is always known, so
+// substreams (tiles, WPP rows) and PCM samples start right after it.
 #pragma once
 
 #include <array>
@@ -106,58 +109,50 @@ class Cabac {
   // would double that.
   int decode(std::uint8_t& ctx) {
     const int bin = ctx & 1;
-    const std::uint32_t lps = cabac_tables::kLpsByContext.range[ctx][range_ >> 6];
-    range_ -= lps;
-    const std::uint32_t scaled = range_ << extra_;
-    if (value_ < scaled) {
+    const std::uint32_t lps = cabac_tables::kLpsByContext.range[ctx][range_ >> (kShift + 6)];
+    range_ -= std::uint64_t{lps} << kShift;
+    if (value_ < range_) {
       ctx = cabac_tables::kTransitions.mps[ctx];
-      if (range_ < 256) renorm(1);
+      if (range_ < kRange256) renorm(1);
       return bin;
     }
-    value_ -= scaled;
+    value_ -= range_;
     ctx = cabac_tables::kTransitions.lps[ctx];
-    range_ = lps;
+    range_ = std::uint64_t{lps} << kShift;
     renorm(__builtin_clz(lps) - 23);  // the shifts that bring lps to 256..510
     return bin ^ 1;
   }
   int bypass() {
-    if (extra_ == 0) {
-      value_ = (value_ << 8) | next_byte();
-      extra_ = 8;
-    }
-    --extra_;
-    const std::uint32_t scaled = range_ << extra_;
-    if (value_ >= scaled) {
-      value_ -= scaled;
+    value_ <<= 1;
+    if (--bits_left_ < 8) refill();
+    if (value_ >= range_) {
+      value_ -= range_;
       return 1;
     }
     return 0;
   }
-  /// n bypass bins (n <= 32), the first in the most significant bit. Up to 16 at a time with
-  /// one refill: value_ then holds at most 9 + 23 bits.
+  /// n bypass bins (n <= 32), the first in the most significant bit; up to 16 between refills.
   std::uint32_t bypass_bits(int n) {
     std::uint32_t v = 0;
     while (n > 0) {
       const int m = n < 16 ? n : 16;
-      while (extra_ < m) {
-        value_ = (value_ << 8) | next_byte();
-        extra_ += 8;
-      }
+      if (bits_left_ < m) refill();  // then at least 25 bits
       for (int i = 0; i < m; ++i) {
-        --extra_;
-        const std::uint32_t scaled = range_ << extra_;
-        const std::uint32_t bit = value_ >= scaled ? 1u : 0u;
-        value_ -= scaled & (0u - bit);
-        v = (v << 1) | bit;
+        value_ <<= 1;
+        const std::uint64_t bit = value_ >= range_ ? 1u : 0u;
+        value_ -= range_ & (0u - bit);
+        v = (v << 1) | static_cast<std::uint32_t>(bit);
       }
+      bits_left_ -= m;
       n -= m;
     }
+    if (bits_left_ < 8) refill();
     return v;
   }
   int terminate() {
-    range_ -= 2;
-    if (value_ >= (range_ << extra_)) return 1;
-    if (range_ < 256) renorm(1);
+    range_ -= std::uint64_t{2} << kShift;
+    if (value_ >= range_) return 1;
+    if (range_ < kRange256) renorm(1);
     return 0;
   }
 
@@ -167,28 +162,36 @@ class Cabac {
   std::size_t aligned_position_after_terminate() const {
     return static_cast<std::size_t>((consumed_bits() + 7) / 8);
   }
-  /// True once the engine has read beyond the end of its data.
-  bool overrun() const { return pos_ > size_ + 2; }
+  /// True once the engine has consumed bits more than two bytes beyond the end of its data.
+  bool overrun() const { return consumed_bits() > (std::uint64_t{size_} + 2) * 8; }
 
  private:
+  static constexpr int kShift = 32;  ///< where ivlOffset and ivlCurrRange sit
+  static constexpr std::uint64_t kRange256 = std::uint64_t{256} << kShift;
+
   std::uint64_t consumed_bits() const {
-    return std::uint64_t{pos_} * 8 - static_cast<unsigned>(extra_);
+    return std::uint64_t{pos_} * 8 - static_cast<unsigned>(bits_left_);
   }
   std::uint32_t next_byte() { return pos_ < size_ ? data_[pos_++] : (++pos_, 0u); }
-  void renorm(int n) {
-    while (extra_ < n) {
-      value_ = (value_ << 8) | next_byte();
-      extra_ += 8;
+  /// Tops the bits read ahead up to 25..32 (past the end of the data: zeros).
+  void refill() {
+    while (bits_left_ <= kShift - 8) {
+      value_ |= std::uint64_t{next_byte()} << (kShift - 8 - bits_left_);
+      bits_left_ += 8;
     }
+  }
+  void renorm(int n) {  // n <= 7 <= bits_left_
     range_ <<= n;
-    extra_ -= n;
+    value_ <<= n;
+    bits_left_ -= n;
+    if (bits_left_ < 8) refill();
   }
 
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0, pos_ = 0;
-  std::uint32_t value_ = 0;  ///< ivlOffset << extra_ plus the read-ahead bits
-  int extra_ = 0;
-  std::uint32_t range_ = 510;
+  std::uint64_t value_ = 0;  ///< ivlOffset << kShift plus the bits read ahead below it
+  std::uint64_t range_ = std::uint64_t{510} << kShift;  ///< ivlCurrRange << kShift
+  int bits_left_ = 0;
 };
 
 }  // namespace sigpu::hevc

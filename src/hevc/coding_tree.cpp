@@ -459,7 +459,7 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
 
   // Reference samples (8.4.4.2.2), available or not per 4x4 luma block: `unit` samples.
   const int units = 2 * n / unit;  // per side
-  const std::uint32_t z_cur = geo_.zscan(cur_x, cur_y);
+  const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
   bool left_av[16], top_av[16];
   // The neighbours beside the block (the first half of each side) lie in one CTB and precede
   // the block in z-scan order (it is a quadtree node inside the picture), so they share the

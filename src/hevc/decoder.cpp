@@ -435,7 +435,9 @@ void Engine::picture_task(PictureJob& job) {
 }
 
 // On a GPU lane (the only user of its FilterRunner): the filters, then finishing (hash check
-// and cropping) back on a worker, so that the lane only drives the GPU.
+// and cropping) back on a worker, so that the lane only drives the GPU. Finishing goes ahead of
+// the pictures waiting to start: it lets the oldest picture out (the front end waits on it once
+// max_in_flight are in flight) and its planes back to the pool.
 void Engine::gpu_task(PictureJob& job) {
   bool filtered = false;
   guarded(job, [&] {
@@ -445,7 +447,7 @@ void Engine::gpu_task(PictureJob& job) {
     mark_done(job);
     return;
   }
-  workers->push([this, &job] {
+  workers->push_front([this, &job] {
     guarded(job, [&] { finish_frame(job); });
     mark_done(job);
   });
@@ -548,7 +550,7 @@ void Engine::finish_frame(PictureJob& job) {
   f.filtered = job.filtered;
   if (job.hash) {
     f.hash_kind = job.hash->kind();
-    if (!job.filtered) {
+    if (!job.filtered || !options.check_hash) {
       f.hash = HashStatus::unchecked;
     } else if (const unsigned bad = hash_mismatches(*job.hash, pic); bad == 0) {
       f.hash = HashStatus::matched;

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdlib>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <cstring>
 
 #include "hevc/simd.hpp"
+
+#if SIGPU_HEVC_MADD
+#include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sigpu::hevc {
 namespace {
@@ -68,6 +72,111 @@ constexpr int kInvAngle[35] = {0,    0,    0,     0,     0,    0,    0,     0,  
 #endif
 }
 
+#if SIGPU_HEVC_MADD
+// The angular modes' rows (8.4.4.2.6) with AVX2: ((32 - f) * r[i] + f * r[i + 1] + 16) >> 5 is
+// one multiply-add of the pair (r[i], r[i + 1]) with (32 - f, f), 8 samples per 128 bits; the
+// portable loop in predict() is its twin. `r` is refArr shifted as there; row j goes to
+// out + j * out_stride.
+template <int n>
+[[gnu::target("avx2")]] void angular_rows_avx2(const std::int16_t* r, int angle, std::uint16_t* out,
+                                               std::ptrdiff_t out_stride) {
+  const __m256i round = _mm256_set1_epi32(16);
+  for (int j = 0; j < n; ++j) {
+    const int pos = (j + 1) * angle;
+    const int idx = pos >> 5, fact = pos & 31;
+    const std::int16_t* src = r + idx + 1;
+    std::uint16_t* row = out + j * out_stride;
+    if (!fact) {
+      std::memcpy(row, src, n * sizeof(std::uint16_t));  // samples are not negative
+      continue;
+    }
+    const std::uint32_t w = static_cast<std::uint32_t>(32 - fact) | static_cast<std::uint32_t>(fact)
+                                                                        << 16;
+    if constexpr (n == 4) {
+      const __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src));
+      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + 1));
+      const __m128i v =
+          _mm_madd_epi16(_mm_unpacklo_epi16(a, b), _mm_set1_epi32(static_cast<int>(w)));
+      const __m128i s = _mm_srai_epi32(_mm_add_epi32(v, _mm256_castsi256_si128(round)), 5);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(row), _mm_packus_epi32(s, s));
+    } else if constexpr (n == 8) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 1));
+      const __m128i wv = _mm_set1_epi32(static_cast<int>(w)), r16 = _mm256_castsi256_si128(round);
+      const __m128i lo =
+          _mm_srai_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(a, b), wv), r16), 5);
+      const __m128i hi =
+          _mm_srai_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(a, b), wv), r16), 5);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_packus_epi32(lo, hi));
+    } else {
+      const __m256i wv = _mm256_set1_epi32(static_cast<int>(w));
+      for (int i = 0; i < n; i += 16) {
+        // Unpacking and packing both work within 128-bit lanes, so the order comes out right.
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 1));
+        const __m256i lo = _mm256_srai_epi32(
+            _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wv), round), 5);
+        const __m256i hi = _mm256_srai_epi32(
+            _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wv), round), 5);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + i), _mm256_packus_epi32(lo, hi));
+      }
+    }
+  }
+}
+
+// Planar prediction (8.4.4.2.5) with AVX2: a sample is ((n-1-x) p[-1][y] + (x+1) p[n][-1] +
+// (n-1-y) p[x][-1] + (y+1) p[-1][n] + n) >> (log2 n + 1), two multiply-adds of pairs: the
+// weights (n-1-x, x+1) by (p[-1][y], p[n][-1]) broadcast, and (p[x][-1], p[-1][n]) by the
+// weights (n-1-y, y+1) broadcast; 8 samples per 256 bits (4 for n = 4). Twin: predict().
+template <int n>
+[[gnu::target("avx2")]] void planar_avx2(const std::int32_t* ref, std::uint16_t* dst,
+                                         std::ptrdiff_t stride) {
+  constexpr int log2 = n == 4 ? 2 : (n == 8 ? 3 : (n == 16 ? 4 : 5));
+  constexpr int V = n < 8 ? 1 : n / 8;  // vectors per row
+  alignas(32) std::int16_t weights[2 * (n < 8 ? 8 : n)] = {}, tops[2 * (n < 8 ? 8 : n)] = {};
+  const std::int16_t bottom_left = static_cast<std::int16_t>(ref[2 * n - 1 - n]);
+  for (int x = 0; x < n; ++x) {
+    weights[2 * x] = static_cast<std::int16_t>(n - 1 - x);
+    weights[2 * x + 1] = static_cast<std::int16_t>(x + 1);
+    tops[2 * x] = static_cast<std::int16_t>(ref[2 * n + 1 + x]);
+    tops[2 * x + 1] = bottom_left;
+  }
+  auto pair = [](int lo, int hi) {
+    return static_cast<int>(static_cast<std::uint32_t>(lo & 0xffff) | static_cast<std::uint32_t>(hi)
+                                                                          << 16);
+  };
+  const int top_right = ref[2 * n + 1 + n];
+  const __m256i round = _mm256_set1_epi32(n);
+  __m256i w[V], t[V];
+  for (int v = 0; v < V; ++v) {
+    w[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(weights) + v);
+    t[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tops) + v);
+  }
+  for (int y = 0; y < n; ++y) {
+    const __m256i sides = _mm256_set1_epi32(pair(ref[2 * n - 1 - y], top_right));
+    const __m256i vert = _mm256_set1_epi32(pair(n - 1 - y, y + 1));
+    __m256i s[V];
+    for (int v = 0; v < V; ++v)
+      s[v] = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(w[v], sides),
+                                                                 _mm256_madd_epi16(t[v], vert)),
+                                                round),
+                               log2 + 1);
+    std::uint16_t* row = dst + y * stride;
+    if constexpr (n == 4) {
+      const __m128i lo = _mm256_castsi256_si128(s[0]);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(row), _mm_packus_epi32(lo, lo));
+    } else if constexpr (n == 8) {
+      const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(s[0], s[0]), 0x08);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm256_castsi256_si128(packed));
+    } else {
+      for (int v = 0; v < V; v += 2)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 8 * v),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi32(s[v], s[v + 1]), 0xd8));
+    }
+  }
+}
+#endif
+
 // 8.4.4.2.3: [1 2 1] smoothing or, for 32x32 luma with flat edges, bilinear interpolation.
 [[gnu::always_inline]] inline void filter_refs(std::int32_t* ref, const IntraParams& p) {
   const int n = 1 << p.log2;
@@ -107,6 +216,12 @@ template <int n>
   auto clip = [&](int v) { return static_cast<std::uint16_t>(std::clamp(v, 0, max_val)); };
 
   if (p.mode == 0) {
+#if SIGPU_HEVC_MADD
+    if (p.use_simd && have_avx2()) {
+      planar_avx2<n>(ref, dst, stride);
+      return;
+    }
+#endif
     // Samples (at most 12 bits) and weights (at most 32) as int16, so that the products are
     // 16 x 16 -> 32-bit widening multiplies, which SSE2 vectorises.
     std::int16_t w_left[32], w_right[32], t[32];
@@ -167,7 +282,14 @@ template <int n>
   std::uint16_t block[32 * 32];
   std::uint16_t* out = vertical ? dst : block;
   const std::ptrdiff_t out_stride = vertical ? stride : n;
-  for (int j = 0; j < n; ++j) {
+  bool rows_done = false;
+#if SIGPU_HEVC_MADD
+  if (p.use_simd && have_avx2()) {
+    angular_rows_avx2<n>(r, angle, out, out_stride);
+    rows_done = true;
+  }
+#endif
+  for (int j = 0; j < n && !rows_done; ++j) {
     const int pos = (j + 1) * angle;
     const int idx = pos >> 5, fact = pos & 31;
     const std::int16_t* src = r + idx + 1;

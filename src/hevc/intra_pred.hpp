@@ -18,6 +18,8 @@ struct IntraParams {
   bool filter_refs = true;        ///< !intra_smoothing_disabled_flag
   bool strong_smoothing = false;  ///< strong_intra_smoothing_enabled_flag
   int bit_depth = 8;
+  /// The hand-written AVX2 kernels where the CPU has them; off, their portable twin (tests).
+  bool use_simd = true;
 };
 
 /// Predicts the n x n block into dst (stride in samples); ref holds 4n + 1 samples as above and

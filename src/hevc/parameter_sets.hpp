@@ -120,6 +120,16 @@ struct Pps {
       return min_tb_zs[static_cast<std::size_t>(y >> 2) * (width_ctbs << (log2_ctb - 2)) +
                        (x >> 2)];
     }
+    /// The part of zscan() inside the CTB: the bits of the 4x4 block's coordinates in its CTB
+    /// interleaved, the same in every CTB. Within one CTB it orders blocks as zscan() does
+    /// without reading the picture-sized table (whose lines miss the cache at 4K).
+    static std::uint32_t zscan_in_ctb(int x, int y, int log2_ctb) {
+      // spread[v]: the 4 bits of v (a CTB has at most 16 blocks a side) at even positions.
+      static constexpr std::uint8_t spread[16] = {0,  1,  4,  5,  16, 17, 20, 21,
+                                                  64, 65, 68, 69, 80, 81, 84, 85};
+      const int mask = (1 << log2_ctb) - 1;
+      return static_cast<std::uint32_t>(spread[(x & mask) >> 2] | spread[(y & mask) >> 2] << 1);
+    }
   };
   std::shared_ptr<const Geometry> geometry;  ///< for the SPS it was derived with
   int geometry_sps_id = -1;

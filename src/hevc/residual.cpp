@@ -58,29 +58,31 @@ const SigCtxTables& sig_ctx_tables() {
 
 }  // namespace
 
-int SliceDecoder::last_sig_prefix(int log2, int c, int ctx_base) {
+[[gnu::always_inline]] inline int SliceDecoder::last_sig_prefix(Cabac& cabac, int log2, int c,
+                                                                int ctx_base) {
   const int offset = c == 0 ? 3 * (log2 - 2) + ((log2 - 1) >> 2) : 15;
   const int shift = c == 0 ? (log2 + 1) >> 2 : log2 - 2;
   const int max = (log2 << 1) - 1;
   int v = 0;
-  while (v < max && cabac_.decode(ctx_[ctx_base + offset + (v >> shift)])) ++v;
+  while (v < max && cabac.decode(ctx_[ctx_base + offset + (v >> shift)])) ++v;
   return v;
 }
 
-std::uint32_t SliceDecoder::coeff_abs_level_remaining(int rice) {
+[[gnu::always_inline]] inline std::uint32_t SliceDecoder::coeff_abs_level_remaining(Cabac& cabac,
+                                                                                    int rice) {
   int prefix = 0;
-  while (cabac_.bypass()) {
+  while (cabac.bypass()) {
     if (++prefix > 32) fail("coeff_abs_level_remaining", "prefix longer than 32 bins");
   }
   std::uint64_t v;
   if (prefix <= 3) {
-    v = (static_cast<std::uint64_t>(prefix) << rice) + cabac_.bypass_bits(rice);
+    v = (static_cast<std::uint64_t>(prefix) << rice) + cabac.bypass_bits(rice);
   } else {
     const int pm3 = prefix - 3;
     if (pm3 + rice > 20)
       fail("coeff_abs_level_remaining", "value beyond the 16-bit coefficient range");
     v = ((static_cast<std::uint64_t>(1) << pm3) + 2) << rice;
-    v += cabac_.bypass_bits(pm3 + rice);
+    v += cabac.bypass_bits(pm3 + rice);
   }
   if (v > 32768) fail("coeff_abs_level_remaining", "value beyond the 16-bit coefficient range");
   return static_cast<std::uint32_t>(v);
@@ -88,25 +90,30 @@ std::uint32_t SliceDecoder::coeff_abs_level_remaining(int rice) {
 
 void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip,
                                    int& cols, int& rows) {
+  // The engine's state in a local copy for the block, written back at the end: the context
+  // updates store bytes, which may alias any member, so the members would be reloaded and
+  // stored around every bin; a local whose address never escapes stays in registers. A
+  // DecodeError leaves cabac_ behind, but the slice ends there.
+  Cabac cabac = cabac_;
   const int n = 1 << log2;
   tskip = false;
   cols = rows = 0;
   if (pps_.transform_skip && !transquant_bypass_ && log2 <= pps_.log2_max_transform_skip_size)
-    tskip = cabac_.decode(ctx_[kCtxTransformSkip + (c ? 1 : 0)]);
+    tskip = cabac.decode(ctx_[kCtxTransformSkip + (c ? 1 : 0)]);
   const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
   const Dequantizer scale(
       log2, c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c), bit_depth,
       scaling_on_ && !(tskip && n > 4) ? scaling_.m[log2 - 2][c].data() : nullptr);
 
-  int last_x = last_sig_prefix(log2, c, kCtxLastX);
-  int last_y = last_sig_prefix(log2, c, kCtxLastY);
+  int last_x = last_sig_prefix(cabac, log2, c, kCtxLastX);
+  int last_y = last_sig_prefix(cabac, log2, c, kCtxLastY);
   if (last_x > 3) {
     const int k = (last_x >> 1) - 1;
-    last_x = (1 << k) * (2 + (last_x & 1)) + static_cast<int>(cabac_.bypass_bits(k));
+    last_x = (1 << k) * (2 + (last_x & 1)) + static_cast<int>(cabac.bypass_bits(k));
   }
   if (last_y > 3) {
     const int k = (last_y >> 1) - 1;
-    last_y = (1 << k) * (2 + (last_y & 1)) + static_cast<int>(cabac_.bypass_bits(k));
+    last_y = (1 << k) * (2 + (last_y & 1)) + static_cast<int>(cabac.bypass_bits(k));
   }
   if (scan_idx == 2) std::swap(last_x, last_y);
 
@@ -139,7 +146,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
       const int right = xs + 1 < nsb ? csbf[xs + 1][ys] : 0;
       const int below = ys + 1 < nsb ? csbf[xs][ys + 1] : 0;
       csbf[xs][ys] = static_cast<std::uint8_t>(
-          cabac_.decode(ctx_[kCtxCodedSubBlock + std::min(right + below, 1) + (c ? 2 : 0)]));
+          cabac.decode(ctx_[kCtxCodedSubBlock + std::min(right + below, 1) + (c ? 2 : 0)]));
       infer_dc = true;
     } else {
       csbf[xs][ys] = 1;
@@ -163,7 +170,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
         sig_pos[nsig++] = 0;
         break;
       }
-      if (cabac_.decode(ctx_[sig_ctx[p]])) {
+      if (cabac.decode(ctx_[sig_ctx[p]])) {
         sig_pos[nsig++] = p;
         infer_dc = false;
       }
@@ -177,7 +184,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     int g1[16] = {}, g2[16] = {};
     int first_g1 = -1;
     for (int k = 0; k < std::min(nsig, 8); ++k) {
-      g1[k] = cabac_.decode(ctx_[kCtxGreater1 + ctx_set * 4 + greater1_ctx + (c ? 16 : 0)]);
+      g1[k] = cabac.decode(ctx_[kCtxGreater1 + ctx_set * 4 + greater1_ctx + (c ? 16 : 0)]);
       if (g1[k]) {
         greater1_ctx = 0;
         if (first_g1 < 0) first_g1 = k;
@@ -185,16 +192,16 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
         ++greater1_ctx;
       }
     }
-    if (first_g1 >= 0) g2[first_g1] = cabac_.decode(ctx_[kCtxGreater2 + ctx_set + (c ? 4 : 0)]);
+    if (first_g1 >= 0) g2[first_g1] = cabac.decode(ctx_[kCtxGreater2 + ctx_set + (c ? 4 : 0)]);
     const bool sign_hidden = sdh_allowed && sig_pos[0] - sig_pos[nsig - 1] > 3;
     const int coded_signs = sign_hidden ? nsig - 1 : nsig;
-    const std::uint32_t signs = cabac_.bypass_bits(coded_signs);
+    const std::uint32_t signs = cabac.bypass_bits(coded_signs);
     int rice = 0, sum_abs = 0;
     for (int k = 0; k < nsig; ++k) {
       const int base = 1 + g1[k] + g2[k];
       int abs_level = base;
       if (base == (k < 8 ? (k == first_g1 ? 3 : 2) : 1)) {
-        abs_level += static_cast<int>(coeff_abs_level_remaining(rice));
+        abs_level += static_cast<int>(coeff_abs_level_remaining(cabac, rice));
         if (abs_level > 3 * (1 << rice)) rice = std::min(rice + 1, 4);
         if (abs_level > 32768) fail("coeff_abs_level_remaining", "coefficient beyond 16 bits");
       }
@@ -212,6 +219,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
       rows = std::max(rows, y + 1);
     }
   }
+  cabac_ = cabac;
 }
 
 }  // namespace sigpu::hevc

@@ -18,3 +18,21 @@
 #else
 #define SIGPU_HEVC_SIMD_CLONES
 #endif
+
+// Hand-written AVX2 kernels (intrinsics), taken at run time where the CPU has AVX2; the
+// portable code above stays as their twin elsewhere and is checked against them in the tests.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SIGPU_HEVC_MADD 1
+#else
+#define SIGPU_HEVC_MADD 0
+#endif
+
+#if SIGPU_HEVC_MADD
+namespace sigpu::hevc {
+/// Whether the CPU has AVX2 (asked once).
+inline bool have_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+}  // namespace sigpu::hevc
+#endif

@@ -47,16 +47,17 @@ class SliceDecoder {
   void reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x, int cur_y);
   /// 6.4.1: whether (xn, yn) is decoded and in the slice and tile of (x_cur, y_cur).
   bool available(int x_cur, int y_cur, int xn, int yn) const {
-    return available(x_cur, y_cur, geo_.zscan(x_cur, y_cur), xn, yn);
+    return available(x_cur, y_cur, geo_.zscan_in_ctb(x_cur, y_cur, sps_.log2_ctb), xn, yn);
   }
-  /// The same with z_cur = the z-scan order of (x_cur, y_cur), for callers asking many times.
+  /// The same with z_cur = the z-scan order of (x_cur, y_cur) in its CTB (zscan_in_ctb), for
+  /// callers asking many times.
   bool available(int x_cur, int y_cur, std::uint32_t z_cur, int xn, int yn) const {
     if (xn < 0 || yn < 0 || xn >= sps_.width || yn >= sps_.height) return false;
     // Most neighbours lie in the current CTB, whose slice and tile are the current ones; the
     // others in the CTBs around it, whose availability is known for the whole CTB.
     const int l = sps_.log2_ctb;
     const int dx = (xn >> l) - (x_cur >> l), dy = (yn >> l) - (y_cur >> l);
-    if (dx == 0 && dy == 0) return geo_.zscan(xn, yn) <= z_cur;
+    if (dx == 0 && dy == 0) return geo_.zscan_in_ctb(xn, yn, l) <= z_cur;
     if (dy >= -1 && dy <= 0 && dx >= -1 && dx <= 1 && (x_cur >> l) == (ctb_x0_ >> l) &&
         (y_cur >> l) == (ctb_y0_ >> l))
       return near_ctbs_[dy + 1][dx + 1];
@@ -73,8 +74,9 @@ class SliceDecoder {
   /// levels themselves with cu_transquant_bypass); cols and rows bound the non-zero ones.
   void residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip, int& cols,
                        int& rows);
-  int last_sig_prefix(int log2, int c, int ctx_base);
-  std::uint32_t coeff_abs_level_remaining(int rice);
+  // Take the engine residual_coding works on: its local copy (see there).
+  int last_sig_prefix(Cabac& cabac, int log2, int c, int ctx_base);
+  std::uint32_t coeff_abs_level_remaining(Cabac& cabac, int rice);
 
   [[noreturn]] void fail(const char* element, const std::string& what) const;
 

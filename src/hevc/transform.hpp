@@ -38,6 +38,10 @@ void inverse_transform(std::int32_t* c, int log2, bool dst, int bit_depth);
 /// lie in the first `cols` columns and the first `rows` rows (the work shrinks with that region).
 void inverse_transform(const std::int32_t* in, std::int32_t* out, int log2, bool dst, int bit_depth,
                        int cols, int rows);
+/// The same without the hand-written AVX2 kernels, which inverse_transform takes where the CPU
+/// has AVX2: the portable twin they are tested against.
+void inverse_transform_portable(const std::int32_t* in, std::int32_t* out, int log2, bool dst,
+                                int bit_depth, int cols, int rows);
 /// The residual, the same at every sample, of a DCT block whose only coefficient is DC.
 std::int32_t inverse_dc(std::int32_t dc, int bit_depth);
 

@@ -24,6 +24,14 @@ void WorkQueue::push(std::function<void()> task) {
   wake_.notify_one();
 }
 
+void WorkQueue::push_front(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    tasks_.push_front(std::move(task));
+  }
+  wake_.notify_one();
+}
+
 void WorkQueue::loop() {
   for (;;) {
     std::function<void()> task;

@@ -23,6 +23,8 @@ class WorkQueue {
 
   /// Queues a task; any thread may call it, tasks too. A task must not throw.
   void push(std::function<void()> task);
+  /// Queues a task ahead of those waiting (work that finishes something already started).
+  void push_front(std::function<void()> task);
 
  private:
   void loop();

@@ -191,5 +191,24 @@ TEST(HevcDamage, CrcHashOfX265LumaMatches) {
       << r.problems[0].message;
 }
 
+// DecodeOptions::check_hash off: the same samples, the hash reported present but unchecked, and
+// no mismatch problem (the stream's chroma CRCs above do not match), on every backend.
+TEST(HevcDamage, HashCheckOffReportsUnchecked) {
+  const auto s = make("crc", "--no-deblock --no-sao --ctu 16 --hash 2", 1);
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  const Result checked = run(s);
+  ASSERT_EQ(checked.frames.size(), 1u);
+  for (Backend b : {Backend::cpu, Backend::cpu_parallel}) {
+    Decoder dec({.backend = b, .check_hash = false});
+    std::vector<Frame> frames;
+    dec.decode(s, [&](const Frame& f) { frames.push_back(f); });
+    EXPECT_TRUE(dec.problems().empty()) << dec.problems().front().message;
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].hash, HashStatus::unchecked);
+    EXPECT_EQ(frames[0].hash_kind, "CRC");
+    for (int c = 0; c < 3; ++c) EXPECT_TRUE(frames[0].planes[c] == checked.frames[0].planes[c]);
+  }
+}
+
 }  // namespace
 }  // namespace sigpu::hevc

@@ -1,6 +1,7 @@
 // Units checked against values from the specification: NAL unescaping and entry point mapping,
 // the DCT matrix, the fast inverse transforms against the plain two-stage formula, CABAC context
-// initialisation, scan orders, scaling list defaults.
+// initialisation, scan orders, scaling list defaults; intra prediction's AVX2 kernels against
+// their portable twin.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "hevc/cabac.hpp"
 #include "hevc/errors.hpp"
+#include "hevc/intra_pred.hpp"
 #include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/scan.hpp"
@@ -114,9 +116,10 @@ std::vector<std::int32_t> reference_inverse(const std::vector<std::int32_t>& c, 
   return out;
 }
 
-// The decoder's transform (coded region only, partial butterflies, a sparse second pass, a
-// DC shortcut, an AVX2 clone where the CPU has it) on random blocks from a lone DC to dense
-// ones at the 16-bit extremes.
+// The decoder's transform (coded region only, partial butterflies, a DC shortcut; the AVX2
+// multiply-add kernels where the CPU has them) and its portable twin (a sparse second pass, an
+// AVX2 clone of it where the CPU has AVX2) on random blocks from a lone DC to dense ones at the
+// 16-bit extremes.
 TEST(HevcUnits, FastInverseTransformsMatchThePlainFormula) {
   std::mt19937 rng(5);
   int checked = 0;
@@ -138,13 +141,53 @@ TEST(HevcUnits, FastInverseTransformsMatchThePlainFormula) {
           const auto expect = reference_inverse(c, log2, dst, bit_depth);
           auto whole = c;
           inverse_transform(whole.data(), log2, dst, bit_depth);
-          std::vector<std::int32_t> region(c.size());
+          std::vector<std::int32_t> region(c.size()), portable(c.size());
           inverse_transform(c.data(), region.data(), log2, dst, bit_depth, cols, rows);
+          inverse_transform_portable(c.data(), portable.data(), log2, dst, bit_depth, cols, rows);
           ASSERT_EQ(whole, expect) << "log2 " << log2 << " dst " << dst << " trial " << trial;
           ASSERT_EQ(region, expect) << "log2 " << log2 << " dst " << dst << " trial " << trial;
+          ASSERT_EQ(portable, expect) << "log2 " << log2 << " dst " << dst << " trial " << trial;
           ++checked;
         }
   EXPECT_EQ(checked, 600);
+}
+
+// Every mode, size and bit depth with random reference samples (flat ones too, which make the
+// 32x32 luma blocks take strong smoothing): the prediction with the AVX2 kernels (where this
+// CPU has AVX2) equals the portable code's, and neither writes outside its block.
+TEST(HevcUnits, IntraPredictionKernelsMatchTheirTwin) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (int log2 = 2; log2 <= 5; ++log2)
+    for (int mode = 0; mode < 35; ++mode)
+      for (int bit_depth : {8, 10, 12})
+        for (int variant = 0; variant < 4; ++variant) {
+          const int n = 1 << log2, stride = n + 8;
+          const int max_val = (1 << bit_depth) - 1;
+          std::vector<std::int32_t> ref(4 * n + 1);
+          const int flat = static_cast<int>(rng() % (max_val + 1));
+          for (auto& v : ref)
+            v = variant == 3 ? flat : static_cast<std::int32_t>(rng() % (max_val + 1));
+          IntraParams p;
+          p.log2 = log2;
+          p.mode = mode;
+          p.luma = variant != 1;
+          p.filter_refs = variant != 2;
+          p.strong_smoothing = true;
+          p.bit_depth = bit_depth;
+          std::vector<std::uint16_t> fast(static_cast<std::size_t>(stride) * n, 0xabcd),
+              twin = fast;
+          auto ref_fast = ref, ref_twin = ref;
+          intra_predict(ref_fast.data(), p, fast.data(), stride);
+          p.use_simd = false;
+          intra_predict(ref_twin.data(), p, twin.data(), stride);
+          ASSERT_EQ(fast, twin) << "log2 " << log2 << " mode " << mode << " bits " << bit_depth
+                                << " variant " << variant;
+          for (int y = 0; y < n; ++y)
+            for (int x = n; x < stride; ++x) ASSERT_EQ(fast[y * stride + x], 0xabcd);
+          ++checked;
+        }
+  EXPECT_EQ(checked, 4 * 35 * 3 * 4);
 }
 
 TEST(HevcUnits, ContextInitialisation) {

@@ -21,6 +21,7 @@ struct DecodeArgs {
   std::string input, output;
   std::string backend = "cpu";
   bool unfiltered = false;
+  bool no_hash_check = false;
   bool quiet = false;
 };
 
@@ -69,7 +70,9 @@ int run_decode(const DecodeArgs& a) {
   if (!out) throw Error("cannot create " + a.output);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(out, std::fclose);
   const bool y4m = ends_with(a.output, ".y4m");
-  hevc::Decoder dec({.backend = parse_backend(a.backend), .unfiltered = a.unfiltered});
+  hevc::Decoder dec({.backend = parse_backend(a.backend),
+                     .unfiltered = a.unfiltered,
+                     .check_hash = !a.no_hash_check});
   std::size_t frames = 0, matched = 0, unchecked = 0;
   bool header = false;
   dec.decode(data, [&](const hevc::Frame& f) {
@@ -92,7 +95,9 @@ int run_decode(const DecodeArgs& a) {
     std::printf("%s: %zu pictures, %zu hashes matched", a.input.c_str(), frames, matched);
     if (unchecked)
       std::printf(", %zu hashes not checked (%s)", unchecked,
-                  a.unfiltered ? "unfiltered output" : "in-loop filters not in this build");
+                  a.no_hash_check ? "--no-hash-check"
+                  : a.unfiltered  ? "unfiltered output"
+                                  : "in-loop filters not in this build");
     std::printf("\n");
   }
   return dec.problems().empty() ? kExitOk : kExitFailed;
@@ -118,6 +123,9 @@ void add_hevc_commands(CLI::App& app, Action& action) {
       ->capture_default_str();
   cd->add_flag("--unfiltered", dec->unfiltered,
                "Output the reconstruction before deblocking and SAO");
+  cd->add_flag("--no-hash-check", dec->no_hash_check,
+               "Do not check pictures against their decoded picture hash SEI (saves the hashing's "
+               "CPU time; FFmpeg checks only with -err_detect crccheck)");
   cd->add_flag("-q,--quiet", dec->quiet, "Print only problems");
   cd->callback([&action, dec] { action = [dec] { return run_decode(*dec); }; });
 }

@@ -27,7 +27,11 @@ dim3 to_dim3(cuda::Shape s) {
 struct CudaFilter::Impl {
   int device = 0;
   sigpu::cuda::Stream stream;
+  // Both events block the waiting thread instead of spinning (cudaEventBlockingSync): a
+  // decoder drives several filters from threads of their own, and a thread spinning in a wait
+  // takes a core from the CPU work beside it (the default schedule spins with one context).
   cudaEvent_t staged{};  ///< the last upload has left the pinned staging buffer
+  cudaEvent_t done{};    ///< filter(): the planes are back on the host
   Geometry g;
   bool uploaded = false;
   bool intra = true;  ///< no motion in the side information
@@ -39,9 +43,14 @@ struct CudaFilter::Impl {
   sigpu::cuda::DeviceBuffer<std::uint16_t> planes;   ///< filter(): the host planes' copy
 
   explicit Impl(int dev) : device(dev) {
-    SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&staged, cudaEventDisableTiming));
+    constexpr unsigned flags = cudaEventDisableTiming | cudaEventBlockingSync;
+    SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&staged, flags));
+    SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&done, flags));
   }
-  ~Impl() { cudaEventDestroy(staged); }
+  ~Impl() {
+    cudaEventDestroy(staged);
+    cudaEventDestroy(done);
+  }
 
   void upload(const PictureInfo& info) {
     g = make_geometry(info);
@@ -135,7 +144,8 @@ struct CudaFilter::Impl {
       SIGPU_CUDA_CHECK(cudaMemcpy2DAsync(host.data[c], host.stride[c] * 2, d.data[c],
                                          d.stride[c] * 2, g.plane_width(c) * 2, g.plane_height(c),
                                          cudaMemcpyDeviceToHost, st));
-    stream.synchronize();
+    SIGPU_CUDA_CHECK(cudaEventRecord(done, st));
+    SIGPU_CUDA_CHECK(cudaEventSynchronize(done));
   }
 };
 
