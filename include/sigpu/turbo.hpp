@@ -169,6 +169,8 @@ DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
 
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
 /// One CUDA stream per instance. Throws Error in builds without CUDA.
+enum class LlrType { f32, i16, i8 };
+
 class CudaDecoder {
  public:
   explicit CudaDecoder(int device = 0);
@@ -180,6 +182,13 @@ class CudaDecoder {
   void load(std::span<const int> K, std::span<const float> llr);
   void load(std::span<const int> K, std::span<const std::int16_t> llr);
   void load(std::span<const int> K, std::span<const std::int8_t> llr);
+  /// Sends codewords over the AWGN channel on the GPU and keeps their LLRs on the device for
+  /// run(): codewords holds each block's d0 | d1 | d2 bits (llr_count(K) per block, one per
+  /// byte, 0 or 1), block b goes as frame first_frame + b, and the LLRs are those awgn_llrs()
+  /// (and for int16/int8, quantize() with frac_bits: -1 for 6 or 2) give on the CPU.
+  void load_channel(std::span<const int> K, std::span<const std::uint8_t> codewords,
+                    const ChannelOptions& o, std::uint64_t first_frame, LlrType type = LlrType::f32,
+                    int frac_bits = -1);
   /// Decodes what load() placed on the device; returns device seconds (CUDA events).
   /// Only max-log-map is available on the GPU.
   double run(const DecoderOptions& o);
@@ -199,8 +208,6 @@ class CudaDecoder {
 };
 
 // ---- simulation ---------------------------------------------------------------------------
-
-enum class LlrType { f32, i16, i8 };
 
 struct SimOptions {
   int K = 6144;

@@ -81,6 +81,12 @@ std::vector<std::uint32_t> crc24b_weights(int n) {
   return w;
 }
 
+void check_frac_bits(int frac_bits, int bits) {
+  if (frac_bits < 0 || frac_bits >= bits)
+    throw Error("turbo: fractional bits " + std::to_string(frac_bits) + " out of range for int" +
+                std::to_string(bits));
+}
+
 void check_options(const DecoderOptions& o) {
   if (o.iterations < 1 || o.iterations > 64)
     throw Error("turbo: iterations = " + std::to_string(o.iterations) + " (must be 1..64)");

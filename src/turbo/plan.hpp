@@ -27,6 +27,9 @@ struct BatchPlan {
 /// naming the offending value.
 BatchPlan make_plan(std::span<const int> K, int subdecoders, std::size_t llr_size);
 
+/// Fixed-point LLRs of `bits` bits: 0 <= frac_bits < bits, else Error naming the value.
+void check_frac_bits(int frac_bits, int bits);
+
 /// Checks the options shared by every backend.
 void check_options(const DecoderOptions& o);
 

@@ -1,5 +1,6 @@
 // Monte-Carlo BER/FER simulation over the whole chain.
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -33,6 +34,11 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
   // Early termination needs blocks that carry CRC24B: their last 24 bits.
   const bool with_crc = o.decoder.early_termination;
   const int data_bits = with_crc ? o.K - 24 : o.K;
+  // With the cuda backend the channel runs on the GPU too (the same LLRs: channel.hpp), so only
+  // the codewords go to the device.
+  std::unique_ptr<CudaDecoder> gpu;
+  if (resolve(o.decoder.backend) == Backend::cuda)
+    gpu = std::make_unique<CudaDecoder>(o.decoder.device);
   std::uint64_t frame = 0;
   while (frame < o.max_frames &&
          (o.target_frame_errors == 0 || pt.frame_errors < o.target_frame_errors)) {
@@ -40,7 +46,8 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
     const std::uint64_t id0 = o.first_frame + frame;  // number of the batch's first frame
     std::vector<int> K(count, o.K);
     std::vector<std::uint8_t> info(std::size_t(count) * o.K);
-    std::vector<float> llr(std::size_t(count) * n);
+    std::vector<float> llr(gpu ? 0 : std::size_t(count) * n);
+    std::vector<std::uint8_t> code(gpu ? std::size_t(count) * n : 0);
     // Frames are independent (bits seeded per frame, noise keyed by frame): made on all cores.
     ThreadPool::shared().parallel_for(
         count,
@@ -54,21 +61,31 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
               for (int i = 0; i < 24; ++i) c[data_bits + i] = (crc >> (23 - i)) & 1u;
             }
             const Codeword cw = encode(std::span<const std::uint8_t>(c, o.K));
-            awgn_llrs(cw, ch, id0 + f, std::span<float>(llr.data() + f * n, n));
+            if (gpu)
+              std::copy(cw.d.begin(), cw.d.end(), code.begin() + f * n);
+            else
+              awgn_llrs(cw, ch, id0 + f, std::span<float>(llr.data() + f * n, n));
           }
         },
         1);
     DecodeResult r;
-    switch (o.llr) {
-      case LlrType::f32:
-        r = decode(K, std::span<const float>(llr), o.decoder);
-        break;
-      case LlrType::i16:
-        r = decode_as<std::int16_t>(K, llr, frac, o.decoder);
-        break;
-      case LlrType::i8:
-        r = decode_as<std::int8_t>(K, llr, frac, o.decoder);
-        break;
+    if (gpu) {
+      gpu->load_channel(K, code, ch, id0, o.llr, frac);
+      r.seconds = gpu->run(o.decoder);
+      r.bits = gpu->bits();
+      r.iterations = gpu->iterations();
+    } else {
+      switch (o.llr) {
+        case LlrType::f32:
+          r = decode(K, std::span<const float>(llr), o.decoder);
+          break;
+        case LlrType::i16:
+          r = decode_as<std::int16_t>(K, llr, frac, o.decoder);
+          break;
+        case LlrType::i8:
+          r = decode_as<std::int8_t>(K, llr, frac, o.decoder);
+          break;
+      }
     }
     pt.decode_seconds += r.seconds;
     for (int it : r.iterations) pt.iterations += it;

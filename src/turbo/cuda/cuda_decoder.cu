@@ -7,6 +7,7 @@
 // boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a
 // CUDA graph.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,7 @@
 
 #include "core/cuda/buffer.hpp"
 #include "turbo/cuda/block_kernel.cuh"
+#include "turbo/cuda/channel_kernel.cuh"
 #include "turbo/cuda/cluster_kernel.cuh"
 #include "turbo/plan.hpp"
 
@@ -29,7 +31,8 @@ struct CudaDecoder::Impl {
   BatchPlan plan;
   LlrKind kind = LlrKind::f32;
   bool loaded = false;
-  sigpu::cuda::DeviceBuffer<std::uint8_t> llr;  // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> llr;           // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> channel_code;  // load_channel's codeword bits
   sigpu::cuda::DeviceBuffer<BlockDesc> blocks;
   sigpu::cuda::DeviceBuffer<std::uint8_t> ext1, ext2;  // raw bytes of the LLR type
   sigpu::cuda::DeviceBuffer<std::uint8_t> bounds;      // alpha then beta, Metric type
@@ -42,6 +45,61 @@ struct CudaDecoder::Impl {
 
   explicit Impl(int dev) : device(dev) {}
 
+  void load_channel(std::span<const int> K, std::span<const std::uint8_t> code,
+                    const ChannelOptions& o, std::uint64_t first_frame, LlrType type,
+                    int frac_bits) {
+    loaded = false;
+    plan = make_plan(K, 1, code.size());  // checks K and the count, as load() does
+    for (std::size_t i = 0; i < code.size(); ++i)
+      if (code[i] > 1)
+        throw Error("turbo: codeword bit " + std::to_string(i) + " is " + std::to_string(code[i]) +
+                    " (not 0 or 1)");
+    if (!std::isfinite(o.ebn0_db)) throw Error("turbo: Eb/N0 must be finite");
+    const int bits = type == LlrType::i16 ? 16 : 8;
+    if (frac_bits < 0) frac_bits = type == LlrType::i16 ? 6 : 2;
+    if (type != LlrType::f32) check_frac_bits(frac_bits, bits);
+    kind =
+        type == LlrType::f32 ? LlrKind::f32 : (type == LlrType::i16 ? LlrKind::i16 : LlrKind::i8);
+    channel_code.reserve(code.size());
+    blocks.reserve(plan.blocks.size());
+    const std::size_t width = type == LlrType::f32 ? 4 : (type == LlrType::i16 ? 2 : 1);
+    llr.reserve(code.size() * width);
+    cudaStream_t s = stream.get();
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(channel_code.get(), code.data(), code.size(), cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(blocks.get(), plan.blocks.data(),
+                                     plan.blocks.size() * sizeof(BlockDesc), cudaMemcpyHostToDevice,
+                                     s));
+    int max_K = 0;
+    for (const auto& b : plan.blocks) max_K = std::max(max_K, b.K);
+    const unsigned pairs = (3u * static_cast<unsigned>(max_K) + 12u + 1u) / 2u;
+    const dim3 grid((pairs + cuda::kChannelThreads - 1) / cuda::kChannelThreads,
+                    static_cast<unsigned>(plan.blocks.size()));
+    const double ebn0 = std::pow(10.0, o.ebn0_db / 10.0);
+    const bool qpsk = o.modulation == Modulation::qpsk;
+    const float scale = std::ldexp(1.0f, frac_bits);
+    switch (kind) {
+      case LlrKind::f32:
+        cuda::ChannelKernel<<<grid, cuda::kChannelThreads, 0, s>>>(
+            blocks.get(), channel_code.get(), reinterpret_cast<float*>(llr.get()), ebn0, qpsk,
+            o.seed, first_frame, 1.0f);
+        break;
+      case LlrKind::i16:
+        cuda::ChannelKernel<<<grid, cuda::kChannelThreads, 0, s>>>(
+            blocks.get(), channel_code.get(), reinterpret_cast<std::int16_t*>(llr.get()), ebn0,
+            qpsk, o.seed, first_frame, scale);
+        break;
+      case LlrKind::i8:
+        cuda::ChannelKernel<<<grid, cuda::kChannelThreads, 0, s>>>(
+            blocks.get(), channel_code.get(), reinterpret_cast<std::int8_t*>(llr.get()), ebn0, qpsk,
+            o.seed, first_frame, scale);
+        break;
+    }
+    SIGPU_CUDA_CHECK_LAUNCH();
+    load_crc_weights();
+    loaded = true;
+  }
+
   template <typename T>
   void load(std::span<const int> K, std::span<const T> host) {
     loaded = false;
@@ -53,15 +111,21 @@ struct CudaDecoder::Impl {
     llr.reserve(host.size_bytes());
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(),
                                      cudaMemcpyHostToDevice, stream.get()));
+    load_crc_weights();
+    loaded = true;
+  }
+
+  /// The CRC24B weights of early termination, once; waits for the stream (the callers' host
+  /// buffers go out of scope).
+  void load_crc_weights() {
     if (crc_weights.capacity() == 0) {
       const auto w = crc24b_weights(kMaxK);
       crc_weights.reserve(w.size());
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(crc_weights.get(), w.data(), w.size() * 4,
                                        cudaMemcpyHostToDevice, stream.get()));
-      stream.synchronize();  // w goes out of scope
+      stream.synchronize();
     }
     stream.synchronize();
-    loaded = true;
   }
 
   template <class Tr>
@@ -347,6 +411,12 @@ void CudaDecoder::load(std::span<const int> K, std::span<const std::int16_t> llr
 }
 void CudaDecoder::load(std::span<const int> K, std::span<const std::int8_t> llr) {
   impl_->load(K, llr);
+}
+void CudaDecoder::load_channel(std::span<const int> K, std::span<const std::uint8_t> codewords,
+                               const ChannelOptions& o, std::uint64_t first_frame, LlrType type,
+                               int frac_bits) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_channel(K, codewords, o, first_frame, type, frac_bits);
 }
 
 double CudaDecoder::run(const DecoderOptions& o) {

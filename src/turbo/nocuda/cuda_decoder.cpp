@@ -14,6 +14,8 @@ CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 void CudaDecoder::load(std::span<const int>, std::span<const float>) {}
 void CudaDecoder::load(std::span<const int>, std::span<const std::int16_t>) {}
 void CudaDecoder::load(std::span<const int>, std::span<const std::int8_t>) {}
+void CudaDecoder::load_channel(std::span<const int>, std::span<const std::uint8_t>,
+                               const ChannelOptions&, std::uint64_t, LlrType, int) {}
 double CudaDecoder::run(const DecoderOptions&) {
   return 0;
 }
