@@ -89,6 +89,24 @@ struct SharedIo : IoCommon<Tr> {
   static constexpr bool kPackedPositions = false;
 };
 
+/// Points io (SharedIo, or a class with the same members) at a code block's inputs in shared
+/// memory for one half-iteration: last, the last half-iteration, also at where the block's
+/// decisions go (bits, llr_out: the block's first; llr_out may be null).
+template <class Io, typename M>
+__device__ __forceinline__ void point_io(Io& io, const M* sys, const M* par, M* ext, float scale,
+                                         int scale_q4, bool last, std::uint8_t* bits,
+                                         float* llr_out) {
+  io.sys = sys;
+  io.par = par;
+  io.ext = ext;
+  io.scale = scale;
+  io.scale_q4 = scale_q4;
+  if (last) {
+    io.bits = bits;
+    io.llr_out = llr_out;
+  }
+}
+
 /// Strict mode, all iterations of one code block per thread block (blockDim.x threads, any
 /// number; BlockSmem::bytes(K, P) of dynamic shared memory for the largest K and P of the
 /// batch). scratch: 8 floats per bit for the alpha checkpoints (used where K / P > kWindow).
@@ -144,15 +162,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   for (int it = 0; it < iterations; ++it) {
     for (int c = 0; c < 2; ++c) {
       SharedIo<Tr> io;
-      io.sys = s_sys;
-      io.par = s_par + c * array_words;
-      io.ext = s_ext;
-      io.scale = scale;
-      io.scale_q4 = scale_q4;
-      if (it == iterations - 1 && c == 1) {
-        io.bits = bits + d.bit_offset;
-        io.llr_out = llr_out ? llr_out + d.bit_offset : nullptr;
-      }
+      point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
+               it == iterations - 1 && c == 1, bits + d.bit_offset,
+               llr_out ? llr_out + d.bit_offset : nullptr);
       for (int r0 = 0; r0 < P; r0 += T) {
         const int i = r0 + t;
         const bool active = i < P;

@@ -129,16 +129,10 @@ __global__ void __launch_bounds__(kClusterThreads)
     for (int c = 0; c < 2; ++c) {
       if (active) {
         ClusterIo<Tr> io;
-        io.sys = s_sys;
-        io.par = s_par + c * array_words;
-        io.ext = s_ext;
+        point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
+                 it == iterations - 1 && c == 1, bits + d.bit_offset,
+                 llr_out ? llr_out + d.bit_offset : nullptr);
         io.shift = shift;
-        io.scale = scale;
-        io.scale_q4 = scale_q4;
-        if (it == iterations - 1 && c == 1) {
-          io.bits = bits + d.bit_offset;
-          io.llr_out = llr_out ? llr_out + d.bit_offset : nullptr;
-        }
         M al[8], be[8];
 #pragma unroll
         for (int s = 0; s < 8; ++s) {
