@@ -477,15 +477,18 @@ struct Options {
       "usage: flac_bench [FILE] [--repeat N] [--backends LIST] [--md5 on|off|both] [--device N] "
       "[--tile N] [--clips N [--clip-seconds S]] [--ranges N [--range-seconds S]] [--csv OUT]\n"
       "  LIST: comma-separated from libflac,cpu,cpu-parallel,cuda,cuda-s16,cuda-device,"
-      "cuda-device-s16 (default: all), cuda-device-s16-warp, cuda-device-s16-plain\n");
+      "cuda-device-s16 (default: all), cuda-device-s16-warp, cuda-device-s16-flat, "
+      "cuda-device-s16-plain\n");
   std::exit(2);
 }
 
 const std::vector<std::string> kAllBackends = {"libflac",  "cpu",         "cpu-parallel",   "cuda",
                                                "cuda-s16", "cuda-device", "cuda-device-s16"};
 // Not in "all": the device-resident decode with the fast path's warp-per-frame parse
-// (SIGPU_DECODE_PATH=warp), and with the plain one-thread-per-frame kernel.
-const std::vector<std::string> kExtraBackends = {"cuda-device-s16-warp", "cuda-device-s16-plain"};
+// (SIGPU_DECODE_PATH=warp), with its flat parse and padded restore (=flat), and with the plain
+// one-thread-per-frame kernel.
+const std::vector<std::string> kExtraBackends = {"cuda-device-s16-warp", "cuda-device-s16-flat",
+                                                 "cuda-device-s16-plain"};
 
 Options parse_args(int argc, char** argv) {
   Options o;
@@ -863,7 +866,7 @@ int main(int argc, char** argv) {
 
   const bool any_cuda = want("cuda") || want("cuda-s16") || want("cuda-device") ||
                         want("cuda-device-s16") || want("cuda-device-s16-warp") ||
-                        want("cuda-device-s16-plain");
+                        want("cuda-device-s16-flat") || want("cuda-device-s16-plain");
   if (any_cuda && !cuda_ok) {
     std::printf("note: cuda rows skipped: %s\n", gpu_note.c_str());
   } else if (any_cuda) {
@@ -895,7 +898,7 @@ int main(int argc, char** argv) {
 #ifdef SIGPU_HAVE_CUDA
       // Compressed bytes already in device memory, PCM left there.
       if (want("cuda-device") || want("cuda-device-s16") || want("cuda-device-s16-warp") ||
-          want("cuda-device-s16-plain")) {
+          want("cuda-device-s16-flat") || want("cuda-device-s16-plain")) {
         void* d_file = nullptr;
         std::size_t padded = (file.size() + 3) / 4 * 4 + 64;
         cudaError_t e = cudaMalloc(&d_file, padded);
@@ -913,12 +916,14 @@ int main(int argc, char** argv) {
                {std::tuple{"cuda-device", flac::SampleFormat::raw32, DecodePath::fast},
                 {"cuda-device-s16", flac::SampleFormat::s16, DecodePath::fast},
                 {"cuda-device-s16-warp", flac::SampleFormat::s16, DecodePath::fast_warp_parse},
+                {"cuda-device-s16-flat", flac::SampleFormat::s16, DecodePath::fast_flat},
                 {"cuda-device-s16-plain", flac::SampleFormat::s16, DecodePath::plain}}) {
             if (!want(name)) continue;
             flac::cuda::set_decode_path(path);
             for (bool md5 : md5s) {
               Row row{path == DecodePath::fast              ? "sigpu cuda device"
                       : path == DecodePath::fast_warp_parse ? "sigpu cuda device warp-parse"
+                      : path == DecodePath::fast_flat       ? "sigpu cuda device flat-parse"
                                                             : "sigpu cuda device plain",
                       fmt == flac::SampleFormat::s16 ? "s16" : "int32", md5};
               flac::DecodeOptions o;

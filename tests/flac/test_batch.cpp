@@ -113,8 +113,8 @@ class FlacBatchGpu : public ::testing::Test {
 
 TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
   const Corpus c = make_corpus(40);
-  for (auto path :
-       {cuda::DecodePath::fast, cuda::DecodePath::fast_warp_parse, cuda::DecodePath::plain}) {
+  for (auto path : {cuda::DecodePath::fast, cuda::DecodePath::fast_warp_parse,
+                    cuda::DecodePath::fast_flat, cuda::DecodePath::plain}) {
     cuda::set_decode_path(path);
     for (auto fmt : {SampleFormat::raw32, SampleFormat::s16, SampleFormat::f32})
       expect_batch_matches_single(c, {.backend = Backend::cuda, .format = fmt});

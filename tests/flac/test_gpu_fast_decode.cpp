@@ -207,7 +207,7 @@ Run run(std::span<const std::uint8_t> file, DecodePath path, SampleFormat fmt, L
   return r;
 }
 
-/// Runs the plain path and both fast paths (thread parse, warp parse); returns the number of
+/// Runs the plain path and every fast path (thread, warp and flat parse); returns the number of
 /// non-ok frames the plain path saw.
 std::size_t expect_twins(std::span<const std::uint8_t> file, const std::string& what,
                          SampleFormat fmt = SampleFormat::raw32,
@@ -215,8 +215,10 @@ std::size_t expect_twins(std::span<const std::uint8_t> file, const std::string& 
   const Run plain = run(file, DecodePath::plain, fmt, layout);
   std::size_t bad = 0;
   for (auto e : plain.errors) bad += e != 0;
-  for (DecodePath path : {DecodePath::fast, DecodePath::fast_warp_parse}) {
-    const std::string how = what + (path == DecodePath::fast ? " (thread parse)" : " (warp parse)");
+  for (DecodePath path : {DecodePath::fast, DecodePath::fast_warp_parse, DecodePath::fast_flat}) {
+    const std::string how = what + (path == DecodePath::fast              ? " (thread parse)"
+                                    : path == DecodePath::fast_warp_parse ? " (warp parse)"
+                                                                          : " (flat parse)");
     const Run fast = run(file, path, fmt, layout);
     EXPECT_EQ(plain.threw, fast.threw) << how << ": " << plain.message << " / " << fast.message;
     EXPECT_EQ(plain.errors, fast.errors) << how;

@@ -14,25 +14,14 @@
 
 #include "support/rng.hpp"
 
+#include "bit_writer.hpp"
+
 #include "flac/rice_segment.hpp"
 
 namespace sigpu::flac {
 namespace {
 
-struct BitWriter {
-  std::vector<std::uint8_t> bytes;
-  std::uint64_t bits = 0;
-  void put(std::uint64_t v, unsigned n) {
-    for (unsigned i = n; i-- > 0;) {
-      if (bits % 8 == 0) bytes.push_back(0);
-      if ((v >> i) & 1) bytes.back() |= std::uint8_t(0x80 >> (bits % 8));
-      ++bits;
-    }
-  }
-  void zeros(std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i) put(0, 1);
-  }
-};
+using test::BitWriter;
 
 /// The warp of warp_rice_partition, one array element per lane.
 struct WarpModel {

@@ -3,7 +3,8 @@
 //   ParseFramesKernel    one thread per frame (or, DecodePath::fast_warp_parse, one warp
 //                        sharing the residuals, warp_residual.cuh): headers, warm-up samples,
 //                        Rice residuals, and the predictor of every subframe into a
-//                        SubframeParams;
+//                        SubframeParams; DecodePath::fast_flat reads the residuals with the
+//                        flat loop of flac/residual_flat.hpp;
 //   RestoreSubframesKernel  one thread per (frame, channel): FIXED/LPC restoration in place;
 //   StoreFramesKernel    one block per frame: decorrelation and format conversion, threads
 //                        striding over the output so that writes coalesce.
@@ -13,25 +14,28 @@
 
 #include <cstdint>
 
+#include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/kernels.cuh"
 #include "flac/cuda/warp_residual.cuh"
 #include "flac/frame.hpp"
+#include "flac/residual_flat.hpp"
 
 namespace sigpu::flac::cuda {
 
-/// Parses every frame, with kLanes threads per frame: 32, a warp sharing the subframes' bulk
-/// (WarpBulk; all lanes parse the headers together), or 1, a thread walking the whole frame.
+/// Parses every frame (kPath: fast, fast_flat or fast_warp_parse), with kLanes threads per
+/// frame: 32, a warp sharing the subframes' bulk (WarpBulk; all lanes parse the headers
+/// together), or 1, a thread walking the whole frame (SerialBulk, or FlatBulk for fast_flat).
 /// A frame the warp cannot finish (damage, a code the segment walk does not follow) is decoded
 /// again by lane 0 with the serial reader, exactly as the plain kernel does, so errors and ends
 /// come from one place. Frames needing 64-bit scratch are decoded and stored whole by lane 0.
-template <unsigned kLanes>
+template <DecodePath kPath, unsigned kLanes = kPath == DecodePath::fast_warp_parse ? 32 : 1>
 __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
                                   const FrameEntry* frames, std::uint32_t count, unsigned bps,
                                   unsigned channels, void* scratch, unsigned scratch_bytes,
                                   PcmTarget target, FrameResultDevice* results,
                                   FrameStateDevice* states, SubframeParams* params,
                                   const FileSpanDevice* files) {
-  static_assert(kLanes == 1 || kLanes == 32);
+  static_assert(kPath != DecodePath::plain);
   __shared__ std::uint16_t crc16[256];
   load_crc16_table(crc16, tables);
   const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
@@ -64,6 +68,9 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
                          WarpBulk{{d, size}});
         if (e != FrameError::ok && leader)
           e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
+      } else if constexpr (kPath == DecodePath::fast_flat) {
+        e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
+                         FlatBulk{d, size});
       } else {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
       }

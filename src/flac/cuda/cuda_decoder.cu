@@ -28,11 +28,12 @@ using namespace sigpu::flac::cuda;
 namespace cuda {
 namespace {
 // SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel, =warp the fast path with a
-// warp parsing each frame (for benchmarks).
+// warp parsing each frame, =flat the fast path with the flat residual loop (for benchmarks).
 DecodePath path_from_environment() {
   const char* v = std::getenv("SIGPU_DECODE_PATH");
   if (v && std::strcmp(v, "plain") == 0) return DecodePath::plain;
   if (v && std::strcmp(v, "warp") == 0) return DecodePath::fast_warp_parse;
+  if (v && std::strcmp(v, "flat") == 0) return DecodePath::fast_flat;
   return DecodePath::fast;
 }
 std::atomic<DecodePath> path{path_from_environment()};
@@ -70,6 +71,12 @@ void clear_frame_errors_log() {
 }
 }  // namespace cuda
 
+namespace {
+const char* parse_name(DecodePath p) {
+  return p == DecodePath::fast_warp_parse ? "warp" : p == DecodePath::fast_flat ? "flat" : "thread";
+}
+}  // namespace
+
 void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
                         std::uint32_t n, unsigned bps, unsigned channels,
                         std::uint64_t total_samples, const PcmTarget& target,
@@ -98,16 +105,20 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
   } else {
     states.reserve(n);
     params.reserve(std::size_t(n) * kMaxChannels);
-    if (decode_path() == DecodePath::fast) {
-      const unsigned block = 32, grid = (n + block - 1) / block;
-      ParseFramesKernel<1><<<grid, block, 0, s()>>>(
+    const DecodePath path = decode_path();
+    if (path == DecodePath::fast_warp_parse) {
+      const unsigned warps = 4, grid = (n + warps - 1) / warps;
+      ParseFramesKernel<DecodePath::fast_warp_parse><<<grid, warps * 32, 0, s()>>>(
           d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
           results.get(), states.get(), params.get(), d_files);
     } else {
-      const unsigned warps = 4, grid = (n + warps - 1) / warps;
-      ParseFramesKernel<32><<<grid, warps * 32, 0, s()>>>(
-          d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
-          results.get(), states.get(), params.get(), d_files);
+      // One thread per frame: small blocks spread the few warps of a file over every SM.
+      const unsigned block = 32, grid = (n + block - 1) / block;
+      auto kernel = path == DecodePath::fast_flat ? ParseFramesKernel<DecodePath::fast_flat>
+                                                  : ParseFramesKernel<DecodePath::fast>;
+      kernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,
+                                      scratch.get(), scratch_bytes, target, results.get(),
+                                      states.get(), params.get(), d_files);
     }
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
@@ -145,7 +156,7 @@ std::vector<FrameResult> DecodeSlot::collect() {
       std::fprintf(stderr,
                    "sigpu cuda: %u frames, fast decode (%s parse): parse %.3f ms, restore %.3f "
                    "ms, store %.3f ms\n",
-                   n, decode_path() == DecodePath::fast ? "thread" : "warp", ms[0], ms[1], ms[2]);
+                   n, parse_name(decode_path()), ms[0], ms[1], ms[2]);
     }
     for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
     traced_ = false;

@@ -9,10 +9,11 @@
 namespace sigpu::flac::cuda {
 
 /// fast: one thread parses each frame, then restore and store run in parallel (the path
-/// measured on the GPU machine); fast_warp_parse: the same with a warp parsing each frame
-/// (warp_residual.cuh; not yet measured on a GPU, so not the default); plain: one thread
-/// decodes each frame whole.
-enum class DecodePath { fast, fast_warp_parse, plain };
+/// measured on the GPU machine); fast_flat: the same with the parse's residual loop flattened
+/// (flac/residual_flat.hpp) so that the lanes of a warp stay converged; fast_warp_parse: the
+/// fast path with a warp parsing each frame (warp_residual.cuh; measured slower); plain: one
+/// thread decodes each frame whole.
+enum class DecodePath { fast, fast_warp_parse, plain, fast_flat };
 
 /// Process-wide; not for concurrent decodes. The default is fast.
 void set_decode_path(DecodePath p);

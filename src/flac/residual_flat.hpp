@@ -1,0 +1,177 @@
+// Partitioned Rice residuals (RFC 9639 section 9.2.7) in one flat loop, for the GPU's
+// one-thread-per-frame parse, where the 32 lanes of a warp walk 32 different frames.
+//
+// The plain twin (residual.hpp) nests a loop over the samples of a partition inside a loop over
+// the partitions, and its unary reader loops until it sees a one bit. Lanes whose partitions
+// end at different samples then leave the inner loop at different times, and those that left
+// wait there for the others (the inner loop's exit is where a warp reconverges): on the H100 the
+// thread parse ran with 7.7 of 32 lanes active (docs/flac.md). Here one loop runs over every sample
+// of the subframe with the same short instruction sequence for every lane: the quotient is the
+// leading-zero count of a 64-bit bit cache, the remainder the k bits after it, and the cache is
+// topped up from a word that was loaded one refill earlier (so the load's latency hides behind
+// the codes decoded meanwhile). A new partition (new k, or an escaped partition), a code longer
+// than the cache and the end of the data are rare branches inside the loop; the slow path reads
+// exactly as BitReader does, so errors and end positions are the plain twin's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/bit_reader.hpp"
+#include "core/hd.hpp"
+#include "flac/errors.hpp"
+#include "flac/residual.hpp"
+#include "flac/rice_segment.hpp"
+#include "flac/subframe.hpp"
+
+namespace sigpu::flac {
+
+/// An MSB-first bit cache with one word of lookahead. Reads never touch memory outside
+/// [data, data + size); bits past the end read as zero. Whole words are loaded at 4-byte-aligned
+/// offsets, so on the device `data` must be 4-byte aligned (cudaMalloc memory is).
+class FlatBits {
+ public:
+  SIGPU_HD FlatBits(const std::uint8_t* data, std::size_t size, std::uint64_t bit)
+      : data_(data), size_(size), word_(static_cast<std::size_t>(bit >> 5) << 2) {
+    cache_ = std::uint64_t(load(word_)) << 32;
+    next_ = load(word_ + 4);
+    word_ += 8;
+    count_ = 32;
+    consume(static_cast<unsigned>(bit & 31));
+  }
+
+  /// Bits consumed from the start of `data`.
+  SIGPU_HD std::uint64_t position() const { return std::uint64_t(word_ - 4) * 8 - count_; }
+  SIGPU_HD bool overrun() const { return position() > std::uint64_t(size_) * 8; }
+
+  /// Keeps at least 33 bits in the cache: appends the lookahead word and loads the next one,
+  /// which is not needed before the following refill.
+  SIGPU_HD SIGPU_FORCEINLINE void top_up() {
+    if (count_ > 32) return;
+    cache_ |= std::uint64_t(next_) << (32 - count_);
+    count_ += 32;
+    next_ = load(word_);
+    word_ += 4;
+  }
+
+  /// Reads n bits, 0 <= n <= 32.
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t read(unsigned n) {
+    if (count_ < n) top_up();
+    const std::uint32_t v = static_cast<std::uint32_t>((cache_ >> 1) >> (63 - n));
+    consume(n);
+    return v;
+  }
+
+  /// An n-bit two's complement value, 0 <= n <= 32.
+  SIGPU_HD SIGPU_FORCEINLINE std::int32_t read_signed(unsigned n) {
+    if (n == 0) return 0;
+    return static_cast<std::int32_t>(read(n) << (32 - n)) >> (32 - n);
+  }
+
+  /// Zero bits up to and including the next one bit (BitReader::read_unary): at the end of the
+  /// data it stops, returning the zeros seen, with overrun() set.
+  SIGPU_HD std::uint32_t read_unary() {
+    std::uint32_t zeros = 0;
+    for (;;) {
+      top_up();
+      const unsigned lz = static_cast<unsigned>(count_leading_zeros64(cache_));
+      if (lz < count_) {
+        consume(lz + 1);
+        return zeros + lz;
+      }
+      zeros += count_;
+      consume(count_);
+      if (overrun()) return zeros;
+    }
+  }
+
+  /// The Rice code with parameter k (k <= 30) when it lies whole in the cache and its quotient
+  /// is at most max_quotient: its zigzagged value into *u, true. Otherwise false, nothing read.
+  /// The caller has topped up, so the cache holds at least 33 bits.
+  SIGPU_HD SIGPU_FORCEINLINE bool try_rice(unsigned k, std::uint32_t max_quotient,
+                                           std::uint32_t* u) {
+    const unsigned q = static_cast<unsigned>(count_leading_zeros64(cache_));  // 64 if empty
+    const unsigned len = q + 1 + k;
+    if (len > count_ || q > max_quotient) return false;
+    const std::uint64_t after_stop = (cache_ << q) << 1;
+    *u = (q << k) | static_cast<std::uint32_t>((after_stop >> 1) >> (63 - k));
+    cache_ = after_stop << k;
+    count_ -= len;
+    return true;
+  }
+
+ private:
+  SIGPU_HD SIGPU_FORCEINLINE void consume(unsigned n) {
+    cache_ = n < 64 ? cache_ << n : 0;
+    count_ -= n;
+  }
+
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t load(std::size_t byte) const {
+    return BitWindow{data_, size_}.word(byte);
+  }
+
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t word_;         ///< byte offset of the word after next_
+  std::uint64_t cache_ = 0;  ///< unread bits, MSB first; bits below count_ are zero
+  std::uint32_t next_ = 0;   ///< the word after the cache's bits
+  unsigned count_ = 0;       ///< valid bits in cache_
+};
+
+/// Decodes the residual whose layout `l` (checked against the block and `order`) has just been
+/// read, from `bits`, into out[order .. n): the same values, errors and end position as
+/// decode_residual.
+template <typename S>
+SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l, S* out,
+                                         unsigned order) {
+  unsigned i = order, partition = 0, partition_end = order, k = 0;  // a header comes first
+  std::uint32_t max_quotient = 0;
+  for (;;) {
+    if (i == partition_end) {  // a new partition (rare): its parameter, or its escaped samples
+      if (partition > 0 && bits.overrun()) return FrameError::truncated;
+      if (partition == l.partitions) return FrameError::ok;
+      partition_end = ++partition * l.partition_size;
+      k = bits.read(l.param_bits);
+      if (k == l.escape) {
+        const unsigned width = bits.read(5);
+        for (; i < partition_end; ++i) out[i] = bits.read_signed(width);
+      }
+      max_quotient = 0xFFFFFFFFu >> k;
+      continue;
+    }
+    bits.top_up();
+    std::uint32_t u;
+    if (!bits.try_rice(k, max_quotient, &u)) {  // a long code, or the end of the data (rare)
+      const std::uint32_t q = bits.read_unary();
+      if (q > max_quotient)
+        return bits.overrun() ? FrameError::truncated : FrameError::rice_overflow;
+      u = (q << k) | bits.read(k);
+    }
+    out[i++] = zigzag_decode(u);
+  }
+}
+
+/// The Bulk of parse_subframe (see SerialBulk) with the residuals read by decode_residual_flat;
+/// VERBATIM samples are read as the serial twin reads them.
+struct FlatBulk : SerialBulk {
+  const std::uint8_t* data;
+  std::size_t size;
+
+  SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n) : data(d), size(n) {}
+
+  template <typename S>
+  SIGPU_HD FrameError residual(BitReader& br, S* out, unsigned n, unsigned order) const {
+    ResidualLayout l;
+    const FrameError le = read_residual_layout(br, n, order, l);
+    if (le != FrameError::ok) return le;
+    FlatBits bits(data, size, br.bit_position());
+    const FrameError e = decode_residual_flat(bits, l, out, order);
+    if (e != FrameError::ok) return e;
+    const std::uint64_t end = bits.position();  // within the data: not overrun
+    br = BitReader(data, size, static_cast<std::size_t>(end >> 3));
+    br.skip(end & 7);
+    return FrameError::ok;
+  }
+};
+
+}  // namespace sigpu::flac
