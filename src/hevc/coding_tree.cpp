@@ -3,6 +3,7 @@
 // derivation (8.6.1), and block reconstruction right after each block is parsed.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "core/bit_reader.hpp"
 #include "hevc/intra_pred.hpp"
@@ -14,13 +15,34 @@ namespace {
 
 using hevc_filter::BlockFlag;
 
+// Calls f with the number of 4x4 blocks across a square block of the given size (4 to 64) as a
+// compile-time constant (std::integral_constant), so that the loops over a block's rows of 4x4
+// entries have a constant width: a row is a store or two rather than a loop or a memset call.
+template <typename F>
+void with_blocks_across(int size, F&& f) {
+  switch (size) {
+    case 4:
+      return f(std::integral_constant<int, 1>{});
+    case 8:
+      return f(std::integral_constant<int, 2>{});
+    case 16:
+      return f(std::integral_constant<int, 4>{});
+    case 32:
+      return f(std::integral_constant<int, 8>{});
+    default:
+      return f(std::integral_constant<int, 16>{});
+  }
+}
+
 // Sets the per-4x4 entries of v (ct_depth, intra_mode, pcm) covering the luma square at
 // (x0, y0) of the given size, a row of blocks at a time.
 template <typename T>
 void fill_blocks(const DecodedPicture& pic, std::vector<T>& v, int x0, int y0, int size, T value) {
-  const int n = size >> 2;
-  for (int j = 0; j < n; ++j)
-    std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(pic.block(x0, y0 + 4 * j)), n, value);
+  with_blocks_across(size, [&](auto across) {
+    constexpr int n = across();
+    for (int j = 0; j < n; ++j)
+      std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(pic.block(x0, y0 + 4 * j)), n, value);
+  });
 }
 
 int chroma_qp_table(int qpi) {
@@ -368,11 +390,13 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
   intra_split_ = nxn ? 1 : 0;
   max_trafo_depth_ = sps_.max_transform_hierarchy_depth_intra + intra_split_;
   record_cu(x0, y0, log2, transquant_bypass_);
+  const int recorded_qp = qp_y_;
   transform_tree(x0, y0, x0, y0, log2, 0, 0, false, false);
   // The CU's QpY may have changed with a cu_qp_delta in one of its transform units.
-  for (int y = y0; y < y0 + size; y += 4)
-    for (int x = x0; x < x0 + size; x += 4)
-      pic_.info.blocks[pic_.block(x, y)].qp_y = static_cast<std::int8_t>(qp_y_);
+  if (qp_y_ != recorded_qp)
+    for (int y = y0; y < y0 + size; y += 4)
+      for (int x = x0; x < x0 + size; x += 4)
+        pic_.info.blocks[pic_.block(x, y)].qp_y = static_cast<std::int8_t>(qp_y_);
   st_.last_qp_y = qp_y_;
 }
 
@@ -459,40 +483,44 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
 
   // Reference samples (8.4.4.2.2), available or not per 4x4 luma block: `unit` samples.
   const int units = 2 * n / unit;  // per side
-  const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
-  bool left_av[16], top_av[16];
-  // The neighbours beside the block (the first half of each side) lie in one CTB and precede
-  // the block in z-scan order (it is a quadtree node inside the picture), so they share the
-  // first one's availability; only those below-left and above-right need asking one by one.
-  left_av[0] = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift);
-  top_av[0] = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift);
-  for (int u = 1; u < units / 2; ++u) {
-    left_av[u] = left_av[0];
-    top_av[u] = top_av[0];
+  // Bit u: the u-th block of the column on the left (top down) and of the row above (left to
+  // right) is available.
+  std::uint32_t left_av, top_av;
+  bool corner;
+  if (c == 2) {  // Cr right after Cb, the same positions
+    left_av = cb_av_.left;
+    top_av = cb_av_.top;
+    corner = cb_av_.corner;
+  } else {
+    const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
+    // The neighbours beside the block (the first half of each side) lie in one CTB and precede
+    // the block in z-scan order (it is a quadtree node inside the picture), so they share the
+    // first one's availability; only those below-left and above-right need asking one by one.
+    const std::uint32_t half = (1u << (units / 2)) - 1;
+    left_av = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift) ? half : 0;
+    top_av = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift) ? half : 0;
+    for (int u = units / 2; u < units; ++u) {
+      left_av |=
+          std::uint32_t{available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift)}
+          << u;
+      top_av |=
+          std::uint32_t{available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift)}
+          << u;
+    }
+    corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
+    if (c == 1) cb_av_ = {left_av, top_av, corner};
   }
-  int n_av = (left_av[0] + top_av[0]) * (units / 2);
-  for (int u = units / 2; u < units; ++u) {
-    left_av[u] = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift);
-    top_av[u] = available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift);
-    n_av += left_av[u] + top_av[u];
-  }
-  const bool corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
-  n_av += corner;
   std::int32_t ref[4 * 32 + 1];
-  if (n_av == 0) {
+  if (!left_av && !top_av && !corner) {
     std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
   } else {
     // Each run of available blocks is copied in one loop (the top row's contiguous).
-    auto for_runs = [units, unit](const bool* av, auto&& copy) {
-      for (int u = 0; u < units;) {
-        if (!av[u]) {
-          ++u;
-          continue;
-        }
-        int e = u + 1;
-        while (e < units && av[e]) ++e;
+    auto for_runs = [unit](std::uint32_t av, auto&& copy) {
+      while (av) {
+        const int u = __builtin_ctz(av);
+        const int e = u + __builtin_ctz(~(av >> u));
         copy(u * unit, e * unit);
-        u = e;
+        av &= ~0u << e;
       }
     };
     for_runs(left_av, [&](int a, int b) {
@@ -505,28 +533,40 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
       const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y - 1) * stride + x;
       for (int j = a; j < b; ++j) ref[2 * n + 1 + j] = s[j];
     });
-    if (n_av < 2 * units + 1) {
+    const std::uint32_t all = (1u << units) - 1;
+    if (left_av != all || top_av != all || !corner) {
       // Substitution in ref's order, a block at a time: the bottom of the left column up, the
       // corner, the top row left to right. Blocks before the first available sample take it;
       // later ones take the sample just before them.
-      struct Segment {
-        int begin, len;
-        bool available;
-      };
-      Segment seg[2 * 16 + 1];
-      int count = 0;
-      for (int u = units - 1; u >= 0; --u)
-        seg[count++] = {2 * n - (u + 1) * unit, unit, left_av[u]};
-      seg[count++] = {2 * n, 1, corner};
-      for (int u = 0; u < units; ++u) seg[count++] = {2 * n + 1 + u * unit, unit, top_av[u]};
-      int first = 0;
-      while (!seg[first].available) ++first;
-      std::int32_t carry = ref[seg[first].begin];
-      for (int i = 0; i < count; ++i) {
-        if (seg[i].available)
-          carry = ref[seg[i].begin + seg[i].len - 1];
+      std::int32_t carry;
+      int first = units - 1;
+      while (first >= 0 && !((left_av >> first) & 1)) --first;
+      if (first >= 0) {
+        carry = ref[2 * n - (first + 1) * unit];
+      } else if (corner) {
+        carry = ref[2 * n];
+      } else {
+        first = 0;
+        while (!((top_av >> first) & 1)) ++first;
+        carry = ref[2 * n + 1 + first * unit];
+      }
+      for (int u = units - 1; u >= 0; --u) {
+        std::int32_t* r = ref + 2 * n - (u + 1) * unit;
+        if ((left_av >> u) & 1)
+          carry = r[unit - 1];
         else
-          std::fill_n(ref + seg[i].begin, seg[i].len, carry);
+          std::fill_n(r, unit, carry);
+      }
+      if (corner)
+        carry = ref[2 * n];
+      else
+        ref[2 * n] = carry;
+      for (int u = 0; u < units; ++u) {
+        std::int32_t* r = ref + 2 * n + 1 + u * unit;
+        if ((top_av >> u) & 1)
+          carry = r[unit - 1];
+        else
+          std::fill_n(r, unit, carry);
       }
     }
   }
@@ -598,37 +638,41 @@ void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
   const hevc_filter::BlockInfo inner{
       static_cast<std::uint8_t>(hevc_filter::kIntra | (no_filter ? hevc_filter::kNoFilter : 0)), 0,
       static_cast<std::int8_t>(qp_y_)};
-  const int n = size >> 2;
   hevc_filter::BlockInfo* first = blocks.data() + pic_.block(x0, y0);
-  for (int j = 0; j < n; ++j) {
-    hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
-    std::fill_n(row, n, inner);
-    row[0].flags |= hevc_filter::kLeftPuEdge;
-    if (left_ok) row[0].deblock |= hevc_filter::kFilterLeft;
-  }
-  for (int i = 0; i < n; ++i) {
-    first[i].flags |= hevc_filter::kTopPuEdge;
-    if (top_ok) first[i].deblock |= hevc_filter::kFilterTop;
-  }
+  with_blocks_across(size, [&](auto across) {
+    constexpr int n = across();
+    for (int j = 0; j < n; ++j) {
+      hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
+      std::fill_n(row, n, inner);
+      row[0].flags |= hevc_filter::kLeftPuEdge;
+      if (left_ok) row[0].deblock |= hevc_filter::kFilterLeft;
+    }
+    for (int i = 0; i < n; ++i) {
+      first[i].flags |= hevc_filter::kTopPuEdge;
+      if (top_ok) first[i].deblock |= hevc_filter::kFilterTop;
+    }
+  });
 }
 
 void SliceDecoder::record_tu(int x0, int y0, int log2, bool coded_luma) {
   const int size = 1 << log2;
   const bool inner_ok = !sh_.deblocking_disabled;
   const bool filter_left = x0 != cu_x0_ && inner_ok, filter_top = y0 != cu_y0_ && inner_ok;
-  const int n = size >> 2;
   hevc_filter::BlockInfo* first = pic_.info.blocks.data() + pic_.block(x0, y0);
-  for (int j = 0; j < n; ++j) {
-    hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
-    if (coded_luma)
-      for (int i = 0; i < n; ++i) row[i].flags |= hevc_filter::kCodedLuma;
-    row[0].flags |= hevc_filter::kLeftTuEdge;
-    if (filter_left) row[0].deblock |= hevc_filter::kFilterLeft;
-  }
-  for (int i = 0; i < n; ++i) {
-    first[i].flags |= hevc_filter::kTopTuEdge;
-    if (filter_top) first[i].deblock |= hevc_filter::kFilterTop;
-  }
+  with_blocks_across(size, [&](auto across) {
+    constexpr int n = across();
+    for (int j = 0; j < n; ++j) {
+      hevc_filter::BlockInfo* row = first + static_cast<std::size_t>(j) * pic_.blocks_w;
+      if (coded_luma)
+        for (int i = 0; i < n; ++i) row[i].flags |= hevc_filter::kCodedLuma;
+      row[0].flags |= hevc_filter::kLeftTuEdge;
+      if (filter_left) row[0].deblock |= hevc_filter::kFilterLeft;
+    }
+    for (int i = 0; i < n; ++i) {
+      first[i].flags |= hevc_filter::kTopTuEdge;
+      if (filter_top) first[i].deblock |= hevc_filter::kFilterTop;
+    }
+  });
 }
 
 }  // namespace sigpu::hevc

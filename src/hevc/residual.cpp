@@ -22,39 +22,82 @@ constexpr std::uint8_t kSigCtxBySubBlock[4][16] = {
     {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
 };
 
-// The context variable (index into ContextSet) of sig_coeff_flag at each scan position of a
-// sub-block, for every case that selects it: [log2 - 2][chroma][scanIdx][prevCsbf][first
-// sub-block][scan position]. Built once, so that the coefficient loop only looks it up.
-struct SigCtxTables {
-  std::uint8_t ctx[4][2][3][4][2][16] = {};
-  SigCtxTables() {
+// Everything the coefficient loop looks up, built once (one static guard per block):
+//  - sig_ctx: the context variable (index into ContextSet) of sig_coeff_flag at each scan
+//    position of a sub-block, for every case that selects it: [log2 - 2][chroma][scanIdx]
+//    [prevCsbf][first sub-block][scan position];
+//  - offset: where the coefficient at a scan position of a sub-block lies relative to the
+//    sub-block's first one, (yP << log2) + xP: [log2 - 2][scanIdx][scan position];
+//  - bit: its bit yP * 4 + xP in a sub-block's mask of significant coefficients;
+//  - sb_pos / pos_in_sb: the scan position of a sub-block (xS + 8 yS) and of a coefficient inside
+//    one (xP + 4 yP), the inverse of the scan orders, for the last significant coefficient;
+//  - neighbours: the scan positions of the sub-blocks to the right of and below the one at each
+//    scan position, 64 where that lies outside the block.
+struct ResidualTables {
+  std::uint8_t sig_ctx[4][2][3][4][2][16] = {};
+  std::uint16_t offset[4][3][16] = {};
+  std::uint8_t bit[3][16] = {};
+  std::uint8_t sb_pos[4][3][64] = {};
+  std::uint8_t pos_in_sb[3][16] = {};
+  struct Neighbours {
+    std::uint8_t right, below;
+  };
+  Neighbours neighbours[4][3][64] = {};
+  ResidualTables() {
+    const auto& order = scan_tables().order;
     for (int l = 0; l < 4; ++l)
       for (int chroma = 0; chroma < 2; ++chroma)
         for (int scan = 0; scan < 3; ++scan)
           for (int prev = 0; prev < 4; ++prev)
             for (int first = 0; first < 2; ++first) {
-              const auto& pos = scan_tables().order[2][scan];
+              const auto& pos = order[2][scan];
               const int log2 = l + 2;
               const int base = kCtxSig + (chroma ? 27 : 0);
-              int offset;  // of the luma/chroma and block-size context sets
+              int offs;  // of the luma/chroma and block-size context sets
               if (!chroma)
-                offset = (first ? 0 : 3) + (log2 == 3 ? (scan == 0 ? 9 : 15) : 21);
+                offs = (first ? 0 : 3) + (log2 == 3 ? (scan == 0 ? 9 : 15) : 21);
               else
-                offset = log2 == 3 ? 9 : 12;
+                offs = log2 == 3 ? 9 : 12;
               for (int p = 0; p < 16; ++p) {
                 const int i = (pos[p].y << 2) + pos[p].x;
-                ctx[l][chroma][scan][prev][first][p] = static_cast<std::uint8_t>(
-                    base + (log2 == 2 ? kCtxIdxMap4x4[i] : kSigCtxBySubBlock[prev][i] + offset));
+                sig_ctx[l][chroma][scan][prev][first][p] = static_cast<std::uint8_t>(
+                    base + (log2 == 2 ? kCtxIdxMap4x4[i] : kSigCtxBySubBlock[prev][i] + offs));
               }
-              if (log2 > 2 && first) ctx[l][chroma][scan][prev][first][0] = base;  // DC
+              if (log2 > 2 && first) sig_ctx[l][chroma][scan][prev][first][0] = base;  // DC
             }
+    for (int scan = 0; scan < 3; ++scan) {
+      for (int p = 0; p < 16; ++p) {
+        const ScanPos q = order[2][scan][p];
+        for (int l = 0; l < 4; ++l)
+          offset[l][scan][p] = static_cast<std::uint16_t>((q.y << (l + 2)) + q.x);
+        bit[scan][p] = static_cast<std::uint8_t>(q.y * 4 + q.x);
+        pos_in_sb[scan][q.y * 4 + q.x] = static_cast<std::uint8_t>(p);
+      }
+      for (int l = 0; l < 4; ++l) {
+        const int n = 1 << l;
+        for (int s = 0; s < n * n; ++s) {
+          const ScanPos q = order[l][scan][s];
+          sb_pos[l][scan][q.y * 8 + q.x] = static_cast<std::uint8_t>(s);
+        }
+        for (int s = 0; s < n * n; ++s) {
+          const ScanPos q = order[l][scan][s];
+          neighbours[l][scan][s] = {
+              static_cast<std::uint8_t>(q.x + 1 < n ? sb_pos[l][scan][q.y * 8 + q.x + 1] : 64),
+              static_cast<std::uint8_t>(q.y + 1 < n ? sb_pos[l][scan][(q.y + 1) * 8 + q.x] : 64)};
+        }
+      }
+    }
   }
 };
 
-const SigCtxTables& sig_ctx_tables() {
-  static const SigCtxTables t;
+const ResidualTables& residual_tables() {
+  static const ResidualTables t;
   return t;
 }
+
+// greater1Ctx after a coeff_abs_level_greater1_flag equal to 0 (9.3.4.2.6): 1, 2 then 3 stays 3,
+// 0 stays 0.
+constexpr std::uint8_t kGreater1Next[4] = {0, 2, 3, 3};
 
 }  // namespace
 
@@ -116,64 +159,54 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     last_y = (1 << k) * (2 + (last_y & 1)) + static_cast<int>(cabac.bypass_bits(k));
   }
   if (scan_idx == 2) std::swap(last_x, last_y);
-
-  const auto& scans = scan_tables();
-  const int log2_sb = log2 - 2;
-  const int nsb = 1 << log2_sb;
-  const auto& sb_scan = scans.order[log2_sb][scan_idx];
-  const auto& pos_scan = scans.order[2][scan_idx];
-
-  // The scan positions of the sub-block and of the coefficient inside it.
-  int last_sb = (1 << (2 * log2_sb)) - 1;
-  while (last_sb >= 0 && (sb_scan[last_sb].x != last_x >> 2 || sb_scan[last_sb].y != last_y >> 2))
-    --last_sb;
-  int last_pos = 15;
-  while (last_pos >= 0 &&
-         (pos_scan[last_pos].x != (last_x & 3) || pos_scan[last_pos].y != (last_y & 3)))
-    --last_pos;
-  if (last_sb < 0 || last_pos < 0)
+  if (last_x >= n || last_y >= n)
     fail("last_sig_coeff_prefix", "position outside the transform block");
 
-  std::uint8_t csbf[8][8] = {};
+  const ResidualTables& tables = residual_tables();
+  const int log2_sb = log2 - 2;
+  const auto& sb_scan = scan_tables().order[log2_sb][scan_idx];
+  const std::uint16_t* offset = tables.offset[log2_sb][scan_idx];
+  const std::uint8_t* bit = tables.bit[scan_idx];
+  const int last_sb = tables.sb_pos[log2_sb][scan_idx][(last_y >> 2) * 8 + (last_x >> 2)];
+  const int last_pos = tables.pos_in_sb[scan_idx][(last_y & 3) * 4 + (last_x & 3)];
+
+  // coded_sub_block_flag by scan position; [64], for the neighbours outside the block, stays 0.
+  std::uint8_t coded[65] = {};
+  const ResidualTables::Neighbours* const neighbours = tables.neighbours[log2_sb][scan_idx];
   int greater1_ctx = 1;
   bool first_sb = true;
   const bool sdh_allowed = pps_.sign_data_hiding && !transquant_bypass_;
+  std::uint8_t* const ctx_csbf = &ctx_[kCtxCodedSubBlock + (c ? 2 : 0)];
+  std::uint8_t* const ctx_g1_base = &ctx_[kCtxGreater1 + (c ? 16 : 0)];
+  std::uint8_t* const ctx_g2_base = &ctx_[kCtxGreater2 + (c ? 4 : 0)];
+  const std::uint8_t(*const sig_ctx_by_prev)[2][16] = tables.sig_ctx[log2_sb][c ? 1 : 0][scan_idx];
 
   for (int i = last_sb; i >= 0; --i) {
-    const int xs = sb_scan[i].x, ys = sb_scan[i].y;
+    const int right = coded[neighbours[i].right], below = coded[neighbours[i].below];
     bool infer_dc = false;
     if (i < last_sb && i > 0) {
-      const int right = xs + 1 < nsb ? csbf[xs + 1][ys] : 0;
-      const int below = ys + 1 < nsb ? csbf[xs][ys + 1] : 0;
-      csbf[xs][ys] = static_cast<std::uint8_t>(
-          cabac.decode(ctx_[kCtxCodedSubBlock + std::min(right + below, 1) + (c ? 2 : 0)]));
+      if (!cabac.decode(ctx_csbf[right | below])) continue;
       infer_dc = true;
-    } else {
-      csbf[xs][ys] = 1;
     }
-    if (!csbf[xs][ys]) continue;
+    coded[i] = 1;
+    const int xs = sb_scan[i].x, ys = sb_scan[i].y;
 
-    int sig_pos[16];  // scan positions of the significant coefficients, decoding order
+    std::uint8_t sig_pos[16];  // scan positions of the significant coefficients, decoding order
     int nsig = 0;
     int start = 15;
     if (i == last_sb) {
-      sig_pos[nsig++] = last_pos;
+      sig_pos[nsig++] = static_cast<std::uint8_t>(last_pos);
       start = last_pos - 1;
     }
-    const int right = xs + 1 < nsb ? csbf[xs + 1][ys] : 0;
-    const int below = ys + 1 < nsb ? csbf[xs][ys + 1] : 0;
-    const int prev_csbf = right + 2 * below;
-    const std::uint8_t* sig_ctx =
-        sig_ctx_tables().ctx[log2 - 2][c ? 1 : 0][scan_idx][prev_csbf][xs + ys == 0 ? 1 : 0];
-    for (int p = start; p >= 0; --p) {
-      if (p == 0 && infer_dc) {
-        sig_pos[nsig++] = 0;
-        break;
-      }
-      if (cabac.decode(ctx_[sig_ctx[p]])) {
-        sig_pos[nsig++] = p;
-        infer_dc = false;
-      }
+    const std::uint8_t* sig_ctx = sig_ctx_by_prev[right + 2 * below][i == 0 ? 1 : 0];
+    // Stored unconditionally and counted by the bin: no branch on an unpredictable bin.
+    for (int p = start; p > 0; --p) {
+      sig_pos[nsig] = static_cast<std::uint8_t>(p);
+      nsig += cabac.decode(ctx_[sig_ctx[p]]);
+    }
+    if (start >= 0) {
+      sig_pos[nsig] = 0;
+      nsig += (infer_dc && nsig == 0) ? 1 : cabac.decode(ctx_[sig_ctx[0]]);
     }
     if (nsig == 0) continue;
 
@@ -181,43 +214,58 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     if (!first_sb && greater1_ctx == 0) ++ctx_set;
     first_sb = false;
     greater1_ctx = 1;
-    int g1[16] = {}, g2[16] = {};
+    std::uint8_t* const ctx_g1 = ctx_g1_base + ctx_set * 4;
+    int abs_level[16];
+    const int n_g1 = nsig < 8 ? nsig : 8;
     int first_g1 = -1;
-    for (int k = 0; k < std::min(nsig, 8); ++k) {
-      g1[k] = cabac.decode(ctx_[kCtxGreater1 + ctx_set * 4 + greater1_ctx + (c ? 16 : 0)]);
-      if (g1[k]) {
+    for (int k = 0; k < n_g1; ++k) {
+      const int g1 = cabac.decode(ctx_g1[greater1_ctx]);
+      abs_level[k] = 1 + g1;
+      if (g1) {
         greater1_ctx = 0;
         if (first_g1 < 0) first_g1 = k;
-      } else if (greater1_ctx > 0 && greater1_ctx < 3) {
-        ++greater1_ctx;
+      } else {
+        greater1_ctx = kGreater1Next[greater1_ctx];
       }
     }
-    if (first_g1 >= 0) g2[first_g1] = cabac.decode(ctx_[kCtxGreater2 + ctx_set + (c ? 4 : 0)]);
+    for (int k = n_g1; k < nsig; ++k) abs_level[k] = 1;
+    if (first_g1 >= 0) abs_level[first_g1] += cabac.decode(ctx_g2_base[ctx_set]);
     const bool sign_hidden = sdh_allowed && sig_pos[0] - sig_pos[nsig - 1] > 3;
     const int coded_signs = sign_hidden ? nsig - 1 : nsig;
-    const std::uint32_t signs = cabac.bypass_bits(coded_signs);
+    // The sign bits from the top down, coefficient k's at bit 31 - k.
+    std::uint32_t signs = coded_signs ? cabac.bypass_bits(coded_signs) << (32 - coded_signs) : 0;
+
+    // coeff_abs_level_remaining where the flags left the level at its cap: 3 for the first
+    // coefficient with greater1, 2 for the others of the first 8, 1 beyond.
     int rice = 0, sum_abs = 0;
     for (int k = 0; k < nsig; ++k) {
-      const int base = 1 + g1[k] + g2[k];
-      int abs_level = base;
-      if (base == (k < 8 ? (k == first_g1 ? 3 : 2) : 1)) {
-        abs_level += static_cast<int>(coeff_abs_level_remaining(cabac, rice));
-        if (abs_level > 3 * (1 << rice)) rice = std::min(rice + 1, 4);
-        if (abs_level > 32768) fail("coeff_abs_level_remaining", "coefficient beyond 16 bits");
+      int a = abs_level[k];
+      if (k >= 8 || a == (k == first_g1 ? 3 : 2)) {
+        a += static_cast<int>(coeff_abs_level_remaining(cabac, rice));
+        if (a > 3 * (1 << rice)) rice = std::min(rice + 1, 4);
+        if (a > 32768) fail("coeff_abs_level_remaining", "coefficient beyond 16 bits");
+        abs_level[k] = a;
       }
-      int v = abs_level;
-      if (k < coded_signs) {
-        if ((signs >> (coded_signs - 1 - k)) & 1) v = -v;
-      }
-      sum_abs += abs_level;
-      if (sign_hidden && k == nsig - 1 && (sum_abs & 1)) v = -v;
-      const int p = sig_pos[k];
-      const int x = (xs << 2) + pos_scan[p].x, y = (ys << 2) + pos_scan[p].y;
-      const std::int32_t level = std::clamp(v, -32768, 32767);
-      coeffs[y * n + x] = transquant_bypass_ ? level : scale(level, y * n + x);
-      cols = std::max(cols, x + 1);
-      rows = std::max(rows, y + 1);
+      sum_abs += a;
     }
+    if (sign_hidden && (sum_abs & 1)) signs |= 1u << (32 - nsig);
+
+    std::int32_t* const sb_coeffs = coeffs + ((ys << 2) << log2) + (xs << 2);
+    unsigned mask = 0;  // bit yP * 4 + xP of each significant coefficient
+    for (int k = 0; k < nsig; ++k) {
+      const int p = sig_pos[k];
+      const int neg = static_cast<int>(signs >> 31);
+      signs <<= 1;
+      const int v = (abs_level[k] ^ -neg) + neg;
+      const std::int32_t level = std::min(v, 32767);
+      const int at = offset[p];
+      sb_coeffs[at] =
+          transquant_bypass_ ? level : scale(level, ((ys << 2) << log2) + (xs << 2) + at);
+      mask |= 1u << bit[p];
+    }
+    const unsigned column_bits = (mask | mask >> 4 | mask >> 8 | mask >> 12) & 15;
+    cols = std::max(cols, (xs << 2) + 32 - __builtin_clz(column_bits));
+    rows = std::max(rows, (ys << 2) + 1 + ((31 - __builtin_clz(mask)) >> 2));
   }
   cabac_ = cabac;
 }

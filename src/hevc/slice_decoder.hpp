@@ -107,6 +107,12 @@ class SliceDecoder {
   int cu_x0_ = 0, cu_y0_ = 0, cu_log2_ = 3;
   int intra_split_ = 0, max_trafo_depth_ = 0;
   int chroma_mode_ = 0;
+  /// The reference samples' availability of the last Cb block, which the Cr block after it
+  /// shares (reconstruct).
+  struct {
+    std::uint32_t left = 0, top = 0;
+    bool corner = false;
+  } cb_av_;
   std::int32_t coeffs_[32 * 32] = {};  ///< zero between transform blocks
   std::int32_t residual_[32 * 32];
 };

@@ -172,30 +172,44 @@ template <int N>
 // O, output N-1-i is E - O, and E and O each take pairs of inputs of one parity, (k, k+2).
 //
 // Vertical pass, 8 columns at a time: rows k and k+2 of the coefficients interleaved into a pair
-// per column, times the matrix pair (M[k][y], M[k+2][y]) broadcast. Rounded, shifted and
-// saturated to 16 bits (the clip of 8.6.4.2), the rows go to tmp as int16 with the columns of
-// each group of 4 in the order 0, 2, 1, 3, so that the horizontal pass finds its pairs (k, k+2)
-// side by side. Horizontal pass, a row at a time: such a pair broadcast times the interleaved
-// matrix rows k and k+2 gives 8 outputs per instruction, over the coded columns only.
+// per column, times the matrix pair (M[k][y], M[k+2][y]) broadcast; the even rows one level
+// further down the butterfly: E[y] = EE[y] + EO[y] and E[N/2-1-y] = EE[y] - EO[y] for y < N/4,
+// EE from the rows k = 0 mod 4 and EO from those k = 2 mod 4, paired (k, k+4) (half the
+// multiply-adds of E). Rounded, shifted and saturated to 16 bits (the clip of 8.6.4.2), the rows
+// go to tmp as int16 with the columns of each group of 4 in the order 0, 2, 1, 3, so that the
+// horizontal pass finds its pairs (k, k+2) side by side. Horizontal pass, a row at a time: such a
+// pair broadcast times the interleaved matrix rows k and k+2 gives 8 outputs per instruction, over
+// the coded columns only.
 template <int N>
 struct MaddTables {
   static constexpr int P = N / 4;  ///< pairs of one parity
-  // (M[4p][j], M[4p+2][j]) and (M[4p+1][j], M[4p+3][j]) for j < N/2: as one 32-bit value each
-  // (the vertical pass broadcasts them) and interleaved as int16 (the horizontal pass loads them).
-  std::int32_t even[P][N / 2], odd[P][N / 2];
+  // As one 32-bit value each (the vertical pass broadcasts them): (M[4p+1][j], M[4p+3][j]) for
+  // j < N/2 (O), (M[8q][j], M[8q+4][j]) and (M[8q+2][j], M[8q+6][j]) for j < N/4 (EE and EO).
+  // Interleaved as int16 (the horizontal pass loads them): (M[4p][j], M[4p+2][j]) and
+  // (M[4p+1][j], M[4p+3][j]) for j < N/2.
+  std::int32_t odd[P][N / 2];
+  std::int32_t even_even[N / 8][N / 4], even_odd[N / 8][N / 4];
   alignas(32) std::int16_t even_rows[P][N], odd_rows[P][N];
   explicit MaddTables(const std::int16_t* m) {
+    auto pair = [m](int k, int d, int j) {
+      return static_cast<std::int32_t>(
+          static_cast<std::uint16_t>(m[k * N + j]) |
+          static_cast<std::uint32_t>(static_cast<std::uint16_t>(m[(k + d) * N + j])) << 16);
+    };
     for (int p = 0; p < P; ++p)
-      for (int j = 0; j < N / 2; ++j)
+      for (int j = 0; j < N / 2; ++j) {
+        odd[p][j] = pair(4 * p + 1, 2, j);
         for (int parity = 0; parity < 2; ++parity) {
-          const std::int16_t lo = m[(4 * p + parity) * N + j], hi = m[(4 * p + parity + 2) * N + j];
-          (parity ? odd : even)[p][j] = static_cast<std::int32_t>(
-              static_cast<std::uint16_t>(lo) |
-              static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16);
           std::int16_t* r = (parity ? odd_rows : even_rows)[p];
-          r[2 * j] = lo;
-          r[2 * j + 1] = hi;
+          r[2 * j] = m[(4 * p + parity) * N + j];
+          r[2 * j + 1] = m[(4 * p + parity + 2) * N + j];
         }
+      }
+    for (int q = 0; q < N / 8; ++q)
+      for (int j = 0; j < N / 4; ++j) {
+        even_even[q][j] = pair(8 * q, 4, j);
+        even_odd[q][j] = pair(8 * q + 2, 4, j);
+      }
   }
 };
 
@@ -205,11 +219,12 @@ const MaddTables<N>& madd_tables() {
   return t;
 }
 
-// Rows k and k + 2 of 8 columns as (c[k][x], c[k+2][x]) pairs; a row at or past `rows` is zero.
-[[gnu::target("avx2")]] inline __m256i row_pairs(const std::int32_t* c, int n, int k, int rows) {
+// Rows k and k + d of 8 columns as (c[k][x], c[k+d][x]) pairs; a row at or past `rows` is zero.
+[[gnu::target("avx2")]] inline __m256i row_pairs(const std::int32_t* c, int n, int k, int d,
+                                                 int rows) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + k * n));
-  if (k + 2 >= rows) return _mm256_and_si256(a, _mm256_set1_epi32(0xffff));
-  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + (k + 2) * n));
+  if (k + d >= rows) return _mm256_and_si256(a, _mm256_set1_epi32(0xffff));
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + (k + d) * n));
   return _mm256_blend_epi16(a, _mm256_slli_epi32(b, 16), 0xaa);
 }
 
@@ -227,26 +242,38 @@ template <int N>
   using T = MaddTables<N>;
   const T& t = madd_tables<N>();
   alignas(32) std::int16_t tmp[N * N];
-  // Pairs (k, k+2) with k < rows (k = 4p even, 4p + 1 odd); the rest multiply zeros.
-  const int even_pairs = (rows + 3) / 4, odd_pairs = (rows + 2) / 4;
+  // Pairs with their first row k < rows (k = 8q and 8q + 2 for EE and EO, 4p + 1 for O); the
+  // rest would multiply zeros.
+  const int ee_pairs = (rows + 7) / 8, eo_pairs = (rows + 5) / 8, odd_pairs = (rows + 2) / 4;
   const __m256i round1 = _mm256_set1_epi32(64);
   for (int x0 = 0; x0 < cols; x0 += 8) {
-    __m256i ce[T::P], co[T::P];
-    for (int p = 0; p < even_pairs; ++p) ce[p] = row_pairs(c + x0, N, 4 * p, rows);
-    for (int p = 0; p < odd_pairs; ++p) co[p] = row_pairs(c + x0, N, 4 * p + 1, rows);
-    for (int y = 0; y < N / 2; ++y) {
-      __m256i e = _mm256_setzero_si256(), o = _mm256_setzero_si256();
+    __m256i cee[N / 8], ceo[N / 8], co[T::P];
+    for (int q = 0; q < ee_pairs; ++q) cee[q] = row_pairs(c + x0, N, 8 * q, 4, rows);
+    for (int q = 0; q < eo_pairs; ++q) ceo[q] = row_pairs(c + x0, N, 8 * q + 2, 4, rows);
+    for (int p = 0; p < odd_pairs; ++p) co[p] = row_pairs(c + x0, N, 4 * p + 1, 2, rows);
+    for (int y = 0; y < N / 4; ++y) {
+      __m256i ee = round1, eo = _mm256_setzero_si256();
+      __m256i o_lo = _mm256_setzero_si256(), o_hi = _mm256_setzero_si256();
       // Unrolled here and below (the trip counts are small and vary from block to block): 7%
       // fewer instructions for 32x32 blocks.
+#pragma GCC unroll 4
+      for (int q = 0; q < ee_pairs; ++q)
+        ee = _mm256_add_epi32(ee, _mm256_madd_epi16(cee[q], _mm256_set1_epi32(t.even_even[q][y])));
+#pragma GCC unroll 4
+      for (int q = 0; q < eo_pairs; ++q)
+        eo = _mm256_add_epi32(eo, _mm256_madd_epi16(ceo[q], _mm256_set1_epi32(t.even_odd[q][y])));
 #pragma GCC unroll 8
-      for (int p = 0; p < even_pairs; ++p)
-        e = _mm256_add_epi32(e, _mm256_madd_epi16(ce[p], _mm256_set1_epi32(t.even[p][y])));
-#pragma GCC unroll 8
-      for (int p = 0; p < odd_pairs; ++p)
-        o = _mm256_add_epi32(o, _mm256_madd_epi16(co[p], _mm256_set1_epi32(t.odd[p][y])));
-      e = _mm256_add_epi32(e, round1);
-      store_row16(tmp + y * N + x0, _mm256_srai_epi32(_mm256_add_epi32(e, o), 7));
-      store_row16(tmp + (N - 1 - y) * N + x0, _mm256_srai_epi32(_mm256_sub_epi32(e, o), 7));
+      for (int p = 0; p < odd_pairs; ++p) {
+        o_lo = _mm256_add_epi32(o_lo, _mm256_madd_epi16(co[p], _mm256_set1_epi32(t.odd[p][y])));
+        o_hi = _mm256_add_epi32(
+            o_hi, _mm256_madd_epi16(co[p], _mm256_set1_epi32(t.odd[p][N / 2 - 1 - y])));
+      }
+      const __m256i e_lo = _mm256_add_epi32(ee, eo), e_hi = _mm256_sub_epi32(ee, eo);
+      store_row16(tmp + y * N + x0, _mm256_srai_epi32(_mm256_add_epi32(e_lo, o_lo), 7));
+      store_row16(tmp + (N - 1 - y) * N + x0, _mm256_srai_epi32(_mm256_sub_epi32(e_lo, o_lo), 7));
+      store_row16(tmp + (N / 2 - 1 - y) * N + x0,
+                  _mm256_srai_epi32(_mm256_add_epi32(e_hi, o_hi), 7));
+      store_row16(tmp + (N / 2 + y) * N + x0, _mm256_srai_epi32(_mm256_sub_epi32(e_hi, o_hi), 7));
     }
   }
   // Pairs of coded columns. A pair's second column may be past `cols` but lies in the same
