@@ -11,7 +11,13 @@
 //
 // --ranges N adds rows for ranged decoding (decode_range, decode_ranges): the latency of one
 // --range-seconds (default 5) clip from the middle of the file, and N random clips at once;
-// beside libFLAC seeking to the same clips (seek_absolute, one decoder, one thread).
+// beside libFLAC seeking to the same clips (seek_absolute, one decoder, one thread) and, with
+// the ffmpeg backend, FFmpeg's flac demuxer seeking (av_seek_frame) and its decoder on one
+// thread (in process, through libavformat/libavcodec). Every clip is checked sample for sample.
+//
+// --devices all|0,1,... adds cuda rows (raw32 and s16, as asked) decoding on those GPUs at once
+// (DecodeOptions::devices: the file cut by bytes at frame starts, one part per device, or
+// --parts N over them); their bound is the PCIe of one device divided by the device count.
 //
 // --tile N decodes the file's frames repeated N times (renumbered, CRCs and MD5 redone): a
 // 60-s file tiled 60 times stands in for an hour where the long file cannot travel.
@@ -22,7 +28,8 @@
 //
 // LIST is comma-separated, from: libflac, cpu, cpu-parallel, cuda (host bytes in, host PCM out,
 // raw32), cuda-s16 (the same with int16 output), cuda-device (compressed bytes already in device
-// memory, PCM left there, raw32), cuda-device-s16; "all" (the default) is every one of them.
+// memory, PCM left there, raw32), cuda-device-s16, ffmpeg (rows for --ranges only); "all" (the
+// default) is every one of them.
 //
 // The file is read into memory first; each row times whole-file decodes from memory to memory
 // (median/min/max of N runs after one warm-up run). The cuda rows are also given as a fraction
@@ -56,6 +63,15 @@
 #include "core/md5.hpp"
 #include "pcie_probe.hpp"
 
+#ifdef SIGPU_FLAC_BENCH_LIBAV
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavformat/avio.h>
+#include <libavutil/error.h>
+#include <libavutil/mathematics.h>
+}
+#endif
 #ifdef SIGPU_HAVE_CUDA
 #include <cuda_runtime.h>
 
@@ -257,8 +273,8 @@ void seek_error(const FLAC__StreamDecoder*, FLAC__StreamDecoderErrorStatus, void
 /// One decoder for many ranges (opened once, metadata read once), as a loader keeps it.
 class LibflacSeeker {
  public:
-  LibflacSeeker(const std::vector<std::uint8_t>& file, unsigned bits)
-      : ctx_{file.data(), file.size()} {
+  LibflacSeeker(const std::vector<std::uint8_t>& file, unsigned bits, unsigned channels)
+      : ctx_{file.data(), file.size()}, channels_(channels) {
     ctx_.bits = bits;
     d_ = FLAC__stream_decoder_new();
     if (!d_ || FLAC__stream_decoder_init_stream(d_, seek_read, seek_seek, seek_tell, seek_length,
@@ -273,14 +289,14 @@ class LibflacSeeker {
   LibflacSeeker& operator=(const LibflacSeeker&) = delete;
 
   /// Samples [first, first + count) as interleaved int16 (fewer at the stream's end).
-  const std::vector<std::int16_t>& cut(std::uint64_t first, std::uint64_t count, unsigned ch) {
+  const std::vector<std::int16_t>& cut(std::uint64_t first, std::uint64_t count) {
     ctx_.got.clear();
     ctx_.want = count;
     if (FLAC__stream_decoder_get_state(d_) == FLAC__STREAM_DECODER_SEEK_ERROR)
       FLAC__stream_decoder_flush(d_);
     if (!FLAC__stream_decoder_seek_absolute(d_, first))
       throw std::runtime_error("libFLAC: seek to " + std::to_string(first) + " failed");
-    while (ctx_.got.size() / ch < count &&
+    while (ctx_.got.size() / channels_ < count &&
            FLAC__stream_decoder_get_state(d_) != FLAC__STREAM_DECODER_END_OF_STREAM)
       if (!FLAC__stream_decoder_process_single(d_))
         throw std::runtime_error("libFLAC: decoding after the seek failed");
@@ -289,8 +305,154 @@ class LibflacSeeker {
 
  private:
   SeekCtx ctx_;
+  unsigned channels_;
   FLAC__StreamDecoder* d_ = nullptr;
 };
+
+// ---------------------------------------------------------------------------------------------
+// --ranges with the `ffmpeg` backend: FFmpeg's flac demuxer seeking (av_seek_frame, backward, to
+// the range's first sample: through the SEEKTABLE when there is one, else its own search over
+// the bytes) and its flac decoder on one thread, from memory through an AVIOContext, the
+// samples before the range dropped by the frames' timestamps, into interleaved int16.
+
+#ifdef SIGPU_FLAC_BENCH_LIBAV
+struct AvMemory {
+  const std::uint8_t* data;
+  std::int64_t size, pos = 0;
+};
+
+int av_read(void* opaque, std::uint8_t* buf, int n) {
+  auto* m = static_cast<AvMemory*>(opaque);
+  const std::int64_t left = m->size - m->pos;
+  if (left <= 0) return AVERROR_EOF;
+  const int got = static_cast<int>(std::min<std::int64_t>(n, left));
+  std::memcpy(buf, m->data + m->pos, static_cast<std::size_t>(got));
+  m->pos += got;
+  return got;
+}
+
+std::int64_t av_seek(void* opaque, std::int64_t offset, int whence) {
+  auto* m = static_cast<AvMemory*>(opaque);
+  if (whence & AVSEEK_SIZE) return m->size;
+  const std::int64_t base = (whence & 3) == SEEK_CUR   ? m->pos
+                            : (whence & 3) == SEEK_END ? m->size
+                                                       : 0;
+  if (base + offset < 0 || base + offset > m->size) return -1;
+  return m->pos = base + offset;
+}
+
+std::string av_error(int code) {
+  char text[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(code, text, sizeof text);
+  return text;
+}
+
+/// One demuxer and decoder for many ranges (opened once), as a loader keeps them.
+class FfmpegSeeker {
+ public:
+  explicit FfmpegSeeker(const std::vector<std::uint8_t>& file)
+      : mem_{file.data(), static_cast<std::int64_t>(file.size())} {
+    const AVCodec* codec = avcodec_find_decoder(AV_CODEC_ID_FLAC);
+    const AVInputFormat* demuxer = av_find_input_format("flac");
+    if (!codec || !demuxer)
+      throw std::runtime_error("this FFmpeg build has no flac decoder or demuxer");
+    constexpr int kBuffer = 1 << 16;
+    auto* buffer = static_cast<std::uint8_t*>(av_malloc(kBuffer));
+    io_ = avio_alloc_context(buffer, kBuffer, 0, &mem_, av_read, nullptr, av_seek);
+    fmt_ = avformat_alloc_context();
+    if (!io_ || !fmt_) throw std::runtime_error("FFmpeg: out of memory");
+    fmt_->pb = io_;
+    fmt_->flags |= AVFMT_FLAG_CUSTOM_IO;
+    if (int e = avformat_open_input(&fmt_, nullptr, demuxer, nullptr); e < 0)
+      throw std::runtime_error("FFmpeg: avformat_open_input: " + av_error(e));
+    if (fmt_->nb_streams < 1) throw std::runtime_error("FFmpeg: no audio stream");
+    stream_ = fmt_->streams[0];
+    ctx_ = avcodec_alloc_context3(codec);
+    avcodec_parameters_to_context(ctx_, stream_->codecpar);
+    ctx_->thread_count = 1;
+    if (int e = avcodec_open2(ctx_, codec, nullptr); e < 0)
+      throw std::runtime_error("FFmpeg: avcodec_open2: " + av_error(e));
+    packet_ = av_packet_alloc();
+    frame_ = av_frame_alloc();
+  }
+  ~FfmpegSeeker() {
+    av_frame_free(&frame_);
+    av_packet_free(&packet_);
+    avcodec_free_context(&ctx_);
+    avformat_close_input(&fmt_);
+    if (io_) av_freep(&io_->buffer);
+    avio_context_free(&io_);
+  }
+  FfmpegSeeker(const FfmpegSeeker&) = delete;
+  FfmpegSeeker& operator=(const FfmpegSeeker&) = delete;
+
+  /// Samples [first, first + count) as interleaved int16 (fewer at the stream's end).
+  const std::vector<std::int16_t>& cut(std::uint64_t first, std::uint64_t count) {
+    got_.clear();
+    const auto ts = av_rescale_q(static_cast<std::int64_t>(first), AVRational{1, ctx_->sample_rate},
+                                 stream_->time_base);
+    if (int e = av_seek_frame(fmt_, stream_->index, ts, AVSEEK_FLAG_BACKWARD); e < 0)
+      throw std::runtime_error("FFmpeg: seek to " + std::to_string(first) + ": " + av_error(e));
+    avcodec_flush_buffers(ctx_);
+    const unsigned ch = static_cast<unsigned>(ctx_->ch_layout.nb_channels);
+    bool eof = false;
+    while (got_.size() < count * ch) {
+      int e = avcodec_receive_frame(ctx_, frame_);
+      if (e == AVERROR(EAGAIN)) {
+        if (eof) break;
+        e = av_read_frame(fmt_, packet_);
+        if (e == AVERROR_EOF) {
+          eof = true;
+          avcodec_send_packet(ctx_, nullptr);
+          continue;
+        }
+        if (e < 0) throw std::runtime_error("FFmpeg: av_read_frame: " + av_error(e));
+        e = avcodec_send_packet(ctx_, packet_);
+        av_packet_unref(packet_);
+        if (e < 0) throw std::runtime_error("FFmpeg: decoding: " + av_error(e));
+        continue;
+      }
+      if (e == AVERROR_EOF) break;
+      if (e < 0) throw std::runtime_error("FFmpeg: decoding: " + av_error(e));
+      take(first, count, ch);
+    }
+    return got_;
+  }
+
+ private:
+  /// The part of the decoded frame inside the range, by its timestamp.
+  void take(std::uint64_t first, std::uint64_t count, unsigned ch) {
+    if (frame_->pts == AV_NOPTS_VALUE) throw std::runtime_error("FFmpeg: a frame without pts");
+    const auto start = static_cast<std::uint64_t>(
+        av_rescale_q(frame_->pts, stream_->time_base, AVRational{1, ctx_->sample_rate}));
+    const auto n = static_cast<std::uint64_t>(frame_->nb_samples);
+    const std::uint64_t have = got_.size() / ch;
+    // Samples before the range, or already taken, are skipped.
+    const std::uint64_t from = std::max(first + have, start);
+    if (from >= start + n) return;
+    const std::uint64_t take = std::min(start + n - from, count - have);
+    const std::uint64_t skip = from - start;
+    const bool wide = frame_->format == AV_SAMPLE_FMT_S32;
+    if (!wide && frame_->format != AV_SAMPLE_FMT_S16)
+      throw std::runtime_error("FFmpeg: unexpected sample format");
+    for (std::uint64_t i = 0; i < take * ch; ++i) {
+      const std::uint64_t at = skip * ch + i;
+      got_.push_back(wide ? static_cast<std::int16_t>(
+                                reinterpret_cast<const std::int32_t*>(frame_->data[0])[at] >> 16)
+                          : reinterpret_cast<const std::int16_t*>(frame_->data[0])[at]);
+    }
+  }
+
+  AvMemory mem_;
+  AVIOContext* io_ = nullptr;
+  AVFormatContext* fmt_ = nullptr;
+  AVStream* stream_ = nullptr;
+  AVCodecContext* ctx_ = nullptr;
+  AVPacket* packet_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  std::vector<std::int16_t> got_;
+};
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // --tile N: a long stream made from a short one, for machines the long corpus cannot travel to.
@@ -467,6 +629,8 @@ struct Options {
   double clip_seconds = 30;  ///< --clip-seconds S
   std::size_t ranges = 0;    ///< --ranges N: also cut N random ranges out of the file
   double range_seconds = 5;  ///< --range-seconds S
+  std::string devices;       ///< --devices LIST: also decode on these GPUs at once
+  std::size_t parts = 0;     ///< --parts N: the file in N parts over them (0: one per device)
   std::string csv;
 };
 
@@ -475,15 +639,17 @@ struct Options {
   std::fprintf(
       stderr,
       "usage: flac_bench [FILE] [--repeat N] [--backends LIST] [--md5 on|off|both] [--device N] "
-      "[--tile N] [--clips N [--clip-seconds S]] [--ranges N [--range-seconds S]] [--csv OUT]\n"
+      "[--tile N] [--clips N [--clip-seconds S]] [--ranges N [--range-seconds S]] "
+      "[--devices all|0,1,.. [--parts N]] [--csv OUT]\n"
       "  LIST: comma-separated from libflac,cpu,cpu-parallel,cuda,cuda-s16,cuda-device,"
-      "cuda-device-s16 (default: all), cuda-device-s16-warp, cuda-device-s16-flat, "
-      "cuda-device-s16-plain\n");
+      "cuda-device-s16,ffmpeg (--ranges only) (default: all), cuda-device-s16-warp, "
+      "cuda-device-s16-flat, cuda-device-s16-plain\n");
   std::exit(2);
 }
 
-const std::vector<std::string> kAllBackends = {"libflac",  "cpu",         "cpu-parallel",   "cuda",
-                                               "cuda-s16", "cuda-device", "cuda-device-s16"};
+const std::vector<std::string> kAllBackends = {
+    "libflac",  "cpu",         "cpu-parallel",    "cuda",
+    "cuda-s16", "cuda-device", "cuda-device-s16", "ffmpeg"};
 // Not in "all": the device-resident decode with the fast path's warp-per-frame parse
 // (SIGPU_DECODE_PATH=warp), with its flat parse and padded restore (=flat), and with the plain
 // one-thread-per-frame kernel.
@@ -524,6 +690,10 @@ Options parse_args(int argc, char** argv) {
       if (!(o.clip_seconds > 0)) usage("--clip-seconds must be positive");
     } else if (a == "--ranges") {
       o.ranges = std::strtoull(value("--ranges").c_str(), nullptr, 10);
+    } else if (a == "--devices") {
+      o.devices = value("--devices");
+    } else if (a == "--parts") {
+      o.parts = std::strtoull(value("--parts").c_str(), nullptr, 10);
     } else if (a == "--range-seconds") {
       o.range_seconds = std::atof(value("--range-seconds").c_str());
       if (!(o.range_seconds > 0)) usage("--range-seconds must be positive");
@@ -895,6 +1065,41 @@ int main(int argc, char** argv) {
           rows.push_back(std::move(row));
         }
       }
+      // Several GPUs at once (DecodeOptions::devices): the file cut at frame starts into one
+      // part per device (or --parts), the parts decoded concurrently, the PCM joined on the host.
+      if (!opt.devices.empty()) {
+        std::vector<int> devices;
+        try {
+          devices = flac::parse_devices(opt.devices);
+        } catch (const std::exception& e) {
+          Row row{"sigpu cuda --devices", "-", false};
+          row.failed = true;
+          row.note = e.what();
+          rows.push_back(row);
+        }
+        for (auto [name, fmt] : {std::pair{"cuda", flac::SampleFormat::raw32},
+                                 {"cuda-s16", flac::SampleFormat::s16}}) {
+          if (devices.empty() || !want(name)) continue;
+          const std::size_t parts = opt.parts ? opt.parts : devices.size();
+          for (bool md5 : md5s) {
+            Row row = host_row("sigpu cuda " + std::to_string(devices.size()) + " GPU " +
+                                   std::to_string(parts) + " parts",
+                               sigpu::Backend::cuda, fmt, md5, [&](flac::DecodeOptions o) {
+                                 o.devices = devices;
+                                 o.parts = opt.parts;
+                                 return flac::decode(file, o);
+                               });
+            if (bw) {  // each device has its own link
+              double out_bytes = static_cast<double>(n_values) * flac::bytes_per_sample(fmt);
+              row.bound_s =
+                  (file.size() / (bw->h2d_pinned * 1e9) + out_bytes / (bw->d2h_pinned * 1e9)) /
+                  static_cast<double>(devices.size());
+              row.bound_name = "PCIe";
+            }
+            rows.push_back(std::move(row));
+          }
+        }
+      }
 #ifdef SIGPU_HAVE_CUDA
       // Compressed bytes already in device memory, PCM left there.
       if (want("cuda-device") || want("cuda-device-s16") || want("cuda-device-s16-warp") ||
@@ -1139,25 +1344,27 @@ int main(int argc, char** argv) {
       row.audio_seconds = double(count) * double(len) / ref.rate;
       return row;
     };
-    if (want("libflac")) {
+    // The peers: a seeker (demuxer and decoder) opened once for the N ranges, as a loader keeps
+    // it; for the single range its opening counts, as a loader asked for one clip does it.
+    auto seek_rows = [&](const std::string& who, const auto& open) {
       auto check_cut = [&](const flac::SampleRange& r,
                            const std::vector<std::int16_t>& got) -> std::string {
         const std::uint64_t n = std::min(r.count, total - r.first);
         if (got.size() != n * ch ||
             std::memcmp(got.data(), want16.data() + r.first * ch, 2 * n * ch) != 0)
-          return "libFLAC seek to " + std::to_string(r.first) + ": samples differ";
+          return who + " seek to " + std::to_string(r.first) + ": samples differ from libFLAC's";
         return {};
       };
-      Row one = range_row("libFLAC seek 1 range", 1);
+      Row one = range_row(who + " seek 1 range", 1);
       std::string err;
       time_row(
           one, opt.repeat,
           [&] {
             err.clear();
             auto t0 = Clock::now();
-            try {  // opening the decoder (metadata) counts: a loader asked for one clip does it
-              LibflacSeeker seeker(file, bits);
-              err = check_cut(middle, seeker.cut(middle.first, middle.count, ch));
+            try {
+              auto seeker = open();
+              err = check_cut(middle, seeker->cut(middle.first, middle.count));
             } catch (const std::exception& e) {
               err = e.what();
             }
@@ -1165,17 +1372,17 @@ int main(int argc, char** argv) {
           },
           [&] { return err; });
       rows.push_back(std::move(one));
-      Row many = range_row("libFLAC seek " + std::to_string(opt.ranges) + " ranges", opt.ranges);
+      Row many = range_row(who + " seek " + std::to_string(opt.ranges) + " ranges", opt.ranges);
       time_row(
           many, opt.repeat,
           [&] {
             err.clear();
             double t = 0;
             try {
-              LibflacSeeker seeker(file, bits);
+              auto seeker = open();
               for (const auto& r : ranges) {
                 auto t0 = Clock::now();
-                const auto& got = seeker.cut(r.first, r.count, ch);
+                const auto& got = seeker->cut(r.first, r.count);
                 t += since(t0);
                 if (err.empty()) err = check_cut(r, got);
               }
@@ -1186,6 +1393,29 @@ int main(int argc, char** argv) {
           },
           [&] { return err; });
       rows.push_back(std::move(many));
+    };
+    if (want("libflac"))
+      seek_rows("libFLAC", [&] { return std::make_unique<LibflacSeeker>(file, bits, ch); });
+    if (want("ffmpeg")) {
+#ifdef SIGPU_FLAC_BENCH_LIBAV
+      const bool has_flac = avcodec_find_decoder(AV_CODEC_ID_FLAC) && av_find_input_format("flac");
+      const char* missing =
+          has_flac ? nullptr
+                   : "the FFmpeg linked has no flac decoder or demuxer (a static build without "
+                     "them: scripts/build-static-ffmpeg)";
+#else
+      const char* missing = "this build has no FFmpeg libraries (libavformat, libavcodec)";
+#endif
+      if (missing) {
+        Row row{"FFmpeg seek", "s16", false};
+        row.skipped = true;
+        row.note = missing;
+        rows.push_back(std::move(row));
+      } else {
+#ifdef SIGPU_FLAC_BENCH_LIBAV
+        seek_rows("FFmpeg", [&] { return std::make_unique<FfmpegSeeker>(file); });
+#endif
+      }
     }
     for (auto [name, backend] : {std::pair{"cpu", sigpu::Backend::cpu},
                                  {"cpu-parallel", sigpu::Backend::cpu_parallel},

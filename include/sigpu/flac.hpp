@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -110,7 +111,19 @@ struct DecodeOptions {
   bool verify_md5 = true;              ///< only possible when the sample format is lossless
   bool stop_on_damage = false;         ///< throw at the first damaged frame instead of going on
   std::optional<StreamParams> params;  ///< for streams without STREAMINFO
-  int device = 0;                      ///< CUDA device index
+  int device = 0;                      ///< CUDA device index (when `devices` is empty)
+  /// cuda: decode on several GPUs at once (parse_devices("all") gives every visible one). A
+  /// file is cut by bytes into one part per device, each cut at a frame start the frame search
+  /// verifies; the parts decode concurrently (one host thread, CudaDecoder and stream set per
+  /// part) and their PCM is joined in order, sample-exact. decode_batch splits its files into
+  /// contiguous shares of about equal bytes, one per device. An index that does not exist or
+  /// is listed twice is an Error naming it. Empty: `device` alone. For decode, decode_batch and
+  /// the ranges; a CudaDecoder stays on its own device.
+  std::vector<int> devices;
+  /// With `devices`: the number of parts (or batch shares), 0 for one per device; part k runs on
+  /// devices[k % devices.size()]. More parts than devices put several concurrent decodes on a
+  /// device, which is how one GPU runs (and tests) the multi-device path.
+  std::size_t parts = 0;
   /// Refuse streams whose output would be larger (0: no limit). A few bytes of CONSTANT
   /// frames can legally describe hours of audio; services decoding untrusted files set this.
   std::uint64_t max_output_bytes = 0;
@@ -157,6 +170,11 @@ struct Decoded {
   Pcm pcm;
   DecodeReport report;
 };
+
+/// A device list as the CLI takes it: "all" (every visible CUDA device) or indices separated
+/// by commas ("0,2"). Throws Error naming an index that is malformed, does not exist or is
+/// listed twice, and when no device is visible.
+std::vector<int> parse_devices(std::string_view spec);
 
 /// Decodes a whole FLAC file held in memory.
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});

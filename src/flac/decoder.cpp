@@ -7,6 +7,7 @@
 #include "core/md5.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
+#include "flac/multi_device.hpp"
 #include "flac/pcm_md5.hpp"
 
 namespace sigpu::flac {
@@ -82,7 +83,8 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
 
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   const Backend backend = resolve(o.backend);
-  if (backend == Backend::cuda) return CudaDecoder(o.device).decode(file, o);
+  if (backend == Backend::cuda)
+    return multi_device(o) ? decode_multi_device(file, o) : CudaDecoder(o.device).decode(file, o);
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = backend;
@@ -104,7 +106,9 @@ Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
 std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                       const DecodeOptions& o) {
   const Backend backend = resolve(o.backend);
-  if (backend == Backend::cuda) return CudaDecoder(o.device).decode_batch(files, o);
+  if (backend == Backend::cuda)
+    return multi_device(o) ? decode_batch_multi_device(files, o)
+                           : CudaDecoder(o.device).decode_batch(files, o);
   std::vector<BatchResult> out(files.size());
   auto one = [&](std::size_t i, Backend b) {
     DecodeOptions opt = o;

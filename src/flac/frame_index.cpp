@@ -142,19 +142,10 @@ class Walker {
   const FrameProbe& probe_;
 };
 
-/// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
 void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_size,
                  std::uint64_t frame_number) {
-  const std::uint64_t have = index.total_samples, want = stream.info.total_samples;
-  if (!stream.has_streaminfo || !want || want == have) return;
-  if (want > have)
-    index.damage.push_back({data_size, 0, frame_number, have, 0,
-                            "stream ends after " + std::to_string(have) +
-                                " samples, STREAMINFO says " + std::to_string(want) +
-                                " (truncated?)"});
-  else
-    index.warnings.push_back("STREAMINFO says " + std::to_string(want) +
-                             " samples, the frames hold " + std::to_string(have));
+  check_total_samples(index.total_samples, stream, data_size, frame_number, index.damage,
+                      index.warnings);
 }
 
 }  // namespace
@@ -295,6 +286,20 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   index.total_samples = out_end;
   check_total(index, stream, data_size, frame_number);
   return index;
+}
+
+void check_total_samples(std::uint64_t have, const Stream& stream, std::uint64_t data_size,
+                         std::uint64_t frame_number, std::vector<Damage>& damage,
+                         std::vector<std::string>& warnings) {
+  const std::uint64_t want = stream.info.total_samples;
+  if (!stream.has_streaminfo || !want || want == have) return;
+  if (want > have)
+    damage.push_back({data_size, 0, frame_number, have, 0,
+                      "stream ends after " + std::to_string(have) + " samples, STREAMINFO says " +
+                          std::to_string(want) + " (truncated?)"});
+  else
+    warnings.push_back("STREAMINFO says " + std::to_string(want) + " samples, the frames hold " +
+                       std::to_string(have));
 }
 
 }  // namespace sigpu::flac

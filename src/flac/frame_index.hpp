@@ -42,6 +42,11 @@ StreamFormat stream_format(const Candidate& first, const Stream& stream,
 /// frames next to damage).
 using FrameProbe = std::function<std::optional<std::uint64_t>(const Candidate&, unsigned bps)>;
 
+/// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
+void check_total_samples(std::uint64_t have, const Stream& stream, std::uint64_t data_size,
+                         std::uint64_t frame_number, std::vector<Damage>& damage,
+                         std::vector<std::string>& warnings);
+
 /// `cands` sorted by position with `next` filled. Throws Error for streams whose channel
 /// count, bit depth or sample rate changes.
 FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& stream,

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <sigpu/core.hpp>
+
 #include "support/shell.hpp"
 
 namespace {
@@ -361,6 +363,39 @@ TEST_F(Cli, UsageErrorsExitWith2) {
     EXPECT_EQ(r.code, 2) << "'" << args << "': " << r.output;
     EXPECT_EQ(r.output.rfind("sigpu: ", 0), 0u) << "'" << args << "': " << r.output;
   }
+}
+
+TEST_F(Cli, DeviceListsAreChecked) {
+  const auto f = make_flac("a", 2, 16, 0.5);
+  const auto cpu = sigpu("flac decode --backend cpu --devices 0 " + quoted(f));
+  EXPECT_EQ(cpu.code, 2) << cpu.output;
+  EXPECT_NE(cpu.output.find("--devices needs the cuda backend"), std::string::npos) << cpu.output;
+  // Without a GPU device 0 does not exist; with one it is listed twice: either way it is named.
+  const auto twice = sigpu("flac decode --backend cuda --devices 0,0 " + quoted(f));
+  EXPECT_NE(twice.code, 0);
+  EXPECT_NE(twice.output.find("CUDA device 0 "), std::string::npos) << twice.output;
+  const auto bad = sigpu("flac decode --backend cuda --devices 0,x " + quoted(f));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("'x' is not a device index"), std::string::npos) << bad.output;
+}
+
+/// `--devices all` on a long file (split at frame starts) and on a directory (shared out).
+class FlacMultiGpuCli : public Cli {};
+
+TEST_F(FlacMultiGpuCli, AllDevicesMatchTheFlacTool) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto f = make_flac("long", 2, 16, 20.0);
+  make_flac("short", 2, 16, 2.0);
+  const auto r = sigpu("flac decode -q --backend cuda --devices all -o " + quoted(path("out.wav")) +
+                       " " + quoted(f));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto ref = run("flac -s -d -f -o " + quoted(path("ref.wav")) + " " + quoted(f));
+  ASSERT_EQ(ref.code, 0) << ref.output;
+  EXPECT_EQ(read_all(path("out.wav")), read_all(path("ref.wav")));
+  const auto dir = sigpu("flac decode -q --backend cuda --devices all -o " + quoted(path("out")) +
+                         " " + quoted(dir_.string()));
+  ASSERT_EQ(dir.code, 0) << dir.output;
+  EXPECT_EQ(read_all(path("out/long.wav")), read_all(path("ref.wav")));
 }
 
 TEST_F(Cli, HelpVersionAndInfoSucceed) {

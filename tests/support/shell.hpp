@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace sigpu::test {
@@ -31,7 +32,10 @@ inline std::string quoted(const std::string& s) {
 }
 
 /// The CLI this build made.
-inline const std::string kSigpuBinary = SIGPU_BINARY_DIR "/bin/sigpu";
+// The build's CLI; on the GPU machine scripts/gpu-run exports the unpacked bundle's folder.
+inline const std::string kSigpuBinary =
+    std::getenv("SIGPU_BINARY_DIR") ? std::string(std::getenv("SIGPU_BINARY_DIR")) + "/bin/sigpu"
+                                    : std::string(SIGPU_BINARY_DIR "/bin/sigpu");
 
 inline CommandResult run_sigpu(const std::string& args) {
   return run_command(quoted(kSigpuBinary) + " " + args);

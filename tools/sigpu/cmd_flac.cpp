@@ -42,6 +42,7 @@ struct DecodeArgs {
   std::string format = "wav";
   std::string sample_format;  ///< empty: the coded width, as `flac -d` writes it
   int device = 0;
+  std::string devices;  ///< "all" or "0,1": several GPUs at once
   bool no_md5 = false, stop_on_damage = false, force = false, quiet = false;
   std::string skip, until;  ///< a range, as `flac -d --skip/--until` takes it
 };
@@ -375,6 +376,11 @@ int run_decode(const DecodeArgs& a) {
   opt.verify_md5 = !a.no_md5;
   opt.stop_on_damage = a.stop_on_damage;
   opt.device = a.device;
+  if (!a.devices.empty()) {
+    if (opt.backend != Backend::cuda)
+      throw UsageError("--devices needs the cuda backend (and a CUDA device)");
+    opt.devices = flac::parse_devices(a.devices);
+  }
   const auto format = a.format == "raw"   ? flac::FileFormat::raw
                       : a.format == "npy" ? flac::FileFormat::npy
                                           : flac::FileFormat::wav;
@@ -419,13 +425,24 @@ int run_decode(const DecodeArgs& a) {
 
   // The GPU decodes files in batches of up to kBatchBytes of input, packed into shared launches.
   constexpr std::uint64_t kBatchBytes = 512u << 20;
+  // One device keeps its decoder between batches; several split each batch (a single file by
+  // bytes at frame starts, several files into shares by bytes).
   std::unique_ptr<flac::CudaDecoder> gpu;
-  try {
-    gpu = std::make_unique<flac::CudaDecoder>(opt.device);
-  } catch (const std::exception& e) {
-    fail(e.what());
-    return rc;
+  if (opt.devices.empty()) {
+    try {
+      gpu = std::make_unique<flac::CudaDecoder>(opt.device);
+    } catch (const std::exception& e) {
+      fail(e.what());
+      return rc;
+    }
   }
+  auto decode_files = [&](std::span<const std::span<const std::uint8_t>> files) {
+    if (gpu) return gpu->decode_batch(files, opt);
+    if (files.size() > 1) return flac::decode_batch(files, opt);
+    std::vector<flac::BatchResult> one(1);
+    one[0].decoded = flac::decode(files[0], opt);
+    return one;
+  };
   for (std::size_t first = 0; first < inputs.size();) {
     std::vector<std::size_t> batch;
     std::vector<flac::ByteBuffer> bytes;
@@ -449,7 +466,7 @@ int run_decode(const DecodeArgs& a) {
     Stopwatch clock;
     std::vector<flac::BatchResult> results;
     try {
-      results = gpu->decode_batch(spans, opt);
+      results = decode_files(spans);
     } catch (const std::exception& e) {
       for (std::size_t k = 0; k < batch.size(); ++k) {
         fail(inputs[batch[k]].path + ": " + e.what());
@@ -537,6 +554,9 @@ void add_flac_commands(CLI::App& app, Action& action) {
                  "s16, s32 or f32 (default: the stream's own bit depth)")
       ->check(CLI::IsMember({"s16", "s32", "f32"}));
   cd->add_option("--device", dec->device, "CUDA device index")->capture_default_str();
+  cd->add_option("--devices", dec->devices,
+                 "CUDA devices to decode on at once: all, or indices like 0,1 (a file is split "
+                 "by bytes at frame starts, a batch shared out by bytes)");
   cd->add_option("--skip", dec->skip,
                  "Start at this sample (digits) or time (mm:ss.ss), as `flac -d --skip`; found "
                  "through the SEEKTABLE or a frame search near it, not by decoding from the start");

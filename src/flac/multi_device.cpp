@@ -1,0 +1,280 @@
+// Several devices at once: the split (split.hpp), a host thread per piece, the join.
+#include "flac/multi_device.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "core/thread_pool.hpp"
+#include "flac/backends.hpp"
+#include "flac/decoder_common.hpp"
+#include "flac/split.hpp"
+
+namespace sigpu::flac {
+namespace {
+
+/// Runs fn(k) for k in [0, n) on a thread each (inline when n is 1); the first exception of
+/// piece k lands in errors[k].
+std::vector<std::exception_ptr> run_pieces(std::size_t n,
+                                           const std::function<void(std::size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  auto guarded = [&](std::size_t k) {
+    try {
+      fn(k);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  if (n == 1) {
+    guarded(0);
+    return errors;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) threads.emplace_back(guarded, k);
+  for (auto& t : threads) t.join();
+  return errors;
+}
+
+std::string message_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+/// The options of one piece: one device, the caller's checks left to the join.
+DecodeOptions piece_options(const DecodeOptions& o) {
+  DecodeOptions p = o;
+  p.devices.clear();
+  p.parts = 0;
+  return p;
+}
+
+/// Where a part's samples go in the joined output: `count` samples from `at`, silence where the
+/// part is shorter.
+struct Placement {
+  std::uint64_t at = 0, count = 0;
+};
+
+/// Fills samples [from, to) of a placement (counted from its start) in `out`, of `total`
+/// samples per channel.
+void place(Pcm& out, std::uint64_t total, const Placement& p, const Pcm& part, std::uint64_t from,
+           std::uint64_t to) {
+  const std::size_t v = bytes_per_sample(out.format), ch = out.channels;
+  const std::uint64_t have = std::min(to, std::max(from, std::min(p.count, part.samples)));
+  // [a, b) of the placement from the part's sample a, or silence.
+  auto fill = [&](std::uint64_t a, std::uint64_t b, bool copy) {
+    if (a >= b) return;
+    if (out.layout == Layout::interleaved) {
+      std::uint8_t* dst = out.bytes.data() + (p.at + a) * ch * v;
+      if (copy)
+        std::memcpy(dst, part.bytes.data() + a * ch * v, (b - a) * ch * v);
+      else
+        std::memset(dst, 0, (b - a) * ch * v);
+      return;
+    }
+    for (std::size_t c = 0; c < ch; ++c) {
+      std::uint8_t* dst = out.bytes.data() + (c * total + p.at + a) * v;
+      if (copy)
+        std::memcpy(dst, part.bytes.data() + (c * part.samples + a) * v, (b - a) * v);
+      else
+        std::memset(dst, 0, (b - a) * v);
+    }
+  };
+  fill(from, have, true);
+  fill(have, to, false);
+}
+
+/// Joins the parts into `out` on all cores: gigabytes of PCM, first touched here.
+void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Decoded>& got) {
+  constexpr std::uint64_t kChunk = 1 << 16;  // samples per channel
+  const std::uint64_t total = out.samples;
+  ThreadPool::shared().parallel_for(
+      (total + kChunk - 1) / kChunk,
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t chunk = b; chunk < e; ++chunk) {
+          const std::uint64_t s0 = chunk * kChunk, s1 = std::min(total, s0 + kChunk);
+          for (std::size_t k = 0; k < places.size(); ++k) {
+            const Placement& p = places[k];
+            const std::uint64_t from = std::max(s0, p.at), to = std::min(s1, p.at + p.count);
+            if (from < to) place(out, total, p, got[k].pcm, from - p.at, to - p.at);
+          }
+        }
+      },
+      1);
+}
+
+/// The number of pieces the options ask for, once their device list is checked.
+std::size_t checked_pieces(const DecodeOptions& o) {
+  check_device_list(o.devices, cuda_devices().size());
+  return o.parts ? o.parts : o.devices.size();
+}
+
+}  // namespace
+
+bool multi_device(const DecodeOptions& o) {
+  return !o.devices.empty();
+}
+
+std::vector<int> parse_devices(std::string_view spec) {
+  const std::size_t visible = cuda_devices().size();
+  std::vector<int> out;
+  if (spec == "all") {
+    if (!visible) throw Error("--devices all: no CUDA device is visible");
+    for (std::size_t i = 0; i < visible; ++i) out.push_back(static_cast<int>(i));
+    return out;
+  }
+  for (std::size_t at = 0; at <= spec.size();) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string_view item = spec.substr(at, comma - at);
+    int d = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0)
+      throw Error("device list '" + std::string(spec) + "': '" + std::string(item) +
+                  "' is not a device index (give \"all\" or indices like 0,1)");
+    out.push_back(d);
+    at = comma + 1;
+  }
+  check_device_list(out, visible);
+  return out;
+}
+
+Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions& o,
+                        std::size_t parts, const PartDecoder& decode_part) {
+  Decoded d;
+  d.stream = parse_stream(file);
+  d.report.backend = resolve(o.backend);
+  const StreamInfo& info = d.stream.info;
+  const std::vector<StreamPart> cuts = split_at_frames(file, d.stream, parts);
+  if (cuts.size() == 1) return decode_part(0, file, piece_options(o));  // all of it, as it is
+
+  // The first part is the file's start, metadata and all; the others are runs of frames with
+  // the stream's parameters.
+  DecodeOptions po = piece_options(o);
+  po.verify_md5 = false;
+  po.stop_on_damage = false;
+  if (!po.params && d.stream.has_streaminfo)
+    po.params = StreamParams{info.sample_rate, info.channels, info.bits_per_sample};
+  std::vector<Decoded> got(cuts.size());
+  const auto errors = run_pieces(cuts.size(), [&](std::size_t k) {
+    got[k] = decode_part(k, file.subspan(cuts[k].begin, cuts[k].end - cuts[k].begin), po);
+  });
+  for (std::size_t k = 0; k < cuts.size(); ++k)
+    if (errors[k])
+      throw Error("part " + std::to_string(k) + " (bytes " + std::to_string(cuts[k].begin) + ".." +
+                  std::to_string(cuts[k].end) + "): " + message_of(errors[k]));
+
+  // Where each part goes: the first where a whole decode starts, the others where their first
+  // frame's number puts them after it. A part whose length disagrees with the next cut's
+  // number (only damage could do that) is padded with silence or shortened.
+  DecodeOutput r;
+  std::vector<Placement> places(cuts.size());
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    const Pcm& p = got[k].pcm;
+    const Pcm& p0 = got[0].pcm;
+    if (p.channels != p0.channels || p.bits_per_sample != p0.bits_per_sample ||
+        p.sample_rate != p0.sample_rate)
+      throw Error("part " + std::to_string(k) + " (byte " + std::to_string(cuts[k].begin) +
+                  "): the stream's channel count, bit depth or sample rate changes");
+    places[k].at = k == 0 ? 0 : p0.samples + (cuts[k].first_sample - cuts[1].first_sample);
+    places[k].count =
+        k > 0 && k + 1 < cuts.size() ? cuts[k + 1].first_sample - cuts[k].first_sample : p.samples;
+    if (places[k].count != p.samples)
+      r.warnings.push_back(
+          "part " + std::to_string(k) + " (bytes " + std::to_string(cuts[k].begin) + ".." +
+          std::to_string(cuts[k].end) + ") decoded to " + std::to_string(p.samples) +
+          " samples, the frame numbers at its ends say " + std::to_string(places[k].count) + ": " +
+          (p.samples < places[k].count ? "padded with silence" : "shortened"));
+  }
+  const std::uint64_t total = places.back().at + places.back().count;
+  const Pcm& shape = got[0].pcm;
+  r.pcm.format = shape.format;
+  r.pcm.layout = shape.layout;
+  r.pcm.sample_rate = shape.sample_rate;
+  r.pcm.channels = shape.channels;
+  r.pcm.bits_per_sample = shape.bits_per_sample;
+  r.pcm.samples = total;
+  const std::uint64_t bytes = total * r.pcm.channels * bytes_per_sample(r.pcm.format);
+  if (o.max_output_bytes && bytes > o.max_output_bytes)
+    throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
+                std::to_string(o.max_output_bytes));
+  r.pcm.bytes.resize(bytes);
+  join(r.pcm, places, got);
+
+  std::uint64_t frames_before = 0;
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    DecodeReport& pr = got[k].report;
+    for (Damage x : pr.damage) {
+      // The first part's check of its length against STREAMINFO's total (which counts the
+      // whole stream) is made again below, for the joined length.
+      if (k == 0 && x.byte_length == 0 && x.byte_offset == cuts[0].end) continue;
+      x.byte_offset += cuts[k].begin;
+      x.first_sample += places[k].at;
+      x.frame_number += frames_before;
+      r.damage.push_back(std::move(x));
+    }
+    // The first part's warnings start with the file's metadata warnings, which the joined
+    // decode reports anyway.
+    auto w = pr.warnings.begin();
+    if (k == 0 && pr.warnings.size() >= d.stream.warnings.size() &&
+        std::equal(d.stream.warnings.begin(), d.stream.warnings.end(), w))
+      w += static_cast<std::ptrdiff_t>(d.stream.warnings.size());
+    r.warnings.insert(r.warnings.end(), w, pr.warnings.end());
+    frames_before += pr.frames;
+  }
+  r.frames = frames_before;
+  check_total_samples(total, d.stream, file.size(), r.frames, r.damage, r.warnings);
+  finish_decode(d, std::move(r), o, true);
+  return d;
+}
+
+std::vector<BatchResult> decode_batch_in_shares(
+    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o,
+    std::size_t shares, const ShareDecoder& decode_share) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto& f : files) sizes.push_back(f.size());
+  const std::vector<std::size_t> bounds = share_by_bytes(sizes, shares);
+  const DecodeOptions po = piece_options(o);
+  std::vector<BatchResult> out(files.size());
+  const auto errors = run_pieces(bounds.size() - 1, [&](std::size_t k) {
+    if (bounds[k] == bounds[k + 1]) return;
+    auto got = decode_share(k, files.subspan(bounds[k], bounds[k + 1] - bounds[k]), po);
+    std::move(got.begin(), got.end(), out.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
+  });
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
+    if (errors[k])
+      for (std::size_t i = bounds[k]; i < bounds[k + 1]; ++i) out[i].error = message_of(errors[k]);
+  return out;
+}
+
+Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o) {
+  const std::size_t parts = checked_pieces(o);
+  const auto& devs = o.devices;
+  if (parts == 1) return CudaDecoder(devs[0]).decode(file, piece_options(o));
+  return decode_in_parts(
+      file, o, parts,
+      [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po) {
+        return CudaDecoder(devs[k % devs.size()]).decode(part, po);
+      });
+}
+
+std::vector<BatchResult> decode_batch_multi_device(
+    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
+  const std::size_t shares = checked_pieces(o);
+  const auto& devs = o.devices;
+  if (shares == 1) return CudaDecoder(devs[0]).decode_batch(files, piece_options(o));
+  return decode_batch_in_shares(
+      files, o, shares,
+      [&](std::size_t k, std::span<const std::span<const std::uint8_t>> share,
+          const DecodeOptions& po) {
+        return CudaDecoder(devs[k % devs.size()]).decode_batch(share, po);
+      });
+}
+
+}  // namespace sigpu::flac
