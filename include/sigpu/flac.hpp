@@ -177,6 +177,10 @@ struct Decoded {
 std::vector<int> parse_devices(std::string_view spec);
 
 /// Decodes a whole FLAC file held in memory.
+///
+/// On the cuda backend these free functions keep their CudaDecoders (streams, device buffers
+/// grown to the largest decode, pinned staging) for the next call, so a loader calling once per
+/// clip pays no set-up; release_gpu_memory() frees what they keep.
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
 /// Reads and decodes a file; errors name the path.
 Decoded decode_file(const std::string& path, const DecodeOptions& options = {});
@@ -213,6 +217,10 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
 std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
                                        std::span<const SampleRange> ranges,
                                        const DecodeOptions& options = {});
+
+/// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
+/// host memory they hold). Decoders in use finish first and are freed when they return.
+void release_gpu_memory();
 
 /// Decoded PCM in device memory, for pipelines that want it on the GPU. Freed with the object.
 struct DevicePcm {

@@ -7,6 +7,7 @@
 #include "core/md5.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
+#include "flac/decoder_pool.hpp"
 #include "flac/multi_device.hpp"
 #include "flac/pcm_md5.hpp"
 
@@ -84,7 +85,7 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   const Backend backend = resolve(o.backend);
   if (backend == Backend::cuda)
-    return multi_device(o) ? decode_multi_device(file, o) : CudaDecoder(o.device).decode(file, o);
+    return multi_device(o) ? decode_multi_device(file, o) : DecoderLease(o.device)->decode(file, o);
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = backend;
@@ -108,7 +109,7 @@ std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8
   const Backend backend = resolve(o.backend);
   if (backend == Backend::cuda)
     return multi_device(o) ? decode_batch_multi_device(files, o)
-                           : CudaDecoder(o.device).decode_batch(files, o);
+                           : DecoderLease(o.device)->decode_batch(files, o);
   std::vector<BatchResult> out(files.size());
   auto one = [&](std::size_t i, Backend b) {
     DecodeOptions opt = o;

@@ -10,6 +10,7 @@
 #include "core/thread_pool.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
+#include "flac/decoder_pool.hpp"
 #include "flac/split.hpp"
 
 namespace sigpu::flac {
@@ -256,11 +257,11 @@ std::vector<BatchResult> decode_batch_in_shares(
 Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   const std::size_t parts = checked_pieces(o);
   const auto& devs = o.devices;
-  if (parts == 1) return CudaDecoder(devs[0]).decode(file, piece_options(o));
+  if (parts == 1) return DecoderLease(devs[0])->decode(file, piece_options(o));
   return decode_in_parts(
       file, o, parts,
       [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po) {
-        return CudaDecoder(devs[k % devs.size()]).decode(part, po);
+        return DecoderLease(devs[k % devs.size()])->decode(part, po);
       });
 }
 
@@ -268,12 +269,12 @@ std::vector<BatchResult> decode_batch_multi_device(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
   const std::size_t shares = checked_pieces(o);
   const auto& devs = o.devices;
-  if (shares == 1) return CudaDecoder(devs[0]).decode_batch(files, piece_options(o));
+  if (shares == 1) return DecoderLease(devs[0])->decode_batch(files, piece_options(o));
   return decode_batch_in_shares(
       files, o, shares,
       [&](std::size_t k, std::span<const std::span<const std::uint8_t>> share,
           const DecodeOptions& po) {
-        return CudaDecoder(devs[k % devs.size()]).decode_batch(share, po);
+        return DecoderLease(devs[k % devs.size()])->decode_batch(share, po);
       });
 }
 

@@ -88,6 +88,27 @@ TEST_F(FlacGpuBackend, FalseSyncsNeverChangeTheOutput) {
   EXPECT_EQ(std::memcmp(gpu.pcm.bytes.data(), pcm.data(), pcm.size() * 4), 0);
 }
 
+// The free functions keep their decoders between calls: buffers grown by a long file must not
+// leak into a short one's output, a decode that throws must not leave its decoder half-used for
+// the next, and release_gpu_memory() must leave the next call a working decoder.
+TEST_F(FlacGpuBackend, KeptDecodersServeCallAfterCall) {
+  const auto big = encode(test::Signal::music, 2, 24, 400000, 8);
+  const auto small = encode(test::Signal::white_noise, 1, 16, 30000, 5, 1152);
+  auto damaged = encode(test::Signal::music, 2, 16, 100000, 5, 1152);
+  damaged[damaged.size() / 2] ^= 0x40;
+  const Decoded big_cpu = decode(big, {.backend = Backend::cpu});
+  const Decoded small_cpu = decode(small, {.backend = Backend::cpu});
+  for (int round = 0; round < 3; ++round) {
+    const std::string what = "round " + std::to_string(round);
+    expect_same(decode(big, {.backend = Backend::cuda}), big_cpu, what + ", long file");
+    EXPECT_THROW(decode(damaged, {.backend = Backend::cuda, .stop_on_damage = true}), Error);
+    const Decoded s = decode(small, {.backend = Backend::cuda});
+    expect_same(s, small_cpu, what + ", short file");
+    EXPECT_EQ(s.report.md5, Md5Check::match) << what;
+    if (round == 1) release_gpu_memory();
+  }
+}
+
 #ifdef SIGPU_HAVE_CUDA
 TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
   const auto f = encode(test::Signal::music, 2, 24, 200000, 8);

@@ -84,7 +84,7 @@ void Stager::upload(void* d_dst, std::span<const HostPiece> src, cudaStream_t st
   const std::size_t n = map.size();
   for (std::size_t off = 0, c = 0; off < n; off += chunk_, ++c) {
     const std::size_t len = std::min(chunk_, n - off), b = c & 1;
-    buffer_[b].reserve(chunk_);
+    buffer_[b].reserve(std::min(chunk_, n));
     if (c >= 2) SIGPU_CUDA_CHECK(cudaEventSynchronize(done_[b]));  // its previous DMA is done
     parallel_copy(map, off, len, buffer_[b].get(), true, pool);
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(d_dst) + off, buffer_[b].get(), len,
@@ -107,7 +107,7 @@ void Stager::download(std::span<const HostPiece> dst, const void* d_src, cudaStr
   };
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t off = c * chunk_, len = std::min(chunk_, n - off), b = c & 1;
-    buffer_[b].reserve(chunk_);
+    buffer_[b].reserve(std::min(chunk_, n));
     // Buffer b last held chunk c - 2, already copied out by land(c - 2) below.
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(buffer_[b].get(), static_cast<const char*>(d_src) + off, len,
                                      cudaMemcpyDeviceToHost, stream));
