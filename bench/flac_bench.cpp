@@ -641,19 +641,20 @@ struct Options {
       "usage: flac_bench [FILE] [--repeat N] [--backends LIST] [--md5 on|off|both] [--device N] "
       "[--tile N] [--clips N [--clip-seconds S]] [--ranges N [--range-seconds S]] "
       "[--devices all|0,1,.. [--parts N]] [--csv OUT]\n"
-      "  LIST: comma-separated from libflac,cpu,cpu-parallel,cuda,cuda-s16,cuda-device,"
+      "  LIST: comma-separated from libflac,cpu,cpu-parallel,cuda,cuda-s16,cuda-s16-pinned,"
+      "cuda-device,"
       "cuda-device-s16,ffmpeg (--ranges only) (default: all), cuda-device-s16-warp, "
-      "cuda-device-s16-flat, cuda-device-s16-plain\n");
+      "cuda-device-s16-thread, cuda-device-s16-plain\n");
   std::exit(2);
 }
 
 const std::vector<std::string> kAllBackends = {
-    "libflac",  "cpu",         "cpu-parallel",    "cuda",
-    "cuda-s16", "cuda-device", "cuda-device-s16", "ffmpeg"};
+    "libflac",         "cpu",         "cpu-parallel",    "cuda",  "cuda-s16",
+    "cuda-s16-pinned", "cuda-device", "cuda-device-s16", "ffmpeg"};
 // Not in "all": the device-resident decode with the fast path's warp-per-frame parse
-// (SIGPU_DECODE_PATH=warp), with its flat parse and padded restore (=flat), and with the plain
-// one-thread-per-frame kernel.
-const std::vector<std::string> kExtraBackends = {"cuda-device-s16-warp", "cuda-device-s16-flat",
+// (SIGPU_DECODE_PATH=warp), with its thread parse over the plain residual reader (=thread), and
+// with the plain one-thread-per-frame kernel.
+const std::vector<std::string> kExtraBackends = {"cuda-device-s16-warp", "cuda-device-s16-thread",
                                                  "cuda-device-s16-plain"};
 
 Options parse_args(int argc, char** argv) {
@@ -993,9 +994,11 @@ int main(int argc, char** argv) {
                            n_values, ch);
   };
 
+  // `into`: the caller's memory the decode writes its PCM to (decode_into), checked after timing.
   auto host_row = [&](const std::string& name, sigpu::Backend backend, flac::SampleFormat fmt,
                       bool md5,
-                      const std::function<flac::Decoded(const flac::DecodeOptions&)>& decode) {
+                      const std::function<flac::Decoded(const flac::DecodeOptions&)>& decode,
+                      std::span<const std::uint8_t> into = {}) {
     Row row{name, fmt == flac::SampleFormat::s16 ? "s16" : "int32", md5};
     flac::DecodeOptions o;
     o.backend = backend;
@@ -1020,6 +1023,8 @@ int main(int argc, char** argv) {
         [&] {
           if (!err.empty()) return err;
           std::string bad = report_problem(got.report, row, md5_in_stream);
+          if (!into.empty() && got.pcm.bytes.empty())
+            got.pcm.bytes.assign(into.begin(), into.end());
           return bad.empty() ? check_pcm(got.pcm, fmt) : bad;
         });
     return row;
@@ -1034,9 +1039,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  const bool any_cuda = want("cuda") || want("cuda-s16") || want("cuda-device") ||
-                        want("cuda-device-s16") || want("cuda-device-s16-warp") ||
-                        want("cuda-device-s16-flat") || want("cuda-device-s16-plain");
+  const bool any_cuda = want("cuda") || want("cuda-s16") || want("cuda-s16-pinned") ||
+                        want("cuda-device") || want("cuda-device-s16") ||
+                        want("cuda-device-s16-warp") || want("cuda-device-s16-thread") ||
+                        want("cuda-device-s16-plain");
   if (any_cuda && !cuda_ok) {
     std::printf("note: cuda rows skipped: %s\n", gpu_note.c_str());
   } else if (any_cuda) {
@@ -1064,6 +1070,38 @@ int main(int argc, char** argv) {
           }
           rows.push_back(std::move(row));
         }
+      }
+      // The same with the file and the PCM in pinned memory the caller keeps (decode_into): the
+      // copies are DMAs straight between them and the device, as a loader with pinned buffers
+      // gets; the pinned PCIe bound applies to this row as it is.
+      if (want("cuda-s16-pinned")) {
+        const std::size_t out_bytes = n_values * 2;
+        void *in = nullptr, *out = nullptr;
+        if (cudaMallocHost(&in, file.size()) != cudaSuccess ||
+            cudaMallocHost(&out, out_bytes) != cudaSuccess) {
+          Row row{"sigpu cuda pinned->pinned", "s16", false};
+          row.failed = true;
+          row.note = "cannot allocate pinned buffers";
+          rows.push_back(row);
+        } else {
+          std::memcpy(in, file.data(), file.size());
+          const std::span pin_in(static_cast<const std::uint8_t*>(in), file.size());
+          const std::span pin_out(static_cast<std::uint8_t*>(out), out_bytes);
+          for (bool md5 : md5s) {
+            Row row = host_row(
+                "sigpu cuda pinned->pinned", sigpu::Backend::cuda, flac::SampleFormat::s16, md5,
+                [&](const flac::DecodeOptions& o) { return gpu->decode_into(pin_in, pin_out, o); },
+                pin_out);
+            if (bw) {
+              row.bound_s =
+                  file.size() / (bw->h2d_pinned * 1e9) + double(out_bytes) / (bw->d2h_pinned * 1e9);
+              row.bound_name = "PCIe";
+            }
+            rows.push_back(std::move(row));
+          }
+        }
+        cudaFreeHost(in);
+        cudaFreeHost(out);
       }
       // Several GPUs at once (DecodeOptions::devices): the file cut at frame starts into one
       // part per device (or --parts), the parts decoded concurrently, the PCM joined on the host.
@@ -1103,7 +1141,7 @@ int main(int argc, char** argv) {
 #ifdef SIGPU_HAVE_CUDA
       // Compressed bytes already in device memory, PCM left there.
       if (want("cuda-device") || want("cuda-device-s16") || want("cuda-device-s16-warp") ||
-          want("cuda-device-s16-flat") || want("cuda-device-s16-plain")) {
+          want("cuda-device-s16-thread") || want("cuda-device-s16-plain")) {
         void* d_file = nullptr;
         std::size_t padded = (file.size() + 3) / 4 * 4 + 64;
         cudaError_t e = cudaMalloc(&d_file, padded);
@@ -1118,17 +1156,17 @@ int main(int argc, char** argv) {
           rows.push_back(row);
         } else {
           for (auto [name, fmt, path] :
-               {std::tuple{"cuda-device", flac::SampleFormat::raw32, DecodePath::fast},
-                {"cuda-device-s16", flac::SampleFormat::s16, DecodePath::fast},
+               {std::tuple{"cuda-device", flac::SampleFormat::raw32, DecodePath::fast_flat},
+                {"cuda-device-s16", flac::SampleFormat::s16, DecodePath::fast_flat},
                 {"cuda-device-s16-warp", flac::SampleFormat::s16, DecodePath::fast_warp_parse},
-                {"cuda-device-s16-flat", flac::SampleFormat::s16, DecodePath::fast_flat},
+                {"cuda-device-s16-thread", flac::SampleFormat::s16, DecodePath::fast},
                 {"cuda-device-s16-plain", flac::SampleFormat::s16, DecodePath::plain}}) {
             if (!want(name)) continue;
             flac::cuda::set_decode_path(path);
             for (bool md5 : md5s) {
-              Row row{path == DecodePath::fast              ? "sigpu cuda device"
+              Row row{path == DecodePath::fast_flat         ? "sigpu cuda device"
                       : path == DecodePath::fast_warp_parse ? "sigpu cuda device warp-parse"
-                      : path == DecodePath::fast_flat       ? "sigpu cuda device flat-parse"
+                      : path == DecodePath::fast            ? "sigpu cuda device thread-parse"
                                                             : "sigpu cuda device plain",
                       fmt == flac::SampleFormat::s16 ? "s16" : "int32", md5};
               flac::DecodeOptions o;
@@ -1184,7 +1222,7 @@ int main(int argc, char** argv) {
               rows.push_back(std::move(row));
             }
           }
-          flac::cuda::set_decode_path(DecodePath::fast);
+          flac::cuda::set_decode_path(DecodePath::fast_flat);
           cudaFree(d_file);
         }
       }

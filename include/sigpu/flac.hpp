@@ -245,6 +245,16 @@ class CudaDecoder {
   /// Host bytes in, host PCM out (copies both ways included).
   Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
 
+  /// decode() into memory the caller owns, when `out` is exactly the size of the decoded PCM
+  /// (samples x channels x bytes_per_sample; STREAMINFO's total_samples for an intact file):
+  /// the result's pcm then has its shape but no bytes. Otherwise `out` is left alone and the
+  /// PCM comes back in pcm.bytes, as from decode(). When `file` or `out` is pinned memory
+  /// (cudaMallocHost, cudaHostRegister) it is copied by DMA directly instead of through the
+  /// decoder's pinned staging: the way to PCIe speed for a caller that keeps pinned buffers.
+  /// With a device_memory_budget `out` is not used.
+  Decoded decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
+                      const DecodeOptions& options = {});
+
   /// Many files, packed into shared launches (see sigpu::flac::decode_batch).
   std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                         const DecodeOptions& options = {});

@@ -92,8 +92,10 @@ void place(Pcm& out, std::uint64_t total, const Placement& p, const Pcm& part, s
   fill(have, to, false);
 }
 
-/// Joins the parts into `out` on all cores: gigabytes of PCM, first touched here.
-void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Decoded>& got) {
+/// Joins the parts into `out` on all cores: gigabytes of PCM, first touched here. Parts
+/// already in place (decoded into `out`) are skipped.
+void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Decoded>& got,
+          const std::vector<bool>& in_place) {
   constexpr std::uint64_t kChunk = 1 << 16;  // samples per channel
   const std::uint64_t total = out.samples;
   ThreadPool::shared().parallel_for(
@@ -102,6 +104,7 @@ void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Deco
         for (std::size_t chunk = b; chunk < e; ++chunk) {
           const std::uint64_t s0 = chunk * kChunk, s1 = std::min(total, s0 + kChunk);
           for (std::size_t k = 0; k < places.size(); ++k) {
+            if (in_place[k]) continue;
             const Placement& p = places[k];
             const std::uint64_t from = std::max(s0, p.at), to = std::min(s1, p.at + p.count);
             if (from < to) place(out, total, p, got[k].pcm, from - p.at, to - p.at);
@@ -153,7 +156,7 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   d.report.backend = resolve(o.backend);
   const StreamInfo& info = d.stream.info;
   const std::vector<StreamPart> cuts = split_at_frames(file, d.stream, parts);
-  if (cuts.size() == 1) return decode_part(0, file, piece_options(o));  // all of it, as it is
+  if (cuts.size() == 1) return decode_part(0, file, piece_options(o), {});  // all of it, as it is
 
   // The first part is the file's start, metadata and all; the others are runs of frames with
   // the stream's parameters.
@@ -162,9 +165,28 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   po.stop_on_damage = false;
   if (!po.params && d.stream.has_streaminfo)
     po.params = StreamParams{info.sample_rate, info.channels, info.bits_per_sample};
+  // Where the parts should go, when STREAMINFO gives the total and the output is interleaved:
+  // each part's decoder may then write its PCM straight into the joined output.
+  const std::size_t frame_bytes = std::size_t(info.channels) * bytes_per_sample(o.format);
+  std::vector<Placement> predicted(cuts.size());
+  const std::uint64_t first = cuts.front().first_sample;
+  bool predict = d.stream.has_streaminfo && o.layout == Layout::interleaved &&
+                 info.total_samples + first > cuts.back().first_sample;
+  for (std::size_t k = 0; predict && k < cuts.size(); ++k) {
+    const std::uint64_t next =
+        k + 1 < cuts.size() ? cuts[k + 1].first_sample : info.total_samples + first;
+    predicted[k] = {cuts[k].first_sample - first, next - cuts[k].first_sample};
+  }
+  const std::uint64_t predicted_total = predict ? info.total_samples : 0;
+  if (o.max_output_bytes && predicted_total * frame_bytes > o.max_output_bytes) predict = false;
+  ByteBuffer joined(predict ? predicted_total * frame_bytes : 0);
   std::vector<Decoded> got(cuts.size());
   const auto errors = run_pieces(cuts.size(), [&](std::size_t k) {
-    got[k] = decode_part(k, file.subspan(cuts[k].begin, cuts[k].end - cuts[k].begin), po);
+    const std::span<std::uint8_t> into =
+        predict ? std::span(joined).subspan(predicted[k].at * frame_bytes,
+                                            predicted[k].count * frame_bytes)
+                : std::span<std::uint8_t>{};
+    got[k] = decode_part(k, file.subspan(cuts[k].begin, cuts[k].end - cuts[k].begin), po, into);
   });
   for (std::size_t k = 0; k < cuts.size(); ++k)
     if (errors[k])
@@ -205,8 +227,25 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   if (o.max_output_bytes && bytes > o.max_output_bytes)
     throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
                 std::to_string(o.max_output_bytes));
-  r.pcm.bytes.resize(bytes);
-  join(r.pcm, places, got);
+  // Parts decoded into `joined` stay there when the prediction held; else they are taken out
+  // and everything is joined afresh.
+  std::vector<bool> in_place(cuts.size());
+  const bool kept = predict && total == predicted_total;
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    const Pcm& p = got[k].pcm;
+    if (!predict || !p.bytes.empty() || p.samples != predicted[k].count || !p.samples) continue;
+    if (kept && places[k].at == predicted[k].at && places[k].count == predicted[k].count) {
+      in_place[k] = true;
+    } else {
+      const auto* at = joined.data() + predicted[k].at * frame_bytes;
+      got[k].pcm.bytes.assign(at, at + p.samples * frame_bytes);
+    }
+  }
+  if (kept)
+    r.pcm.bytes = std::move(joined);
+  else
+    r.pcm.bytes.resize(bytes);
+  join(r.pcm, places, got, in_place);
 
   std::uint64_t frames_before = 0;
   for (std::size_t k = 0; k < cuts.size(); ++k) {
@@ -258,11 +297,11 @@ Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOpti
   const std::size_t parts = checked_pieces(o);
   const auto& devs = o.devices;
   if (parts == 1) return DecoderLease(devs[0])->decode(file, piece_options(o));
-  return decode_in_parts(
-      file, o, parts,
-      [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po) {
-        return DecoderLease(devs[k % devs.size()])->decode(part, po);
-      });
+  return decode_in_parts(file, o, parts,
+                         [&](std::size_t k, std::span<const std::uint8_t> part,
+                             const DecodeOptions& po, std::span<std::uint8_t> into) {
+                           return DecoderLease(devs[k % devs.size()])->decode_into(part, into, po);
+                         });
 }
 
 std::vector<BatchResult> decode_batch_multi_device(

@@ -18,9 +18,12 @@ bool multi_device(const DecodeOptions& o);
 
 /// Decodes part k of a split file (split_at_frames: the first part the file's start with its
 /// metadata, the others runs of whole frames), the options carrying the stream's parameters,
-/// no MD5 check.
+/// no MD5 check. `into`, when not empty, is the part's place in the joined output, sized for the
+/// samples the cuts and STREAMINFO predict: a decoder whose PCM has exactly that size may write
+/// it there and return a Pcm with its shape and no bytes (CudaDecoder::decode_into), which
+/// saves the join a copy of every sample.
 using PartDecoder = std::function<Decoded(std::size_t k, std::span<const std::uint8_t> part,
-                                          const DecodeOptions& o)>;
+                                          const DecodeOptions& o, std::span<std::uint8_t> into)>;
 
 /// Cuts the file into `parts` parts, decodes them concurrently with `decode_part`, and joins
 /// their PCM in order: a part whose sample count differs from what the frame numbers at the

@@ -40,12 +40,12 @@ void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
   // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian
   // hosts).
   if (p.format == SampleFormat::s16 && bps == 16 && p.layout == Layout::interleaved) {
-    md5_.update(p.bytes.data() + first * 2, count * 2);
+    md5_.update(data_ + first * 2, count * 2);
     return;
   }
-  const auto* i32 = p.samples_as<std::int32_t>();
-  const auto* i16 = p.samples_as<std::int16_t>();
-  const auto* f32 = p.samples_as<float>();
+  const auto* i32 = reinterpret_cast<const std::int32_t*>(data_);
+  const auto* i16 = reinterpret_cast<const std::int16_t*>(data_);
+  const auto* f32 = reinterpret_cast<const float*>(data_);
   switch (p.format) {
     case SampleFormat::raw32:
       hash_range(p, md5_, first, count, [&](std::uint64_t o) { return i32[o]; });

@@ -15,13 +15,16 @@ namespace sigpu::flac {
 /// arrives. Precondition: the Pcm's format is lossless for its bit depth (see lossless_for).
 class PcmMd5 {
  public:
-  explicit PcmMd5(const Pcm& pcm) : pcm_(pcm) {}
+  /// The samples are at `data` (by default the Pcm's own bytes), in the Pcm's shape.
+  explicit PcmMd5(const Pcm& pcm, const std::uint8_t* data = nullptr)
+      : pcm_(pcm), data_(data ? data : pcm.bytes.data()) {}
   /// Values [first, first + count) in interleaved order (value = one sample of one channel).
   void update(std::uint64_t first, std::uint64_t count);
   std::array<std::uint8_t, 16> finish() { return md5_.finish(); }
 
  private:
   const Pcm& pcm_;
+  const std::uint8_t* data_;
   Md5 md5_;
 };
 

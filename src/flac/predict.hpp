@@ -59,8 +59,8 @@ SIGPU_HD void restore_lpc32(S* x, unsigned n, const std::int32_t* coef_in, int s
     past[j] = static_cast<std::uint32_t>(x[Order - 1 - j]);
   }
   for (unsigned i = Order; i < n; ++i) {
-    std::uint32_t sum = 0;
-    for (unsigned j = 0; j < Order; ++j) sum += coef[j] * past[j];
+    std::uint32_t sum = 0;  // the newest sample's term last: the others are ready before it
+    for (unsigned j = Order; j-- > 0;) sum += coef[j] * past[j];
     const S v =
         from_wrap<S>(static_cast<Wrap>(std::int64_t(x[i])) +
                      static_cast<Wrap>(std::int64_t(static_cast<std::int32_t>(sum) >> shift)));
@@ -77,6 +77,24 @@ SIGPU_HD bool restore_lpc32_dispatch(S* x, unsigned n, const std::int32_t* coef,
           ...);
 }
 
+/// The prediction with 64-bit sums, for any order.
+template <typename S>
+SIGPU_HD void restore_lpc64(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift) {
+  for (unsigned i = order; i < n; ++i) {
+    Wrap sum = 0;
+    for (unsigned j = 0; j < order; ++j)
+      sum +=
+          static_cast<Wrap>(std::int64_t(coef[j])) * static_cast<Wrap>(std::int64_t(x[i - 1 - j]));
+    x[i] = from_wrap<S>(static_cast<Wrap>(std::int64_t(x[i])) +
+                        static_cast<Wrap>(static_cast<std::int64_t>(sum) >> shift));
+  }
+}
+
+/// Whether restore_lpc may sum in 32 bits.
+SIGPU_HD inline bool lpc_fits_32(unsigned sample_bits, unsigned precision, unsigned order) {
+  return sample_bits + precision + floor_log2(order) <= 32;
+}
+
 /// sample_bits is the subframe's sample size. When it, the coefficient precision and the
 /// order guarantee that every sum fits in 32 bits, the sum is accumulated in 32 bits (as
 /// libFLAC does); otherwise in 64. Both give the exact sum for a valid stream; for a hostile one
@@ -84,18 +102,10 @@ SIGPU_HD bool restore_lpc32_dispatch(S* x, unsigned n, const std::int32_t* coef,
 template <typename S>
 SIGPU_HD void restore_lpc(S* x, unsigned n, const std::int32_t* coef, unsigned order, int shift,
                           unsigned sample_bits, unsigned precision) {
-  if (sample_bits + precision + floor_log2(order) <= 32) {
+  if (lpc_fits_32(sample_bits, precision, order))
     restore_lpc32_dispatch(x, n, coef, order, shift, std::make_integer_sequence<unsigned, 32>{});
-  } else {
-    for (unsigned i = order; i < n; ++i) {
-      Wrap sum = 0;
-      for (unsigned j = 0; j < order; ++j)
-        sum += static_cast<Wrap>(std::int64_t(coef[j])) *
-               static_cast<Wrap>(std::int64_t(x[i - 1 - j]));
-      x[i] = from_wrap<S>(static_cast<Wrap>(std::int64_t(x[i])) +
-                          static_cast<Wrap>(static_cast<std::int64_t>(sum) >> shift));
-    }
-  }
+  else
+    restore_lpc64(x, n, coef, order, shift);
 }
 
 }  // namespace sigpu::flac

@@ -8,6 +8,7 @@
 #include <sigpu/flac.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <random>
 #include <string>
@@ -21,6 +22,7 @@
 #include "flac/frame.hpp"
 
 #ifdef SIGPU_HAVE_CUDA
+#include "flac/backends.hpp"
 #include "flac/cuda/decode_path.hpp"
 #endif
 
@@ -182,7 +184,7 @@ class FlacGpuFastDecode : public ::testing::Test {
   }
   void TearDown() override {
     cuda::set_output_fill(0);
-    cuda::set_decode_path(DecodePath::fast);
+    cuda::set_decode_path(DecodePath::fast_flat);
   }
 };
 
@@ -250,6 +252,119 @@ std::vector<std::uint8_t> libflac(test::Signal sig, unsigned ch, unsigned bps, s
   o.mid_side = mid_side;
   o.blocksize = blocksize;
   return test::encode_with_libflac(pcm, ch, bps, 48000, o);
+}
+
+// The warp restore (warp_restore.cuh) against restore_subframe, subframe by subframe, on random
+// predictors of every kind and order, wasted bits, sums that need 64 bits, block sizes from 1
+// sample, channel counts that do not divide a warp, and frames left pending = 0.
+TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
+  std::mt19937_64 rng(2026);
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) {  // [lo, hi]
+    return lo + rng() % (hi - lo + 1);
+  };
+  for (int round = 0; round < 40; ++round) {
+    const unsigned channels = std::array{1u, 2u, 3u, 6u, 8u}[round % 5];
+    const std::size_t frames = pick(1, 150);
+    std::vector<std::uint32_t> sizes(frames);
+    std::vector<std::uint8_t> pending(frames);
+    std::vector<SubframeParams> params(frames * channels);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < frames; ++k) {
+      const auto r = pick(0, 9);
+      sizes[k] = r < 6   ? 4096
+                 : r < 8 ? static_cast<std::uint32_t>(pick(1, 40))
+                         : static_cast<std::uint32_t>(pick(1, 4608));
+      pending[k] = pick(0, 9) != 0;
+      total += std::size_t(sizes[k]) * channels;
+      for (unsigned c = 0; c < channels; ++c) {
+        SubframeParams& p = params[k * channels + c];
+        p.kind = static_cast<std::uint8_t>(pick(0, 9) < 7 ? std::uint64_t{SubframeParams::lpc}
+                                                          : pick(0, 2));
+        p.bits = static_cast<std::uint8_t>(pick(0, 3) ? pick(8, 24) : pick(25, 33));
+        p.wasted = static_cast<std::uint8_t>(pick(0, 5) ? 0 : pick(1, 3));
+        const unsigned most = std::min<unsigned>(sizes[k], 32);
+        if (p.kind == SubframeParams::fixed)
+          p.order = static_cast<std::uint8_t>(pick(0, std::min(4u, most)));
+        if (p.kind == SubframeParams::lpc) {
+          p.order = static_cast<std::uint8_t>(pick(1, most));
+          p.precision = static_cast<std::uint8_t>(pick(1, 15));
+          p.shift = static_cast<std::int8_t>(pick(0, 15));
+          for (unsigned j = 0; j < p.order; ++j)
+            p.coef[j] = static_cast<std::int32_t>(pick(0, (1u << p.precision) - 1)) -
+                        (1 << (p.precision - 1));
+        }
+        if (p.kind == SubframeParams::constant)
+          p.constant_value = static_cast<std::int64_t>(rng()) >> 30;
+      }
+    }
+    std::vector<std::int32_t> x(total);
+    for (auto& v : x) v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng()) >> 44);
+    std::vector<std::int32_t> want = x;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < frames; ++k) {
+      for (unsigned c = 0; pending[k] && c < channels; ++c)
+        restore_subframe(params[k * channels + c], want.data() + at + std::size_t(c) * sizes[k],
+                         sizes[k]);
+      at += std::size_t(sizes[k]) * channels;
+    }
+    const auto got = cuda::restore_on_device(x, sizes, channels, params, pending);
+    ASSERT_EQ(got.size(), want.size());
+    std::size_t first = got.size();
+    for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
+      if (got[i] != want[i]) first = i;
+    EXPECT_EQ(first, got.size()) << "round " << round << ", " << channels << " channels, " << frames
+                                 << " frames: first differing sample";
+  }
+}
+
+// The GPU frame search, its warp link (warp_link.cuh) above all, against the CPU search (prefix
+// CRCs) and the plain rule (find_successor) candidate by candidate: libFLAC streams, a stream
+// full of false syncs and fake frames, and the same moved by 1-3 bytes so that spans start and
+// end at every byte of a word.
+TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
+  files.emplace_back("libflac -8 stereo", libflac(test::Signal::music, 2, 16, 200000, 8));
+  files.emplace_back("libflac -0 mono 24-bit",
+                     libflac(test::Signal::music, 1, 24, 100000, 0, -1, 1152));
+  {
+    const auto pcm = test::make_adversarial(2, 16, 60000, {48000, 4096, false}, 9);
+    test::LibflacEncoderOptions o;
+    o.level = 0;
+    o.blocksize = 4096;
+    o.disable_constant_subframes = o.disable_fixed_subframes = true;
+    files.emplace_back("false syncs", test::encode_with_libflac(pcm, 2, 16, 48000, o));
+  }
+  for (std::size_t pad = 1; pad <= 3; ++pad) {  // the frames move against 4-byte words
+    auto f = files[2].second;
+    const auto at = static_cast<std::ptrdiff_t>(parse_stream(f).audio_offset);
+    f.insert(f.begin() + at, pad, std::uint8_t{0});
+    files.emplace_back("false syncs, " + std::to_string(pad) + " bytes moved", std::move(f));
+  }
+  ThreadPool pool(2);
+  for (const auto& [what, f] : files) {
+    const Stream st = parse_stream(f);
+    const std::vector<Candidate> gpu = cuda::search_on_device(f);
+    const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
+    ASSERT_EQ(gpu.size(), cpu.size()) << what;
+    ASSERT_GT(gpu.size(), 3u) << what;
+    const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
+    const std::uint32_t max_frame = st.has_streaminfo ? st.info.max_frame_size : 0;
+    std::size_t linked = 0;
+    for (std::size_t i = 0; i < gpu.size(); ++i) {
+      ASSERT_EQ(gpu[i].pos, cpu[i].pos) << what << ", candidate " << i;
+      EXPECT_EQ(gpu[i].next, cpu[i].next) << what << ", candidate " << i;
+      const auto k = static_cast<std::uint32_t>(i);
+      const std::int32_t plain =
+          find_successor(f.data(), cpu.data(), static_cast<std::uint32_t>(cpu.size()), k,
+                         search_span(cpu[i], bps, max_frame), kCrcTables.crc16);
+      EXPECT_EQ(gpu[i].next, plain) << what << ", candidate " << i;
+      linked += gpu[i].next >= 0;
+    }
+    const std::uint64_t frames =
+        (st.info.total_samples + st.info.max_block_size - 1) / st.info.max_block_size;
+    EXPECT_GE(linked + 1, frames) << what;  // every true frame but the last has its successor
+  }
 }
 
 TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {

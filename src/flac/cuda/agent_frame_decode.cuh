@@ -5,7 +5,8 @@
 //                        Rice residuals, and the predictor of every subframe into a
 //                        SubframeParams; DecodePath::fast_flat reads the residuals with the
 //                        flat loop of flac/residual_flat.hpp;
-//   RestoreSubframesKernel  one thread per (frame, channel): FIXED/LPC restoration in place;
+//   RestoreSubframesKernel  a warp per 32 (frame, channel) subframes, each lane restoring one
+//                        (FIXED/LPC in place, warp_restore.cuh);
 //   StoreFramesKernel    one block per frame: decorrelation and format conversion, threads
 //                        striding over the output so that writes coalesce.
 // Frames that need 64-bit scratch (32-bit audio with a side channel) are decoded and stored
@@ -17,6 +18,7 @@
 #include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/kernels.cuh"
 #include "flac/cuda/warp_residual.cuh"
+#include "flac/cuda/warp_restore.cuh"
 #include "flac/frame.hpp"
 #include "flac/residual_flat.hpp"
 
@@ -82,20 +84,35 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
   results[k] = {end, static_cast<std::uint8_t>(e)};
 }
 
-__global__ void RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
-                                       unsigned scratch_bytes, const FrameStateDevice* states,
-                                       const SubframeParams* params) {
+/// Threads of RestoreSubframesKernel's blocks: one warp per 32 subframes.
+inline constexpr unsigned kRestoreBlock = 128;
+
+/// Subframe t is channel t % channels of frame t / channels (warp_restore.cuh).
+__global__ void __launch_bounds__(kRestoreBlock)
+    RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
+                           unsigned scratch_bytes, const FrameStateDevice* states,
+                           const SubframeParams* params) {
+  __shared__ RestoreWarpSmem smem[kRestoreBlock / 32];
   const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint32_t k = static_cast<std::uint32_t>(t / channels);
   const unsigned c = static_cast<unsigned>(t % channels);
-  if (k >= count) return;
-  const FrameStateDevice st = states[k];
-  if (!st.pending) return;
-  std::int32_t* x = frame_scratch32(scratch, scratch_bytes, st.out_sample, channels);
-  // The index keeps every frame at the stream's channel count; the loop only guards that.
-  for (unsigned cc = c; cc < st.channels; cc += channels)
-    restore_subframe(params[std::size_t(k) * kMaxChannels + cc],
-                     x + std::size_t(cc) * st.block_size, st.block_size);
+  if (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x / 32 * 32 >=
+      std::uint64_t(count) * channels)
+    return;  // the whole warp is past the end
+  const bool mine = k < count && states[k].pending && c < states[k].channels;
+  const FrameStateDevice st = mine ? states[k] : FrameStateDevice{};
+  const SubframeParams* p = params + std::size_t(k) * kMaxChannels + c;
+  std::int32_t* x = mine ? frame_scratch32(scratch, scratch_bytes, st.out_sample, channels) +
+                               std::size_t(c) * st.block_size
+                         : nullptr;
+  warp_restore_any(mine ? restore_lane(*p, x, st.block_size) : RestoreLane{},
+                   smem[threadIdx.x / 32]);
+  // The index keeps every frame at the stream's channel count; this only guards that.
+  for (unsigned cc = c + channels; mine && cc < st.channels; cc += channels)
+    restore_subframe(p[cc - c],
+                     frame_scratch32(scratch, scratch_bytes, st.out_sample, channels) +
+                         std::size_t(cc) * st.block_size,
+                     st.block_size);
 }
 
 /// One block per frame.

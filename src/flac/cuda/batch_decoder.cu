@@ -4,7 +4,11 @@
 // file's span, so reads stop where the file ends, as for the file alone), and decoded by one set
 // of kernels into one interleaved output, from which every file's PCM is copied back.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+
+#include "core/timer.hpp"
 
 #include "flac/cuda/decoder_impl.cuh"
 #include "flac/decoder_common.hpp"
@@ -35,6 +39,7 @@ std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
 std::vector<BatchResult> CudaDecoder::decode_batch(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  Stopwatch clock;
   ThreadPool& pool = ThreadPool::shared();
   const std::size_t n = files.size();
   std::vector<BatchResult> out(n);
@@ -72,6 +77,11 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
   }
   DecodeSlot& slot = impl_->main;
   const std::size_t value_bytes = bytes_per_sample(o.format);
+  // SIGPU_TRACE=1: where a batch's time goes (the host's plan, and per stage over all packs).
+  const bool traced = std::getenv("SIGPU_TRACE") != nullptr;
+  const double t_plan = clock.seconds();
+  double t_up = 0, t_decode = 0, t_down = 0, t_finish = 0;
+  std::size_t packs = 0;
 
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
     std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
@@ -102,8 +112,15 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
         entries[f++] = e;
       }
     }
+    Stopwatch stage;
+    ++packs;
     slot.file.reserve(in_bytes);
     impl_->staging().upload(slot.file.get(), in_pieces, impl_->s(), pool);
+    if (traced) {
+      impl_->main.stream.synchronize();
+      t_up += stage.seconds();
+      stage.restart();
+    }
     const auto count = static_cast<std::uint32_t>(frames);
     slot.frames.reserve(count);
     slot.file_spans.reserve(count);
@@ -120,6 +137,8 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     const std::vector<FrameResult> results =
         slot.decode(impl_->tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples,
                     target, slot.file_spans.get());
+    t_decode += stage.seconds();
+    stage.restart();
 
     std::vector<DecodeOutput> decoded(pack.size());
     // Every file's PCM comes down in one pass (a relinked file's share is skipped).
@@ -146,6 +165,8 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
       out_pieces[j].data = r.pcm.bytes.data();
     }
     impl_->staging().download(out_pieces, slot.output.get(), impl_->s(), pool);
+    t_down += stage.seconds();
+    stage.restart();
     pool.parallel_for(
         pack.size(),
         [&](std::size_t b, std::size_t e) {
@@ -163,6 +184,7 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
           }
         },
         1);
+    t_finish += stage.seconds();
   };
 
   for (const auto& [key, members] : groups) {
@@ -183,6 +205,12 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     }
     if (!pack.empty()) run_pack(pack, key.first, key.second);
   }
+  if (traced)
+    std::fprintf(stderr,
+                 "sigpu cuda batch: %zu files; plan %.1f ms; %zu packs: upload %.1f ms, decode "
+                 "%.1f ms, download %.1f ms, finish %.1f ms; %zu alone\n",
+                 n, t_plan * 1e3, packs, t_up * 1e3, t_decode * 1e3, t_down * 1e3, t_finish * 1e3,
+                 alone.size());
   for (std::size_t i : alone) {
     try {
       out[i].decoded = decode(files[i], o);

@@ -28,13 +28,14 @@ using namespace sigpu::flac::cuda;
 namespace cuda {
 namespace {
 // SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel, =warp the fast path with a
-// warp parsing each frame, =flat the fast path with the flat residual loop (for benchmarks).
+// warp parsing each frame, =thread the fast path with the plain residual reader (for
+// benchmarks); the default is the fast path with the flat residual loop.
 DecodePath path_from_environment() {
   const char* v = std::getenv("SIGPU_DECODE_PATH");
   if (v && std::strcmp(v, "plain") == 0) return DecodePath::plain;
   if (v && std::strcmp(v, "warp") == 0) return DecodePath::fast_warp_parse;
-  if (v && std::strcmp(v, "flat") == 0) return DecodePath::fast_flat;
-  return DecodePath::fast;
+  if (v && std::strcmp(v, "thread") == 0) return DecodePath::fast;
+  return DecodePath::fast_flat;
 }
 std::atomic<DecodePath> path{path_from_environment()};
 std::atomic<bool> log_frame_errors_on{false};
@@ -68,6 +69,45 @@ void clear_frame_errors_log() {
   std::lock_guard lock(log_mutex);
   frame_errors.clear();
   log_frame_errors_on = true;
+}
+std::vector<std::int32_t> restore_on_device(std::span<const std::int32_t> samples,
+                                            std::span<const std::uint32_t> block_sizes,
+                                            unsigned channels,
+                                            std::span<const SubframeParams> params,
+                                            std::span<const std::uint8_t> pending) {
+  const auto n = static_cast<std::uint32_t>(block_sizes.size());
+  std::vector<FrameStateDevice> states(n);
+  std::vector<SubframeParams> wide(std::size_t(n) * kMaxChannels);
+  std::uint64_t at = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    states[k] = {at, block_sizes[k], 0, static_cast<std::uint8_t>(channels), pending[k]};
+    for (unsigned c = 0; c < channels; ++c) wide[k * kMaxChannels + c] = params[k * channels + c];
+    at += block_sizes[k];
+  }
+  DeviceBuffer<std::int32_t> d_x(samples.size());
+  DeviceBuffer<FrameStateDevice> d_states(n);
+  DeviceBuffer<SubframeParams> d_params(wide.size());
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(d_x.get(), samples.data(), samples.size_bytes(), cudaMemcpyHostToDevice));
+  SIGPU_CUDA_CHECK(cudaMemcpy(d_states.get(), states.data(), n * sizeof(FrameStateDevice),
+                              cudaMemcpyHostToDevice));
+  SIGPU_CUDA_CHECK(cudaMemcpy(d_params.get(), wide.data(), wide.size() * sizeof(SubframeParams),
+                              cudaMemcpyHostToDevice));
+  const std::uint64_t subframes = std::uint64_t(n) * channels;
+  RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
+                           kRestoreBlock>>>(n, channels, d_x.get(), 4, d_states.get(),
+                                            d_params.get());
+  SIGPU_CUDA_CHECK_LAUNCH();
+  std::vector<std::int32_t> out(samples.size());
+  SIGPU_CUDA_CHECK(cudaMemcpy(out.data(), d_x.get(), out.size() * 4, cudaMemcpyDeviceToHost));
+  return out;
+}
+std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file) {
+  CudaDecoder::Impl impl(0);
+  impl.main.file.reserve(file.size());
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(impl.main.file.get(), file.data(), file.size(), cudaMemcpyHostToDevice));
+  return impl.search(impl.main.file.get(), file.size(), parse_stream(file));
 }
 }  // namespace cuda
 
@@ -123,10 +163,9 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
-    const unsigned rblock = 32;
-    RestoreSubframesKernel<<<static_cast<unsigned>((subframes + rblock - 1) / rblock), rblock, 0,
-                             s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
-                                    params.get());
+    RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
+                             kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
+                                                      states.get(), params.get());
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(2);
     StoreFramesKernel<<<n, 256, 0, s()>>>(channels, scratch.get(), scratch_bytes, states.get(),
@@ -215,8 +254,12 @@ std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::siz
                                                  cands.get());
   SIGPU_CUDA_CHECK_LAUNCH();
   const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
-  LinkSuccessorsKernel<<<grid, block, 0, s()>>>(d, tables.get(), cands.get(), n, bps,
-                                                st.has_streaminfo ? st.info.max_frame_size : 0);
+  // A warp per candidate, as many blocks as stay resident at once (8 per SM is the most 256
+  // threads of this register use allow), looping over the rest.
+  const unsigned link_grid =
+      std::min<unsigned>((n + kLinkBlock / 32 - 1) / (kLinkBlock / 32), 8 * sm_count);
+  LinkSuccessorsKernel<<<link_grid, kLinkBlock, 0, s()>>>(
+      d, crc_words.get(), cands.get(), n, bps, st.has_streaminfo ? st.info.max_frame_size : 0);
   SIGPU_CUDA_CHECK_LAUNCH();
   SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
                                    cudaMemcpyDeviceToHost, s()));
@@ -287,16 +330,27 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   return r;
 }
 
+namespace {
+int make_current(int device) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+}  // namespace
+
+CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
+  tables.reserve(1);
+  static constexpr CrcTables kTables = make_crc_tables();
+  SIGPU_CUDA_CHECK(cudaMemcpy(tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
+  crc_words.reserve(1);
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(crc_words.get(), &kCrc16Words, sizeof kCrc16Words, cudaMemcpyHostToDevice));
+  SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+}
+
 CudaDecoder::CudaDecoder(int device) {
   if (cuda_devices().empty())
     throw Error("the cuda backend needs a CUDA device, and none is present");
-  SIGPU_CUDA_CHECK(cudaSetDevice(device));  // the streams and buffers belong to this device
-  impl_ = std::make_unique<Impl>();
-  impl_->device = device;
-  impl_->tables.reserve(1);
-  static constexpr CrcTables kTables = make_crc_tables();
-  SIGPU_CUDA_CHECK(
-      cudaMemcpy(impl_->tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
+  impl_ = std::make_unique<Impl>(device);
 }
 CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
@@ -308,8 +362,8 @@ namespace {
 /// alongside the copies instead of after them.
 class FollowingMd5 {
  public:
-  explicit FollowingMd5(const Pcm& pcm)
-      : md5_(pcm), bytes_per_value_(bytes_per_sample(pcm.format)) {
+  FollowingMd5(const Pcm& pcm, const std::uint8_t* data)
+      : md5_(pcm, data), bytes_per_value_(bytes_per_sample(pcm.format)) {
     thread_ = std::thread([this] { run(); });
   }
   ~FollowingMd5() {
@@ -359,9 +413,24 @@ class FollowingMd5 {
   std::thread thread_;
 };
 
+/// Host memory the driver can DMA from or to directly (cudaMallocHost, cudaHostRegister).
+bool pinned(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // not a pointer the driver knows: ordinary memory
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
 }  // namespace
 
 Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
+  return decode_into(file, {}, o);
+}
+
+Decoded CudaDecoder::decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
+                                 const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   if (o.device_memory_budget) return impl_->decode_streaming(file, o);
   Decoded d;
@@ -370,19 +439,33 @@ Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOpti
   ThreadPool& pool = ThreadPool::shared();
   DecodeSlot& slot = impl_->main;
   slot.file.reserve(file.size());
-  impl_->staging().upload(slot.file.get(), file.data(), file.size(), impl_->s(), pool);
+  if (pinned(file.data()))
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get(), file.data(), file.size(),
+                                     cudaMemcpyHostToDevice, impl_->s()));
+  else
+    impl_->staging().upload(slot.file.get(), file.data(), file.size(), impl_->s(), pool);
   DecodeOutput r = impl_->run(
       slot.file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; },
       slot.output);
-  r.pcm.bytes.resize(r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format));
+  const std::size_t bytes = r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format);
+  const bool into = !out.empty() && out.size() == bytes;
+  if (!into) r.pcm.bytes.resize(bytes);
+  std::uint8_t* dst = into ? out.data() : r.pcm.bytes.data();
   const bool hash =
       r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
   std::optional<FollowingMd5> md5;
-  if (hash) md5.emplace(r.pcm);
-  impl_->staging().download(r.pcm.bytes.data(), slot.output.get(), r.pcm.bytes.size(), impl_->s(),
-                            pool, [&](std::size_t off, std::size_t len) {
-                              if (md5) md5->landed(off + len);
-                            });
+  if (hash) md5.emplace(r.pcm, dst);
+  if (into && pinned(dst)) {
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(dst, slot.output.get(), bytes, cudaMemcpyDeviceToHost, impl_->s()));
+    impl_->main.stream.synchronize();
+    if (md5) md5->landed(bytes);
+  } else {
+    impl_->staging().download(dst, slot.output.get(), bytes, impl_->s(), pool,
+                              [&](std::size_t off, std::size_t len) {
+                                if (md5) md5->landed(off + len);
+                              });
+  }
   std::array<std::uint8_t, 16> digest{};
   if (md5) digest = md5->finish();
   finish_decode(d, std::move(r), o, true, md5 ? &digest : nullptr);

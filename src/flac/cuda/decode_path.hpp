@@ -4,7 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "flac/frame_search.hpp"
+#include "flac/subframe.hpp"
 
 namespace sigpu::flac::cuda {
 
@@ -15,7 +19,7 @@ namespace sigpu::flac::cuda {
 /// thread decodes each frame whole.
 enum class DecodePath { fast, fast_warp_parse, plain, fast_flat };
 
-/// Process-wide; not for concurrent decodes. The default is fast.
+/// Process-wide; not for concurrent decodes. The default is fast_flat.
 void set_decode_path(DecodePath p);
 DecodePath decode_path();
 
@@ -26,6 +30,20 @@ void set_output_fill(std::uint8_t byte);
 /// Device memory the last streaming decode (DecodeOptions::device_memory_budget) held at its
 /// end: its buffers only grow, so this is its peak.
 std::uint64_t streaming_device_bytes();
+
+/// Runs RestoreSubframesKernel alone over frames laid out as the decoder lays them out: frame k
+/// (block_sizes[k] samples per channel) follows frame k - 1 in `samples`, channel by channel,
+/// warm-up samples and residuals in place; params[k * channels + c] describes its subframe c;
+/// frames whose `pending` is 0 are left alone. Returns the samples after the kernel.
+std::vector<std::int32_t> restore_on_device(std::span<const std::int32_t> samples,
+                                            std::span<const std::uint32_t> block_sizes,
+                                            unsigned channels,
+                                            std::span<const SubframeParams> params,
+                                            std::span<const std::uint8_t> pending);
+
+/// The frame search of a whole file on device 0 (FindHeadersKernel, sort, candidates,
+/// LinkSuccessorsKernel): every candidate, in position order, with its successor.
+std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file);
 
 /// The FrameError of every frame of the last decode round, in index order (all rounds appended
 /// since the last clear).

@@ -10,6 +10,7 @@
 #include <sigpu/flac.hpp>
 
 #include "core/crc.hpp"
+#include "core/crc_combine.hpp"
 #include "core/cuda/buffer.hpp"
 #include "core/cuda/staging.hpp"
 #include "flac/backends.hpp"
@@ -69,9 +70,15 @@ struct DecodeSlot {
 };
 
 struct CudaDecoder::Impl {
-  int device = 0;
+  explicit Impl(int device);  ///< makes `device` current and loads the tables
+
+  /// First: it makes the device current before the members below create streams and events,
+  /// which belong to the device current at their creation.
+  int device;
+  int sm_count = 1;
   sigpu::cuda::DeviceBuffer<CrcTables> tables;
-  DecodeSlot main;  ///< whole-file and batch decodes
+  sigpu::cuda::DeviceBuffer<Crc16Words> crc_words;  ///< for the links (warp_link.cuh)
+  DecodeSlot main;                                  ///< whole-file and batch decodes
   sigpu::cuda::DeviceBuffer<std::uint64_t> positions, positions_sorted;
   sigpu::cuda::DeviceBuffer<std::uint8_t> sort_temp;
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;

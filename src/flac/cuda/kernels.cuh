@@ -1,12 +1,14 @@
 // FLAC kernels: thin wrappers over the logic shared with the CPU (frame_search.hpp,
-// frame.hpp). One thread per byte window, per candidate or per frame; the CRC tables are
-// copied into shared memory because threads index them divergently.
+// frame.hpp). One thread per byte window, per candidate or per frame (a warp per candidate for
+// the links, warp_link.cuh); the CRC tables are copied into shared memory because threads index
+// them divergently.
 #pragma once
 
 #include <cstdint>
 
 #include "core/crc.hpp"
 #include "flac/cuda/decode_types.cuh"
+#include "flac/cuda/warp_link.cuh"
 #include "flac/frame.hpp"
 #include "flac/frame_index.hpp"
 #include "flac/frame_search.hpp"
@@ -51,15 +53,24 @@ __global__ void BuildCandidatesKernel(const std::uint8_t* d, std::size_t size,
   if (i < count) header_candidate(d, size, positions[i], t.crc8, cands[i]);
 }
 
-__global__ void LinkSuccessorsKernel(const std::uint8_t* d, const CrcTables* tables,
-                                     Candidate* cands, std::uint32_t count, unsigned stream_bps,
-                                     std::uint32_t max_frame_size) {
-  __shared__ CrcTables t;
-  load_crc_tables(t, tables);
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count)
-    cands[i].next = find_successor(d, cands, count, i,
-                                   search_span(cands[i], stream_bps, max_frame_size), t.crc16);
+/// Threads of LinkSuccessorsKernel's blocks; its warps take the candidates in turn.
+inline constexpr unsigned kLinkBlock = 256;
+
+__global__ void __launch_bounds__(kLinkBlock)
+    LinkSuccessorsKernel(const std::uint8_t* d, const Crc16Words* words, Candidate* cands,
+                         std::uint32_t count, unsigned stream_bps, std::uint32_t max_frame_size) {
+  __shared__ Crc16Words t;
+  // Copied as 32-bit words: the tables are 16-bit, and a thread per entry would take 7 rounds.
+  static_assert(sizeof(Crc16Words) % 4 == 0);
+  for (unsigned k = threadIdx.x; k < sizeof(Crc16Words) / 4; k += blockDim.x)
+    reinterpret_cast<std::uint32_t*>(&t)[k] = reinterpret_cast<const std::uint32_t*>(words)[k];
+  __syncthreads();
+  const unsigned warps = gridDim.x * (blockDim.x / 32);
+  for (std::uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
+    const std::int32_t next = warp_find_successor(
+        d, cands, count, i, search_span(cands[i], stream_bps, max_frame_size), t);
+    if (threadIdx.x % 32 == 0) cands[i].next = next;
+  }
 }
 
 /// The CRC-16 table in shared memory (threads index it divergently); ends in a barrier.

@@ -14,6 +14,10 @@ CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 Decoded CudaDecoder::decode(std::span<const std::uint8_t>, const DecodeOptions&) {
   return {};
 }
+Decoded CudaDecoder::decode_into(std::span<const std::uint8_t>, std::span<std::uint8_t>,
+                                 const DecodeOptions&) {
+  return {};
+}
 std::vector<BatchResult> CudaDecoder::decode_batch(std::span<const std::span<const std::uint8_t>>,
                                                    const DecodeOptions&) {
   return {};

@@ -1,0 +1,166 @@
+// FIXED/LPC restoration of 32 subframes per warp, with the lanes in step.
+//
+// One thread walking its own subframe (restore_subframe) makes every load and store of a warp
+// touch 32 cache lines, and a warp whose subframes have different orders runs the order's loop
+// once per order. Here each lane still owns one subframe's recurrence, but:
+//   - every predictor is run as a 32-bit LPC of one order for the whole warp (the largest, in
+//     steps of 4): FIXED orders are LPC with the binomial coefficients and no shift, shorter
+//     orders get zero coefficients, and VERBATIM and CONSTANT subframes a zero predictor (the
+//     latter replaced by its value), so all lanes run the same instructions;
+//   - the samples go through a shared-memory tile of 32 samples x 32 subframes: the warp loads
+//     and stores one subframe's 32 consecutive samples per instruction (coalesced), and each
+//     lane runs its 32 samples from the tile with its coefficients and history in registers.
+// The arithmetic is restore_subframe's (32-bit wrapping sums, the shift of the signed sum,
+// wrapping adds, the wasted-bits shift), so the results are identical. Subframes whose sums
+// need 64 bits (lpc_fits_32) are restored by their lane alone after the warp's loop.
+#pragma once
+
+#include <cstdint>
+
+#include "flac/subframe.hpp"
+
+namespace sigpu::flac::cuda {
+
+/// One lane's subframe: x[0, n), restored in place from sample `from` (its order; 0 when only
+/// a wasted-bits shift or a constant fill is to be done; n when there is nothing for the tile).
+struct RestoreLane {
+  const SubframeParams* p = nullptr;
+  std::int32_t* x = nullptr;
+  unsigned n = 0, from = 0, order = 0, wasted = 0;
+  int shift = 0;
+  bool constant = false, alone = false;  ///< alone: restore_subframe by the lane afterwards
+  std::int32_t value = 0;                ///< CONSTANT's
+};
+
+/// What the warp loop does for subframe p (x, n its samples).
+__device__ inline RestoreLane restore_lane(const SubframeParams& p, std::int32_t* x, unsigned n) {
+  RestoreLane l;
+  l.p = &p;
+  l.x = x;
+  l.n = n;
+  l.wasted = p.wasted;
+  l.from = p.wasted ? 0 : n;  // VERBATIM: only the shift
+  if (p.kind == SubframeParams::constant) {
+    l.constant = true;
+    l.value = static_cast<std::int32_t>(p.constant_value);
+    l.from = 0;
+  } else if (p.kind == SubframeParams::fixed && p.order <= 4) {
+    l.order = l.from = p.order < n ? p.order : n;
+  } else if (p.kind == SubframeParams::lpc) {
+    if (!lpc_fits_32(p.bits, p.precision, p.order)) {
+      l.alone = true;
+      l.from = n;
+    } else {
+      l.order = l.from = p.order < n ? p.order : n;
+      l.shift = p.shift;
+    }
+  }
+  return l;
+}
+
+/// The coefficients of lane l's predictor as an LPC of order P (zeros past its own order).
+template <unsigned P>
+__device__ inline void restore_coefficients(const RestoreLane& l, std::uint32_t (&coef)[P]) {
+  // FIXED order k predicts with the binomial coefficients of 1 - (1 - z^-1)^k:
+  // c_j = (-1)^j C(k, j + 1).
+  const bool fixed = l.order && l.p->kind == SubframeParams::fixed;
+  std::int32_t binomial = static_cast<std::int32_t>(l.order);  // C(k, j + 1)
+#pragma unroll
+  for (unsigned j = 0; j < P; ++j) {
+    std::int32_t c = 0;
+    if (j < l.order) c = fixed ? (j % 2 ? -binomial : binomial) : l.p->coef[j];
+    coef[j] = static_cast<std::uint32_t>(c);
+    binomial =
+        binomial * (static_cast<std::int32_t>(l.order) - std::int32_t(j) - 1) / std::int32_t(j + 2);
+  }
+}
+
+/// Samples per lane per tile, and the tile's row pitch (one more, so that a lane's row and a
+/// subframe's run both fall on 32 different banks).
+inline constexpr unsigned kRestoreTile = 32, kRestorePitch = kRestoreTile + 1;
+
+/// Shared memory one warp needs.
+struct RestoreWarpSmem {
+  std::int32_t tile[32 * kRestorePitch];
+  std::int32_t* at[32];  ///< each lane's next sample
+  unsigned left[32];     ///< and how many remain
+};
+
+/// Restores the lanes' subframes (a lane with no subframe passes RestoreLane{}), P the warp's
+/// padded order. All 32 lanes must call it.
+template <unsigned P>
+__device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s) {
+  const unsigned lane = threadIdx.x % 32;
+  std::uint32_t coef[P], past[P];  // past[j] = x[i - 1 - j]
+  restore_coefficients<P>(l, coef);
+#pragma unroll
+  for (unsigned j = 0; j < P; ++j)
+    past[j] = j < l.order ? static_cast<std::uint32_t>(l.x[l.order - 1 - j]) : 0;
+  const unsigned left = l.n - l.from;
+  s.at[lane] = l.x + l.from;
+  s.left[lane] = left;
+  const unsigned most = __reduce_max_sync(0xFFFFFFFFu, left);
+  __syncwarp();
+  // Subframe q's run of the tile at `done`, one sample per lane; all 32 loads are issued before
+  // any is used, and the next tile's while the current one is computed.
+  std::int32_t run[32];
+  auto fetch = [&](unsigned done) {
+#pragma unroll
+    for (unsigned q = 0; q < 32; ++q) {
+      const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
+      run[q] = lane < have ? s.at[q][done + lane] : 0;
+    }
+  };
+  fetch(0);
+  std::int32_t* row = s.tile + lane * kRestorePitch;
+  for (unsigned done = 0; done < most; done += kRestoreTile) {
+#pragma unroll
+    for (unsigned q = 0; q < 32; ++q) s.tile[q * kRestorePitch + lane] = run[q];
+    __syncwarp();
+    if (done + kRestoreTile < most) fetch(done + kRestoreTile);
+#pragma unroll
+    for (unsigned j = 0; j < kRestoreTile; ++j) {
+      // The newest sample's term last: the others are ready before it is.
+      std::uint32_t sum = 0;
+#pragma unroll
+      for (unsigned q = P; q-- > 0;) sum += coef[q] * past[q];
+      const std::uint32_t v =
+          l.constant ? static_cast<std::uint32_t>(l.value)
+                     : static_cast<std::uint32_t>(row[j]) +
+                           static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
+      row[j] = static_cast<std::int32_t>(v << l.wasted);
+#pragma unroll
+      for (unsigned q = P - 1; q > 0; --q) past[q] = past[q - 1];
+      past[0] = v;
+    }
+    __syncwarp();
+#pragma unroll
+    for (unsigned q = 0; q < 32; ++q) {
+      const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
+      if (lane < have) s.at[q][done + lane] = s.tile[q * kRestorePitch + lane];
+    }
+    __syncwarp();
+  }
+  if (l.alone) restore_lpc64(l.x, l.n, l.p->coef, l.p->order, l.p->shift);
+  // The samples the loop did not reach (warm-up, or all of an alone lane's) take the shift.
+  if (l.wasted)
+    for (unsigned i = 0; i < l.from; ++i)
+      l.x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(l.x[i]) << l.wasted);
+}
+
+/// warp_restore with the warp's order rounded up to 4, 8, 12, 16 or 32.
+__device__ inline void warp_restore_any(const RestoreLane& l, RestoreWarpSmem& s) {
+  const unsigned order = __reduce_max_sync(0xFFFFFFFFu, l.order);
+  if (order <= 4)
+    warp_restore<4>(l, s);
+  else if (order <= 8)
+    warp_restore<8>(l, s);
+  else if (order <= 12)
+    warp_restore<12>(l, s);
+  else if (order <= 16)
+    warp_restore<16>(l, s);
+  else
+    warp_restore<32>(l, s);
+}
+
+}  // namespace sigpu::flac::cuda
