@@ -1087,18 +1087,27 @@ int main(int argc, char** argv) {
           std::memcpy(in, file.data(), file.size());
           const std::span pin_in(static_cast<const std::uint8_t*>(in), file.size());
           const std::span pin_out(static_cast<std::uint8_t*>(out), out_bytes);
-          for (bool md5 : md5s) {
-            Row row = host_row(
-                "sigpu cuda pinned->pinned", sigpu::Backend::cuda, flac::SampleFormat::s16, md5,
-                [&](const flac::DecodeOptions& o) { return gpu->decode_into(pin_in, pin_out, o); },
-                pin_out);
-            if (bw) {
-              row.bound_s =
-                  file.size() / (bw->h2d_pinned * 1e9) + double(out_bytes) / (bw->d2h_pinned * 1e9);
-              row.bound_name = "PCIe";
+          // The file whole, and cut into parts on streams of their own (the default is 4).
+          const std::size_t default_parts = flac::cuda::pinned_parts();
+          for (std::size_t parts : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}})
+            for (bool md5 : md5s) {
+              flac::cuda::set_pinned_parts(parts);
+              Row row = host_row(
+                  "sigpu cuda pinned->pinned, " + std::to_string(parts) + " part" +
+                      (parts > 1 ? "s" : ""),
+                  sigpu::Backend::cuda, flac::SampleFormat::s16, md5,
+                  [&](const flac::DecodeOptions& o) {
+                    return gpu->decode_into(pin_in, pin_out, o);
+                  },
+                  pin_out);
+              if (bw) {
+                row.bound_s = file.size() / (bw->h2d_pinned * 1e9) +
+                              double(out_bytes) / (bw->d2h_pinned * 1e9);
+                row.bound_name = "PCIe";
+              }
+              rows.push_back(std::move(row));
             }
-            rows.push_back(std::move(row));
-          }
+          flac::cuda::set_pinned_parts(default_parts);
         }
         cudaFreeHost(in);
         cudaFreeHost(out);

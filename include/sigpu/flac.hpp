@@ -251,7 +251,9 @@ class CudaDecoder {
   /// PCM comes back in pcm.bytes, as from decode(). When `file` or `out` is pinned memory
   /// (cudaMallocHost, cudaHostRegister) it is copied by DMA directly instead of through the
   /// decoder's pinned staging: the way to PCIe speed for a caller that keeps pinned buffers.
-  /// With a device_memory_budget `out` is not used.
+  /// When both are, a large file is decoded as a few parts on streams of its own (cut at
+  /// verified frame starts, as for several GPUs) so that one part's copies overlap another's
+  /// decoding. With a device_memory_budget `out` is not used.
   Decoded decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
                       const DecodeOptions& options = {});
 
@@ -267,6 +269,10 @@ class CudaDecoder {
   struct Impl;
 
  private:
+  /// decode_into without the parts.
+  Decoded decode_one(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
+                     const DecodeOptions& options);
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -11,6 +11,7 @@
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
 #include "flac/decoder_pool.hpp"
+#include "flac/pcm_md5.hpp"
 #include "flac/split.hpp"
 
 namespace sigpu::flac {
@@ -63,39 +64,39 @@ struct Placement {
   std::uint64_t at = 0, count = 0;
 };
 
-/// Fills samples [from, to) of a placement (counted from its start) in `out`, of `total`
-/// samples per channel.
-void place(Pcm& out, std::uint64_t total, const Placement& p, const Pcm& part, std::uint64_t from,
-           std::uint64_t to) {
+/// Fills samples [from, to) of a placement (counted from its start) in `dst`, a PCM of out's
+/// shape and `total` samples per channel.
+void place(std::uint8_t* dst, const Pcm& out, std::uint64_t total, const Placement& p,
+           const Pcm& part, std::uint64_t from, std::uint64_t to) {
   const std::size_t v = bytes_per_sample(out.format), ch = out.channels;
   const std::uint64_t have = std::min(to, std::max(from, std::min(p.count, part.samples)));
   // [a, b) of the placement from the part's sample a, or silence.
   auto fill = [&](std::uint64_t a, std::uint64_t b, bool copy) {
     if (a >= b) return;
     if (out.layout == Layout::interleaved) {
-      std::uint8_t* dst = out.bytes.data() + (p.at + a) * ch * v;
+      std::uint8_t* at = dst + (p.at + a) * ch * v;
       if (copy)
-        std::memcpy(dst, part.bytes.data() + a * ch * v, (b - a) * ch * v);
+        std::memcpy(at, part.bytes.data() + a * ch * v, (b - a) * ch * v);
       else
-        std::memset(dst, 0, (b - a) * ch * v);
+        std::memset(at, 0, (b - a) * ch * v);
       return;
     }
     for (std::size_t c = 0; c < ch; ++c) {
-      std::uint8_t* dst = out.bytes.data() + (c * total + p.at + a) * v;
+      std::uint8_t* at = dst + (c * total + p.at + a) * v;
       if (copy)
-        std::memcpy(dst, part.bytes.data() + (c * part.samples + a) * v, (b - a) * v);
+        std::memcpy(at, part.bytes.data() + (c * part.samples + a) * v, (b - a) * v);
       else
-        std::memset(dst, 0, (b - a) * v);
+        std::memset(at, 0, (b - a) * v);
     }
   };
   fill(from, have, true);
   fill(have, to, false);
 }
 
-/// Joins the parts into `out` on all cores: gigabytes of PCM, first touched here. Parts
-/// already in place (decoded into `out`) are skipped.
-void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Decoded>& got,
-          const std::vector<bool>& in_place) {
+/// Joins the parts into `dst` (a PCM of out's shape) on all cores: gigabytes of PCM, first
+/// touched here. Parts already in place (decoded into `dst`) are skipped.
+void join(std::uint8_t* dst, const Pcm& out, const std::vector<Placement>& places,
+          const std::vector<Decoded>& got, const std::vector<bool>& in_place) {
   constexpr std::uint64_t kChunk = 1 << 16;  // samples per channel
   const std::uint64_t total = out.samples;
   ThreadPool::shared().parallel_for(
@@ -107,7 +108,7 @@ void join(Pcm& out, const std::vector<Placement>& places, const std::vector<Deco
             if (in_place[k]) continue;
             const Placement& p = places[k];
             const std::uint64_t from = std::max(s0, p.at), to = std::min(s1, p.at + p.count);
-            if (from < to) place(out, total, p, got[k].pcm, from - p.at, to - p.at);
+            if (from < to) place(dst, out, total, p, got[k].pcm, from - p.at, to - p.at);
           }
         }
       },
@@ -150,13 +151,14 @@ std::vector<int> parse_devices(std::string_view spec) {
 }
 
 Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions& o,
-                        std::size_t parts, const PartDecoder& decode_part) {
+                        std::size_t parts, const PartDecoder& decode_part,
+                        std::span<std::uint8_t> out) {
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = resolve(o.backend);
   const StreamInfo& info = d.stream.info;
   const std::vector<StreamPart> cuts = split_at_frames(file, d.stream, parts);
-  if (cuts.size() == 1) return decode_part(0, file, piece_options(o), {});  // all of it, as it is
+  if (cuts.size() == 1) return decode_part(0, file, piece_options(o), out);  // all of it, as it is
 
   // The first part is the file's start, metadata and all; the others are runs of frames with
   // the stream's parameters.
@@ -179,12 +181,14 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   }
   const std::uint64_t predicted_total = predict ? info.total_samples : 0;
   if (o.max_output_bytes && predicted_total * frame_bytes > o.max_output_bytes) predict = false;
-  ByteBuffer joined(predict ? predicted_total * frame_bytes : 0);
+  // The caller's memory when it is the predicted size, else a buffer of our own.
+  const bool external = predict && !out.empty() && out.size() == predicted_total * frame_bytes;
+  ByteBuffer own(predict && !external ? predicted_total * frame_bytes : 0);
+  const std::span<std::uint8_t> joined = external ? out : std::span<std::uint8_t>(own);
   std::vector<Decoded> got(cuts.size());
   const auto errors = run_pieces(cuts.size(), [&](std::size_t k) {
     const std::span<std::uint8_t> into =
-        predict ? std::span(joined).subspan(predicted[k].at * frame_bytes,
-                                            predicted[k].count * frame_bytes)
+        predict ? joined.subspan(predicted[k].at * frame_bytes, predicted[k].count * frame_bytes)
                 : std::span<std::uint8_t>{};
     got[k] = decode_part(k, file.subspan(cuts[k].begin, cuts[k].end - cuts[k].begin), po, into);
   });
@@ -241,11 +245,12 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
       got[k].pcm.bytes.assign(at, at + p.samples * frame_bytes);
     }
   }
-  if (kept)
-    r.pcm.bytes = std::move(joined);
-  else
+  if (kept && !external)
+    r.pcm.bytes = std::move(own);
+  else if (!kept)
     r.pcm.bytes.resize(bytes);
-  join(r.pcm, places, got, in_place);
+  std::uint8_t* dst = kept ? joined.data() : r.pcm.bytes.data();
+  join(dst, r.pcm, places, got, in_place);
 
   std::uint64_t frames_before = 0;
   for (std::size_t k = 0; k < cuts.size(); ++k) {
@@ -270,7 +275,19 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   }
   r.frames = frames_before;
   check_total_samples(total, d.stream, file.size(), r.frames, r.damage, r.warnings);
-  finish_decode(d, std::move(r), o, true);
+  if (!(kept && external)) {
+    finish_decode(d, std::move(r), o, true);
+    return d;
+  }
+  // The PCM is in the caller's memory: hashed there.
+  const bool hash = r.damage.empty() && md5_wanted(d.stream, o, r.pcm);
+  std::array<std::uint8_t, 16> digest{};
+  if (hash) {
+    PcmMd5 md5(r.pcm, out.data());
+    md5.update(0, total * r.pcm.channels);
+    digest = md5.finish();
+  }
+  finish_decode(d, std::move(r), o, hash, hash ? &digest : nullptr);
   return d;
 }
 

@@ -30,9 +30,11 @@ using PartDecoder = std::function<Decoded(std::size_t k, std::span<const std::ui
 /// cuts say (only damage could do that) is padded with silence or shortened, with a warning,
 /// so every later sample stays where a whole-file decode puts it. Damage positions are the
 /// file's; the MD5 is checked on the joined PCM (as `o` asks). A file that gives one part is
-/// decoded whole by `decode_part`.
+/// decoded whole by `decode_part`. `out`, when it is the size of the whole PCM as predicted,
+/// receives it (the result's pcm then has no bytes; see CudaDecoder::decode_into).
 Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions& o,
-                        std::size_t parts, const PartDecoder& decode_part);
+                        std::size_t parts, const PartDecoder& decode_part,
+                        std::span<std::uint8_t> out = {});
 
 /// Decodes share k of a batch (files in their order).
 using ShareDecoder = std::function<std::vector<BatchResult>(

@@ -42,12 +42,12 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
         p = static_cast<const std::uint8_t*>(ff) - d;
         Candidate c;
         if (!header_candidate(d, n, p, kCrcTables.crc8, c)) continue;
-        part.crc = crc16_update(part.crc, d + done, p - done, kCrcTables.crc16);
+        part.crc = crc16_update_sliced(part.crc, d + done, p - done);
         done = p;
         part.cands.push_back(c);
         part.local.push_back(part.crc);
       }
-      part.crc = crc16_update(part.crc, d + done, hi - done, kCrcTables.crc16);
+      part.crc = crc16_update_sliced(part.crc, d + done, hi - done);
     }
   });
   Search s;

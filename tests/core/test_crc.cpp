@@ -35,6 +35,19 @@ TEST(Crc, AppendingTheCrcGivesZero) {
 namespace sigpu {
 namespace {
 
+TEST(Crc, SlicedCrc16MatchesByteByByte) {
+  std::mt19937 rng(9);
+  std::vector<std::uint8_t> d(5000);
+  for (auto& b : d) b = static_cast<std::uint8_t>(rng());
+  for (int t = 0; t < 500; ++t) {
+    const std::size_t a = rng() % d.size(), n = rng() % (d.size() - a);
+    const auto start = static_cast<std::uint16_t>(rng());
+    ASSERT_EQ(crc16_update_sliced(start, d.data() + a, n),
+              crc16_update(start, d.data() + a, n, kCrcTables.crc16))
+        << a << " + " << n;
+  }
+}
+
 TEST(Crc, SpanCrcFromPrefixesMatchesDirectComputation) {
   std::mt19937 rng(5);
   std::vector<std::uint8_t> d(100000);

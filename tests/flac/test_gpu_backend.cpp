@@ -11,6 +11,8 @@
 
 #ifdef SIGPU_HAVE_CUDA
 #include <cuda_runtime.h>
+
+#include "flac/cuda/decode_path.hpp"
 #endif
 
 namespace sigpu::flac {
@@ -110,6 +112,47 @@ TEST_F(FlacGpuBackend, KeptDecodersServeCallAfterCall) {
 }
 
 #ifdef SIGPU_HAVE_CUDA
+// decode_into: pinned buffers (whole, and cut into parts on streams of their own), pageable
+// ones, and an output of the wrong size (the PCM then comes back as from decode()).
+TEST_F(FlacGpuBackend, DecodeIntoCallerMemory) {
+  const auto f = encode(test::Signal::music, 2, 16, 48000 * 20, 5);
+  const DecodeOptions o{.format = SampleFormat::s16};
+  DecodeOptions cpu_o = o;
+  cpu_o.backend = Backend::cpu;
+  const Decoded cpu = decode(f, cpu_o);
+  const std::size_t n = cpu.pcm.bytes.size();
+  void *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMallocHost(&in, f.size()), cudaSuccess);
+  ASSERT_EQ(cudaMallocHost(&out, n + 4), cudaSuccess);
+  std::memcpy(in, f.data(), f.size());
+  const std::span pin_in(static_cast<const std::uint8_t*>(in), f.size());
+  const std::span pin_out(static_cast<std::uint8_t*>(out), n);
+  CudaDecoder dec;
+  for (std::size_t split : {std::size_t{64} << 20, std::size_t{1}}) {
+    cuda::set_pinned_parts_min_bytes(split);
+    for (int round = 0; round < 2; ++round) {
+      const std::string what = split == 1 ? "pinned, in parts" : "pinned, whole";
+      std::memset(out, 0xA5, n + 4);
+      const Decoded d = dec.decode_into(pin_in, pin_out, o);
+      EXPECT_TRUE(d.pcm.bytes.empty()) << what;
+      EXPECT_EQ(d.pcm.samples, cpu.pcm.samples) << what;
+      EXPECT_EQ(d.report.md5, Md5Check::match) << what;
+      EXPECT_TRUE(d.report.ok()) << what;
+      EXPECT_EQ(std::memcmp(out, cpu.pcm.bytes.data(), n), 0) << what;
+      EXPECT_EQ(static_cast<std::uint8_t*>(out)[n], 0xA5) << what << ": wrote past the output";
+    }
+  }
+  cuda::set_pinned_parts_min_bytes(std::size_t{64} << 20);
+  std::vector<std::uint8_t> pageable(n);
+  const Decoded p = dec.decode_into(f, pageable, o);
+  EXPECT_TRUE(p.pcm.bytes.empty());
+  EXPECT_TRUE(pageable == std::vector<std::uint8_t>(cpu.pcm.bytes.begin(), cpu.pcm.bytes.end()));
+  const Decoded wrong = dec.decode_into(pin_in, pin_out.first(n - 2), o);
+  expect_same(wrong, cpu, "output of the wrong size");
+  cudaFreeHost(in);
+  cudaFreeHost(out);
+}
+
 TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
   const auto f = encode(test::Signal::music, 2, 24, 200000, 8);
   const Decoded cpu = decode(f, {.backend = Backend::cpu, .format = SampleFormat::s32});

@@ -3,6 +3,7 @@
 // against its plain twin (DecodeFramesKernel) and compare.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,6 +23,14 @@ enum class DecodePath { fast, fast_warp_parse, plain, fast_flat };
 /// Process-wide; not for concurrent decodes. The default is fast_flat.
 void set_decode_path(DecodePath p);
 DecodePath decode_path();
+
+/// The smallest file CudaDecoder::decode_into cuts into parts when its input and output are
+/// pinned (64 MiB; tests lower it to run the parts on small files).
+void set_pinned_parts_min_bytes(std::size_t bytes);
+std::size_t pinned_parts_min_bytes();
+/// How many parts (default 4; 1: none).
+void set_pinned_parts(std::size_t parts);
+std::size_t pinned_parts();
 
 /// The byte the output is filled with before the frames are stored: 0 (silence for damaged
 /// spans) except in tests that poison it to catch samples a kernel forgets to write.
