@@ -1087,7 +1087,7 @@ int main(int argc, char** argv) {
           std::memcpy(in, file.data(), file.size());
           const std::span pin_in(static_cast<const std::uint8_t*>(in), file.size());
           const std::span pin_out(static_cast<std::uint8_t*>(out), out_bytes);
-          // The file whole, and cut into parts on streams of their own (the default is 4).
+          // The file whole, and cut into parts on streams of their own (the default is 2).
           const std::size_t default_parts = flac::cuda::pinned_parts();
           for (std::size_t parts : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}})
             for (bool md5 : md5s) {

@@ -41,7 +41,7 @@ DecodePath path_from_environment() {
 }
 std::atomic<DecodePath> path{path_from_environment()};
 std::atomic<std::size_t> pinned_parts_min{std::size_t{64} << 20};
-std::atomic<std::size_t> pinned_part_count{4};
+std::atomic<std::size_t> pinned_part_count{2};
 std::atomic<bool> log_frame_errors_on{false};
 std::atomic<int> output_fill{0};
 std::mutex log_mutex;

@@ -28,7 +28,7 @@ DecodePath decode_path();
 /// pinned (64 MiB; tests lower it to run the parts on small files).
 void set_pinned_parts_min_bytes(std::size_t bytes);
 std::size_t pinned_parts_min_bytes();
-/// How many parts (default 4; 1: none).
+/// How many parts (default 2; 1: none).
 void set_pinned_parts(std::size_t parts);
 std::size_t pinned_parts();
 
