@@ -247,13 +247,14 @@ class CudaDecoder {
 
   /// decode() into memory the caller owns, when `out` is exactly the size of the decoded PCM
   /// (samples x channels x bytes_per_sample; STREAMINFO's total_samples for an intact file):
-  /// the result's pcm then has its shape but no bytes. Otherwise `out` is left alone and the
-  /// PCM comes back in pcm.bytes, as from decode(). When `file` or `out` is pinned memory
-  /// (cudaMallocHost, cudaHostRegister) it is copied by DMA directly instead of through the
-  /// decoder's pinned staging: the way to PCIe speed for a caller that keeps pinned buffers.
-  /// When both are, a large file is decoded as a few parts on streams of its own (cut at
-  /// verified frame starts, as for several GPUs) so that one part's copies overlap another's
-  /// decoding. With a device_memory_budget `out` is not used.
+  /// the result's pcm then has its shape but no bytes. Otherwise the PCM comes back in
+  /// pcm.bytes, as from decode(), and `out` holds nothing to rely on (a file decoded in parts may
+  /// have written some of them there before its length turned out other than STREAMINFO's). When
+  /// `file` or `out` is pinned memory (cudaMallocHost, cudaHostRegister) it is copied by DMA
+  /// directly instead of through the decoder's pinned staging: the way to PCIe speed for a caller
+  /// that keeps pinned buffers. When both are, a large file is decoded as a few parts on streams of
+  /// its own (cut at verified frame starts, as for several GPUs) so that one part's copies overlap
+  /// another's decoding. With a device_memory_budget `out` is not used.
   Decoded decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
                       const DecodeOptions& options = {});
 
