@@ -44,7 +44,7 @@ class Crc16Shift {
 /// each into its sum after moving the sum past the 128 bytes between (`skip`); the 32 sums are
 /// then combined pairwise, the left one moved past its right neighbour's words (`level`).
 struct alignas(4) Crc16Words {
-  std::uint16_t byte[4][256];  ///< byte[k][v]: the CRC of byte v followed by k zero bytes
+  std::uint16_t byte[4][256];  ///< the first four rows of kCrc16Slices (core/crc.hpp)
   std::uint16_t skip[2][256];  ///< times x^(8 * 128), of the sum's high byte and low byte
   std::uint16_t level[5];      ///< x^(32 * 2^t): past 2^t lanes' last words
   std::uint16_t unpad[4];      ///< x^(-8z): takes back z zero bytes appended to a span
@@ -56,7 +56,7 @@ constexpr Crc16Words make_crc16_words() {
   const Crc16Shift& s = w.shift;
   const std::uint16_t past_128 = s.shift(1, 128);
   for (unsigned v = 0; v < 256; ++v) {
-    for (unsigned k = 0; k < 4; ++k) w.byte[k][v] = s.shift(kCrcTables.crc16[v], k);
+    for (unsigned k = 0; k < 4; ++k) w.byte[k][v] = kCrc16Slices.slice[k][v];
     w.skip[0][v] = crc16_mulmod(static_cast<std::uint16_t>(v << 8), past_128);
     w.skip[1][v] = crc16_mulmod(static_cast<std::uint16_t>(v), past_128);
   }
@@ -68,6 +68,15 @@ constexpr Crc16Words make_crc16_words() {
 }
 
 inline constexpr Crc16Words kCrc16Words = make_crc16_words();
+
+/// The slices are CRCs moved past zero bytes, as the shift moves them.
+constexpr bool slices_are_shifts() {
+  for (unsigned k = 0; k < 8; ++k)
+    for (unsigned v = 0; v < 256; ++v)
+      if (kCrc16Slices.slice[k][v] != kCrc16Words.shift.shift(kCrcTables.crc16[v], k)) return false;
+  return true;
+}
+static_assert(slices_are_shifts());
 static_assert(crc16_mulmod(kCrc16Words.unpad[1], 0x0100) == 1 &&
               crc16_mulmod(kCrc16Words.unpad[3], kCrc16Words.shift.shift(1, 3)) == 1);
 
