@@ -1071,6 +1071,7 @@ int main(int argc, char** argv) {
           rows.push_back(std::move(row));
         }
       }
+#ifdef SIGPU_HAVE_CUDA
       // The same with the file and the PCM in pinned memory the caller keeps (decode_into): the
       // copies are DMAs straight between them and the device, as a loader with pinned buffers
       // gets; the pinned PCIe bound applies to this row as it is.
@@ -1112,6 +1113,7 @@ int main(int argc, char** argv) {
         cudaFreeHost(in);
         cudaFreeHost(out);
       }
+#endif
       // Several GPUs at once (DecodeOptions::devices): the file cut at frame starts into one
       // part per device (or --parts), the parts decoded concurrently, the PCM joined on the host.
       if (!opt.devices.empty()) {

@@ -9,12 +9,22 @@ std::string at(const Candidate& c) {
   return "byte " + std::to_string(c.pos);
 }
 
+/// One step of the chain. Kept small, and without strings: a long stream has one per frame.
 struct Link {
-  std::uint32_t cand;
+  enum Kind : std::uint8_t {
+    good,     ///< a frame that decodes
+    damaged,  ///< a frame that does not
+    gap,      ///< undecodable bytes after the good frame of the link before
+  };
   std::uint64_t end;  ///< one past the frame, or where the next good frame starts if damaged
-  bool good;
-  std::string why;  ///< for damaged frames
+  std::uint32_t cand;
+  Kind kind;
 };
+
+const char* why(Link::Kind kind) {
+  return kind == Link::gap ? "undecodable data between frames"
+                           : "frame does not decode (CRC or syntax error)";
+}
 
 class Walker {
  public:
@@ -77,14 +87,14 @@ class Walker {
 
   std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t size, FrameIndex& index) {
     std::vector<Link> chain;
+    chain.reserve(cands_.size());  // enough for an undamaged stream: one link per frame
     auto start = resync(audio_offset, nullptr, 0, false);
     if (!start) {
       // Nothing decodes; a valid header where the audio starts is still a damaged frame.
       auto it = std::lower_bound(cands_.begin(), cands_.end(), audio_offset,
                                  [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
       if (it != cands_.end() && it->pos == audio_offset && consistent(*it))
-        chain.push_back({static_cast<std::uint32_t>(it - cands_.begin()), size, false,
-                         "frame does not decode (CRC or syntax error)"});
+        chain.push_back({size, static_cast<std::uint32_t>(it - cands_.begin()), Link::damaged});
       return chain;
     }
     if (cands_[*start].pos != audio_offset) leading_gap_ = {audio_offset, cands_[*start].pos};
@@ -94,7 +104,7 @@ class Walker {
       auto end = verify(cur);
       if (end && c.next >= 0) {
         if (consistent(cands_[c.next])) {
-          chain.push_back({cur, *end, true, {}});
+          chain.push_back({*end, cur, Link::good});
           cur = static_cast<std::uint32_t>(c.next);
           continue;
         }
@@ -105,8 +115,7 @@ class Walker {
       const std::uint64_t min_number = c.number + (c.variable ? (end ? c.block_size : 1) : 1);
       auto j = resync(after, &c, min_number, end.has_value());
       if (!j) {
-        chain.push_back({cur, end ? *end : size, end.has_value(),
-                         end ? "" : "frame does not decode (CRC or syntax error)"});
+        chain.push_back({end ? *end : size, cur, end ? Link::good : Link::damaged});
         if (!end || *end >= size) return chain;
         // A header right after the last good frame that does not decode is a damaged frame (a
         // truncated file's last frame, typically); anything else there is trailing junk.
@@ -114,8 +123,7 @@ class Walker {
                                    [](const Candidate& x, std::uint64_t p) { return x.pos < p; });
         if (at != cands_.end() && at->pos == *end && consistent(*at) &&
             at->variable == c.variable && at->number >= min_number)
-          chain.push_back({static_cast<std::uint32_t>(at - cands_.begin()), size, false,
-                           "frame does not decode (CRC or syntax error)"});
+          chain.push_back({size, static_cast<std::uint32_t>(at - cands_.begin()), Link::damaged});
         else
           index.warnings.push_back(std::to_string(size - *end) +
                                    " bytes after the last frame (byte " + std::to_string(*end) +
@@ -123,12 +131,10 @@ class Walker {
         return chain;
       }
       if (end) {
-        chain.push_back({cur, *end, true, {}});
-        if (cands_[*j].pos > *end)
-          chain.push_back({cur, cands_[*j].pos, false, "undecodable data between frames"});
+        chain.push_back({*end, cur, Link::good});
+        if (cands_[*j].pos > *end) chain.push_back({cands_[*j].pos, cur, Link::gap});
       } else {
-        chain.push_back(
-            {cur, cands_[*j].pos, false, "frame does not decode (CRC or syntax error)"});
+        chain.push_back({cands_[*j].pos, cur, Link::damaged});
       }
       cur = *j;
     }
@@ -229,7 +235,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   const Candidate& head = cands[chain.front().cand];
   std::uint32_t nominal = head.block_size;
   for (std::size_t k = 0; k + 1 < chain.size(); ++k)
-    if (chain[k].good) {
+    if (chain[k].kind == Link::good) {
       nominal = cands[chain[k].cand].block_size;
       break;
     }
@@ -245,21 +251,21 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
                             "no valid frame where the audio should start"});
 
   std::size_t last_frame = chain.size() - 1;  // the last link that is a frame, not a gap
-  while (last_frame > 0 && chain[last_frame - 1].cand == chain[last_frame].cand) --last_frame;
+  while (chain[last_frame].kind == Link::gap) --last_frame;
   std::uint64_t out_end = 0;  // one past the last output sample so far
   std::uint64_t frame_number = 0;
+  index.frames.reserve(chain.size());
   for (std::size_t k = 0; k < chain.size(); ++k) {
     const Link& l = chain[k];
     const Candidate& c = cands[l.cand];
     // A damaged frame's own number is not trusted: its silence starts where the good output
     // ends, as in the serial decoder.
-    const std::uint64_t begin = (!l.good && k > 0) ? out_end : first_sample(c) - base;
-    const bool is_gap = k > 0 && chain[k - 1].cand == l.cand;  // bytes after a good frame
-    if (is_gap) {
+    const std::uint64_t begin = (l.kind != Link::good && k > 0) ? out_end : first_sample(c) - base;
+    if (l.kind == Link::gap) {
       const std::uint64_t next_begin =
           k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;
       index.damage.push_back({chain[k - 1].end, l.end - chain[k - 1].end, frame_number, out_end,
-                              next_begin > out_end ? next_begin - out_end : 0, l.why});
+                              next_begin > out_end ? next_begin - out_end : 0, why(l.kind)});
       out_end = std::max(out_end, next_begin);
       continue;
     }
@@ -272,14 +278,14 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
       out_end = std::max(out_end, begin + nominal);
       continue;
     }
-    if (l.good) {
+    if (l.kind == Link::good) {
       index.frames.push_back({c.pos, l.end, begin, c.block_size});
     } else {
       // A damaged frame covers the samples up to the next good frame, or its own block.
       const std::uint64_t next_begin =
           k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : begin + span;
       span = next_begin > begin ? next_begin - begin : 0;
-      index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, span, l.why});
+      index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, span, why(l.kind)});
     }
     out_end = std::max(out_end, begin + span);
   }

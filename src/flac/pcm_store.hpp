@@ -23,6 +23,13 @@ SIGPU_HD inline std::uint64_t pcm_offset(const PcmTarget& t, std::uint64_t index
                                          : channel * t.samples + index;
 }
 
+/// A sample of `bps` bits as s16, full scale.
+SIGPU_HD SIGPU_FORCEINLINE std::int16_t s16_sample(std::int32_t v, unsigned bps) {
+  return static_cast<std::int16_t>(
+      bps >= 16 ? v >> (bps - 16)
+                : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
+}
+
 /// Full-scale conversions: s16/s32 shift to the target width, f32 divides by 2^(bps-1).
 SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t index,
                                              unsigned channel, std::int32_t v) {
@@ -37,9 +44,7 @@ SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t i
           static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (32 - bps));
       break;
     case SampleFormat::s16:
-      static_cast<std::int16_t*>(t.data)[o] = static_cast<std::int16_t>(
-          bps >= 16 ? v >> (bps - 16)
-                    : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
+      static_cast<std::int16_t*>(t.data)[o] = s16_sample(v, bps);
       break;
     case SampleFormat::f32:
       static_cast<float*>(t.data)[o] =

@@ -12,6 +12,7 @@
 // their counts give every code's index, and every lane decodes its own codes.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,20 +38,38 @@ struct BitWindow {
   const std::uint8_t* data;
   std::size_t size;
 
-  /// The big-endian word at a 4-byte-aligned byte offset.
-  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t word(std::size_t byte) const {
+  /// The word at a 4-byte-aligned byte offset as it lies in memory, bytes past the end zero.
+  /// Apart from big_endian() so that a reader can load a word well before it needs it: the
+  /// byte swap is the load's first use, and the warp waits for the load there.
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t raw_word(std::size_t byte) const {
     if (byte + 4 <= size) {
 #ifdef __CUDA_ARCH__
-      return __byte_perm(__ldg(reinterpret_cast<const unsigned*>(data + byte)), 0, 0x0123);
+      return __ldg(reinterpret_cast<const unsigned*>(data + byte));
 #else
+      static_assert(std::endian::native == std::endian::little);
       std::uint32_t w;
       std::memcpy(&w, data + byte, 4);
-      return __builtin_bswap32(w);
+      return w;
 #endif
     }
     std::uint32_t w = 0;
-    for (std::size_t i = 0; i < 4; ++i) w = (w << 8) | (byte + i < size ? data[byte + i] : 0u);
+    for (std::size_t i = 0; i < 4; ++i)
+      w |= std::uint32_t{byte + i < size ? data[byte + i] : 0u} << (8 * i);
     return w;
+  }
+
+  /// A raw_word in the bitstream's order.
+  static SIGPU_HD SIGPU_FORCEINLINE std::uint32_t big_endian(std::uint32_t raw) {
+#ifdef __CUDA_ARCH__
+    return __byte_perm(raw, 0, 0x0123);
+#else
+    return __builtin_bswap32(raw);
+#endif
+  }
+
+  /// The big-endian word at a 4-byte-aligned byte offset.
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t word(std::size_t byte) const {
+    return big_endian(raw_word(byte));
   }
 
   /// The 32 bits starting at bit position `bit`.

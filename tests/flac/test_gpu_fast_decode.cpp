@@ -20,6 +20,7 @@
 
 #include "core/crc.hpp"
 #include "flac/frame.hpp"
+#include "flac/predict.hpp"
 
 #ifdef SIGPU_HAVE_CUDA
 #include "flac/backends.hpp"
@@ -256,7 +257,9 @@ std::vector<std::uint8_t> libflac(test::Signal sig, unsigned ch, unsigned bps, s
 
 // The warp restore (warp_restore.cuh) against restore_subframe, subframe by subframe, on random
 // predictors of every kind and order, wasted bits, sums that need 64 bits, block sizes from 1
-// sample, channel counts that do not divide a warp, and frames left pending = 0.
+// sample, channel counts that do not divide a warp, and frames left pending = 0; then the same
+// frames stored by the kernel itself, each stereo mode, against decorrelated_sample over the
+// host's restore: exactly the frames held whole by a warp and free of 64-bit sums are stored.
 TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
   std::mt19937_64 rng(2026);
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) {  // [lo, hi]
@@ -307,13 +310,45 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
                          sizes[k]);
       at += std::size_t(sizes[k]) * channels;
     }
-    const auto got = cuda::restore_on_device(x, sizes, channels, params, pending);
+    const auto got = cuda::restore_on_device(x, sizes, channels, params, pending).samples;
     ASSERT_EQ(got.size(), want.size());
     std::size_t first = got.size();
     for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
       if (got[i] != want[i]) first = i;
     EXPECT_EQ(first, got.size()) << "round " << round << ", " << channels << " channels, " << frames
                                  << " frames: first differing sample";
+
+    std::vector<std::uint8_t> assignments(frames, static_cast<std::uint8_t>(channels - 1));
+    if (channels == 2)
+      for (auto& a : assignments)
+        a = std::array<std::uint8_t, 4>{1, kLeftSide, kSideRight, kMidSide}[pick(0, 3)];
+    const auto run = cuda::restore_on_device(x, sizes, channels, params, pending, assignments);
+    const bool whole_frames = 32 % channels == 0;
+    std::size_t at_frame = 0, out = 0;
+    for (std::size_t k = 0; k < frames; ++k) {
+      const unsigned n = sizes[k];
+      bool wide = false;
+      for (unsigned c = 0; c < channels; ++c) {
+        const SubframeParams& p = params[k * channels + c];
+        wide |= p.kind == SubframeParams::lpc && !lpc_fits_32(p.bits, p.precision, p.order);
+      }
+      const bool stored = pending[k] && whole_frames && !wide;
+      ASSERT_EQ(run.stored[k], stored) << "round " << round << ", frame " << k;
+      for (unsigned i = 0; i < n; ++i)
+        for (unsigned c = 0; c < channels; ++c) {
+          const std::int32_t expect =
+              stored ? decorrelated_sample(assignments[k], want.data() + at_frame, n, i, c) : 0;
+          ASSERT_EQ(run.pcm.empty() ? 0 : run.pcm[(out + i) * channels + c], expect)
+              << "round " << round << ", frame " << k << ", sample " << i << ", channel " << c;
+          if (!stored) {
+            ASSERT_EQ(run.samples[at_frame + std::size_t(c) * n + i],
+                      want[at_frame + std::size_t(c) * n + i])
+                << "round " << round << ", frame " << k << " (restored in place)";
+          }
+        }
+      at_frame += std::size_t(n) * channels;
+      out += n;
+    }
   }
 }
 

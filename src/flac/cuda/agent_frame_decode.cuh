@@ -6,9 +6,11 @@
 //                        SubframeParams; DecodePath::fast_flat reads the residuals with the
 //                        flat loop of flac/residual_flat.hpp;
 //   RestoreSubframesKernel  a warp per 32 (frame, channel) subframes, each lane restoring one
-//                        (FIXED/LPC in place, warp_restore.cuh);
-//   StoreFramesKernel    one block per frame: decorrelation and format conversion, threads
-//                        striding over the output so that writes coalesce.
+//                        (FIXED/LPC, warp_restore.cuh); the frames a warp holds whole go
+//                        from its tiles to the output, decorrelated and converted;
+//   StoreFramesKernel    one block per frame left (64-bit sums, 3, 5, 6 or 7 channels):
+//                        decorrelation and format conversion, threads striding over the output
+//                        so that writes coalesce.
 // Frames that need 64-bit scratch (32-bit audio with a side channel) are decoded and stored
 // whole by the parse kernel, exactly as the plain kernel does.
 #pragma once
@@ -87,15 +89,26 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
 /// Threads of RestoreSubframesKernel's blocks: one warp per 32 subframes.
 inline constexpr unsigned kRestoreBlock = 128;
 
-/// Subframe t is channel t % channels of frame t / channels (warp_restore.cuh).
+/// Whether RestoreSubframesKernel can store frames of `channels` channels itself: a warp must
+/// hold whole frames.
+inline bool restore_stores_frames(unsigned channels, unsigned scratch_bytes) {
+  return scratch_bytes == 4 && 32 % channels == 0;
+}
+
+/// Subframe t is channel t % channels of frame t / channels (warp_restore.cuh). With `store`
+/// (restore_stores_frames), each frame whose subframes the warp restores whole is written to
+/// `target` from the tiles and marked done (pending = 0), so that it skips the scratch and
+/// StoreFramesKernel; the rest (64-bit sums, a frame with other channels than the stream's)
+/// is restored in place for StoreFramesKernel.
 __global__ void __launch_bounds__(kRestoreBlock)
     RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
-                           unsigned scratch_bytes, const FrameStateDevice* states,
-                           const SubframeParams* params) {
+                           unsigned scratch_bytes, FrameStateDevice* states,
+                           const SubframeParams* params, PcmTarget target, bool store) {
   __shared__ RestoreWarpSmem smem[kRestoreBlock / 32];
+  __shared__ FrameStateDevice frame_of[kRestoreBlock];  // each lane's frame
   const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint32_t k = static_cast<std::uint32_t>(t / channels);
-  const unsigned c = static_cast<unsigned>(t % channels);
+  const unsigned c = static_cast<unsigned>(t % channels), lane = threadIdx.x % 32;
   if (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x / 32 * 32 >=
       std::uint64_t(count) * channels)
     return;  // the whole warp is past the end
@@ -105,8 +118,46 @@ __global__ void __launch_bounds__(kRestoreBlock)
   std::int32_t* x = mine ? frame_scratch32(scratch, scratch_bytes, st.out_sample, channels) +
                                std::size_t(c) * st.block_size
                          : nullptr;
-  warp_restore_any(mine ? restore_lane(*p, x, st.block_size) : RestoreLane{},
-                   smem[threadIdx.x / 32]);
+  const RestoreLane l = mine ? restore_lane(*p, x, st.block_size) : RestoreLane{};
+  // The frames this warp stores: every channel's lane restores through the tile.
+  const std::uint32_t whole =
+      __ballot_sync(0xFFFFFFFFu, store && mine && !l.alone && st.channels == channels);
+  const std::uint32_t frame_lanes = channels == 32 ? ~0u : (1u << channels) - 1;
+  std::uint32_t stored_lanes = 0;
+  for (unsigned f = 0; store && f < 32 / channels; ++f)
+    if ((whole >> (f * channels) & frame_lanes) == frame_lanes)
+      stored_lanes |= frame_lanes << (f * channels);
+  frame_of[threadIdx.x] = st;
+  __syncwarp();
+  const FrameStateDevice* frames = frame_of + threadIdx.x / 32 * 32;
+  // Interleaved s16 stereo, the common case, leaves a sample pair per 32-bit store.
+  const bool s16_pairs =
+      target.format == SampleFormat::s16 && target.layout == Layout::interleaved && channels == 2;
+  auto emit = [&](const RestoreWarpSmem& s, unsigned done) {
+    WriteBackTile{stored_lanes}(s, done);
+    const unsigned i = done + lane;
+    for (unsigned f = 0; f < 32 / channels; ++f) {
+      const unsigned q = f * channels;
+      if (!(stored_lanes >> q & 1)) continue;
+      const FrameStateDevice& fr = frames[q];
+      if (i >= fr.block_size) continue;
+      const std::int32_t* x = s.tile + q * kRestorePitch;
+      if (s16_pairs) {
+        const auto left = static_cast<std::uint16_t>(s16_sample(
+            decorrelated_sample(fr.assignment, x, kRestorePitch, lane, 0), target.bits_per_sample));
+        const auto right = static_cast<std::uint16_t>(s16_sample(
+            decorrelated_sample(fr.assignment, x, kRestorePitch, lane, 1), target.bits_per_sample));
+        static_cast<std::uint32_t*>(target.data)[fr.out_sample + i] = left | std::uint32_t{right}
+                                                                                 << 16;
+        continue;
+      }
+      for (unsigned cc = 0; cc < channels; ++cc)
+        store_sample(target, fr.out_sample + i, cc,
+                     decorrelated_sample(fr.assignment, x, kRestorePitch, lane, cc));
+    }
+  };
+  warp_restore_any(l, smem[threadIdx.x / 32], emit);
+  if (c == 0 && (stored_lanes >> lane & 1)) states[k].pending = 0;
   // The index keeps every frame at the stream's channel count; this only guards that.
   for (unsigned cc = c + channels; mine && cc < st.channels; cc += channels)
     restore_subframe(p[cc - c],

@@ -86,21 +86,23 @@ void clear_frame_errors_log() {
   frame_errors.clear();
   log_frame_errors_on = true;
 }
-std::vector<std::int32_t> restore_on_device(std::span<const std::int32_t> samples,
-                                            std::span<const std::uint32_t> block_sizes,
-                                            unsigned channels,
-                                            std::span<const SubframeParams> params,
-                                            std::span<const std::uint8_t> pending) {
+RestoreRun restore_on_device(std::span<const std::int32_t> samples,
+                             std::span<const std::uint32_t> block_sizes, unsigned channels,
+                             std::span<const SubframeParams> params,
+                             std::span<const std::uint8_t> pending,
+                             std::span<const std::uint8_t> assignments) {
   const auto n = static_cast<std::uint32_t>(block_sizes.size());
+  const bool store = !assignments.empty() && restore_stores_frames(channels, 4);
   std::vector<FrameStateDevice> states(n);
   std::vector<SubframeParams> wide(std::size_t(n) * kMaxChannels);
   std::uint64_t at = 0;
   for (std::uint32_t k = 0; k < n; ++k) {
-    states[k] = {at, block_sizes[k], 0, static_cast<std::uint8_t>(channels), pending[k]};
+    const std::uint8_t assignment = assignments.empty() ? 0 : assignments[k];
+    states[k] = {at, block_sizes[k], assignment, static_cast<std::uint8_t>(channels), pending[k]};
     for (unsigned c = 0; c < channels; ++c) wide[k * kMaxChannels + c] = params[k * channels + c];
     at += block_sizes[k];
   }
-  DeviceBuffer<std::int32_t> d_x(samples.size());
+  DeviceBuffer<std::int32_t> d_x(samples.size()), d_pcm(store ? samples.size() : 1);
   DeviceBuffer<FrameStateDevice> d_states(n);
   DeviceBuffer<SubframeParams> d_params(wide.size());
   SIGPU_CUDA_CHECK(
@@ -109,14 +111,27 @@ std::vector<std::int32_t> restore_on_device(std::span<const std::int32_t> sample
                               cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaMemcpy(d_params.get(), wide.data(), wide.size() * sizeof(SubframeParams),
                               cudaMemcpyHostToDevice));
+  SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, d_pcm.capacity() * 4));
+  const PcmTarget target{d_pcm.get(), SampleFormat::raw32, Layout::interleaved, channels, 32, at};
   const std::uint64_t subframes = std::uint64_t(n) * channels;
   RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
                            kRestoreBlock>>>(n, channels, d_x.get(), 4, d_states.get(),
-                                            d_params.get());
+                                            d_params.get(), target, store);
   SIGPU_CUDA_CHECK_LAUNCH();
-  std::vector<std::int32_t> out(samples.size());
-  SIGPU_CUDA_CHECK(cudaMemcpy(out.data(), d_x.get(), out.size() * 4, cudaMemcpyDeviceToHost));
-  return out;
+  RestoreRun r;
+  r.samples.resize(samples.size());
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(r.samples.data(), d_x.get(), samples.size_bytes(), cudaMemcpyDeviceToHost));
+  if (store) {
+    r.pcm.resize(samples.size());
+    SIGPU_CUDA_CHECK(
+        cudaMemcpy(r.pcm.data(), d_pcm.get(), samples.size_bytes(), cudaMemcpyDeviceToHost));
+  }
+  SIGPU_CUDA_CHECK(cudaMemcpy(states.data(), d_states.get(), n * sizeof(FrameStateDevice),
+                              cudaMemcpyDeviceToHost));
+  r.stored.resize(n);
+  for (std::uint32_t k = 0; k < n; ++k) r.stored[k] = pending[k] && !states[k].pending;
+  return r;
 }
 std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file) {
   CudaDecoder::Impl impl(0);
@@ -180,8 +195,9 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
     RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
-                             kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
-                                                      states.get(), params.get());
+                             kRestoreBlock, 0, s()>>>(
+        n, channels, scratch.get(), scratch_bytes, states.get(), params.get(), target,
+        restore_stores_frames(channels, scratch_bytes));
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(2);
     StoreFramesKernel<<<n, 256, 0, s()>>>(channels, scratch.get(), scratch_bytes, states.get(),

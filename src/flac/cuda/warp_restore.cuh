@@ -13,6 +13,10 @@
 // The arithmetic is restore_subframe's (32-bit wrapping sums, the shift of the signed sum,
 // wrapping adds, the wasted-bits shift), so the results are identical. Subframes whose sums
 // need 64 bits (lpc_fits_32) are restored by their lane alone after the warp's loop.
+// Every sample of a subframe, warm-up included, passes through the tile, so that once a tile
+// is restored it holds samples [i, i + 32) of every lane's subframe: the caller's emit hook
+// then stores them, back in place or (RestoreSubframesKernel) straight out as PCM, the frames'
+// channels side by side in the tile.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +25,8 @@
 
 namespace sigpu::flac::cuda {
 
-/// One lane's subframe: x[0, n), restored in place from sample `from` (its order; 0 when only
-/// a wasted-bits shift or a constant fill is to be done; n when there is nothing for the tile).
+/// One lane's subframe: x[0, n), restored in place; samples before `from` are passed through
+/// (warm-up, or all of a VERBATIM subframe), the rest predicted.
 struct RestoreLane {
   const SubframeParams* p = nullptr;
   std::int32_t* x = nullptr;
@@ -30,6 +34,9 @@ struct RestoreLane {
   int shift = 0;
   bool constant = false, alone = false;  ///< alone: restore_subframe by the lane afterwards
   std::int32_t value = 0;                ///< CONSTANT's
+
+  /// Samples that go through the warp's tile.
+  __device__ unsigned tiled() const { return alone ? 0 : n; }
 };
 
 /// What the warp loop does for subframe p (x, n its samples).
@@ -39,7 +46,7 @@ __device__ inline RestoreLane restore_lane(const SubframeParams& p, std::int32_t
   l.x = x;
   l.n = n;
   l.wasted = p.wasted;
-  l.from = p.wasted ? 0 : n;  // VERBATIM: only the shift
+  l.from = n;  // VERBATIM: passed through
   if (p.kind == SubframeParams::constant) {
     l.constant = true;
     l.value = static_cast<std::int32_t>(p.constant_value);
@@ -49,7 +56,6 @@ __device__ inline RestoreLane restore_lane(const SubframeParams& p, std::int32_t
   } else if (p.kind == SubframeParams::lpc) {
     if (!lpc_fits_32(p.bits, p.precision, p.order)) {
       l.alone = true;
-      l.from = n;
     } else {
       l.order = l.from = p.order < n ? p.order : n;
       l.shift = p.shift;
@@ -87,19 +93,16 @@ struct RestoreWarpSmem {
 };
 
 /// Restores the lanes' subframes (a lane with no subframe passes RestoreLane{}), P the warp's
-/// padded order. All 32 lanes must call it.
-template <unsigned P>
-__device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s) {
+/// padded order. After each tile, emit(s, i) stores it: lane q's samples [i, i + 32) are
+/// s.tile[q * kRestorePitch + j], those below s.left[q] - i valid. All 32 lanes must call it.
+template <unsigned P, typename Emit>
+__device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& emit) {
   const unsigned lane = threadIdx.x % 32;
-  std::uint32_t coef[P], past[P];  // past[j] = x[i - 1 - j]
+  std::uint32_t coef[P], past[P] = {};  // past[j] = x[i - 1 - j]
   restore_coefficients<P>(l, coef);
-#pragma unroll
-  for (unsigned j = 0; j < P; ++j)
-    past[j] = j < l.order ? static_cast<std::uint32_t>(l.x[l.order - 1 - j]) : 0;
-  const unsigned left = l.n - l.from;
-  s.at[lane] = l.x + l.from;
-  s.left[lane] = left;
-  const unsigned most = __reduce_max_sync(0xFFFFFFFFu, left);
+  s.at[lane] = l.x;
+  s.left[lane] = l.tiled();
+  const unsigned most = __reduce_max_sync(0xFFFFFFFFu, l.tiled());
   __syncwarp();
   // Subframe q's run of the tile at `done`, one sample per lane; all 32 loads are issued before
   // any is used, and the next tile's while the current one is computed.
@@ -124,43 +127,57 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s) {
       std::uint32_t sum = 0;
 #pragma unroll
       for (unsigned q = P; q-- > 0;) sum += coef[q] * past[q];
-      const std::uint32_t v =
-          l.constant ? static_cast<std::uint32_t>(l.value)
-                     : static_cast<std::uint32_t>(row[j]) +
-                           static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
+      const auto raw = static_cast<std::uint32_t>(row[j]);
+      const std::uint32_t predicted =
+          raw + static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
+      const std::uint32_t v = l.constant          ? static_cast<std::uint32_t>(l.value)
+                              : done + j < l.from ? raw
+                                                  : predicted;
       row[j] = static_cast<std::int32_t>(v << l.wasted);
 #pragma unroll
       for (unsigned q = P - 1; q > 0; --q) past[q] = past[q - 1];
       past[0] = v;
     }
     __syncwarp();
+    emit(s, done);
+    __syncwarp();
+  }
+  if (l.alone) {
+    restore_lpc64(l.x, l.n, l.p->coef, l.p->order, l.p->shift);
+    if (l.wasted)
+      for (unsigned i = 0; i < l.n; ++i)
+        l.x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(l.x[i]) << l.wasted);
+  }
+}
+
+/// The emit hook of warp_restore that writes each tile back in place, except for the lanes in
+/// `skip` (whose samples the caller stores itself).
+struct WriteBackTile {
+  std::uint32_t skip = 0;
+  __device__ void operator()(const RestoreWarpSmem& s, unsigned done) const {
+    const unsigned lane = threadIdx.x % 32;
 #pragma unroll
     for (unsigned q = 0; q < 32; ++q) {
       const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-      if (lane < have) s.at[q][done + lane] = s.tile[q * kRestorePitch + lane];
+      if (lane < have && !(skip >> q & 1)) s.at[q][done + lane] = s.tile[q * kRestorePitch + lane];
     }
-    __syncwarp();
   }
-  if (l.alone) restore_lpc64(l.x, l.n, l.p->coef, l.p->order, l.p->shift);
-  // The samples the loop did not reach (warm-up, or all of an alone lane's) take the shift.
-  if (l.wasted)
-    for (unsigned i = 0; i < l.from; ++i)
-      l.x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(l.x[i]) << l.wasted);
-}
+};
 
 /// warp_restore with the warp's order rounded up to 4, 8, 12, 16 or 32.
-__device__ inline void warp_restore_any(const RestoreLane& l, RestoreWarpSmem& s) {
+template <typename Emit>
+__device__ inline void warp_restore_any(const RestoreLane& l, RestoreWarpSmem& s, Emit&& emit) {
   const unsigned order = __reduce_max_sync(0xFFFFFFFFu, l.order);
   if (order <= 4)
-    warp_restore<4>(l, s);
+    warp_restore<4>(l, s, emit);
   else if (order <= 8)
-    warp_restore<8>(l, s);
+    warp_restore<8>(l, s, emit);
   else if (order <= 12)
-    warp_restore<12>(l, s);
+    warp_restore<12>(l, s, emit);
   else if (order <= 16)
-    warp_restore<16>(l, s);
+    warp_restore<16>(l, s, emit);
   else
-    warp_restore<32>(l, s);
+    warp_restore<32>(l, s, emit);
 }
 
 }  // namespace sigpu::flac::cuda
