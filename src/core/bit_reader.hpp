@@ -23,6 +23,14 @@ SIGPU_HD SIGPU_FORCEINLINE int count_leading_zeros64(std::uint64_t x) {
 #endif
 }
 
+SIGPU_HD SIGPU_FORCEINLINE int count_leading_zeros32(std::uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return __clz(static_cast<int>(x));
+#else
+  return x ? __builtin_clz(x) : 32;
+#endif
+}
+
 class BitReader {
  public:
   SIGPU_HD BitReader(const std::uint8_t* data, std::size_t size, std::size_t start_byte = 0)

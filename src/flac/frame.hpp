@@ -98,6 +98,21 @@ SIGPU_HD SIGPU_FORCEINLINE std::int32_t decorrelated_sample(unsigned assignment,
   }
 }
 
+/// Both channels of a stereo pair (a, b: the frame's subframes 0 and 1 at one index), as
+/// decorrelated_sample gives them, without branching on the assignment: the lanes of a GPU
+/// warp hold frames of different modes.
+SIGPU_HD SIGPU_FORCEINLINE void decorrelated_pair(unsigned assignment, std::int32_t a,
+                                                  std::int32_t b, std::int32_t& left,
+                                                  std::int32_t& right) {
+  const std::int64_t x = a, y = b, mid = (x * 2) | (y & 1);
+  left = static_cast<std::int32_t>(assignment == kSideRight ? x + y
+                                   : assignment == kMidSide ? (mid + y) >> 1
+                                                            : x);
+  right = static_cast<std::int32_t>(assignment == kLeftSide  ? x - y
+                                    : assignment == kMidSide ? (mid - y) >> 1
+                                                             : y);
+}
+
 template <unsigned Assignment, typename S, typename Sink>
 SIGPU_HD void store_frame_as(const FrameHeader& h, const S* x, Sink& sink) {
   const unsigned n = h.block_size;

@@ -98,12 +98,16 @@ class FlatBits {
   /// The caller has topped up, so the cache holds at least 33 bits.
   SIGPU_HD SIGPU_FORCEINLINE bool try_rice(unsigned k, std::uint32_t max_quotient,
                                            std::uint32_t* u) {
-    const unsigned q = static_cast<unsigned>(count_leading_zeros64(cache_));  // 64 if empty
+    // The quotient comes from the cache's top word alone (a longer one takes the slow path):
+    // from one code to the next the chain is the leading-zero count, the length and the
+    // shift, and a 32-bit count is one GPU instruction where a 64-bit one is five.
+    const unsigned q =
+        static_cast<unsigned>(count_leading_zeros32(static_cast<std::uint32_t>(cache_ >> 32)));
     const unsigned len = q + 1 + k;
-    if (len > count_ || q > max_quotient) return false;
-    const std::uint64_t after_stop = (cache_ << q) << 1;
-    *u = (q << k) | static_cast<std::uint32_t>((after_stop >> 1) >> (63 - k));
-    cache_ = after_stop << k;
+    if (q > 31 || len > count_ || q > max_quotient) return false;
+    const auto after_stop = static_cast<std::uint32_t>((cache_ << (q + 1)) >> 32);
+    *u = (q << k) | ((after_stop >> 1) >> (31 - k));
+    cache_ <<= len;  // at most 31 + 1 + 30 bits
     count_ -= len;
     return true;
   }

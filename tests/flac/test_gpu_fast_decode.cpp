@@ -258,8 +258,9 @@ std::vector<std::uint8_t> libflac(test::Signal sig, unsigned ch, unsigned bps, s
 // The warp restore (warp_restore.cuh) against restore_subframe, subframe by subframe, on random
 // predictors of every kind and order, wasted bits, sums that need 64 bits, block sizes from 1
 // sample, channel counts that do not divide a warp, and frames left pending = 0; then the same
-// frames stored by the kernel itself, each stereo mode, against decorrelated_sample over the
-// host's restore: exactly the frames held whole by a warp and free of 64-bit sums are stored.
+// frames stored by the kernel itself (raw32, and stereo s16 in pairs), each stereo mode,
+// against decorrelated_sample over the host's restore: exactly the frames held whole by a warp
+// and free of 64-bit sums are stored.
 TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
   std::mt19937_64 rng(2026);
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) {  // [lo, hi]
@@ -322,7 +323,23 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
     if (channels == 2)
       for (auto& a : assignments)
         a = std::array<std::uint8_t, 4>{1, kLeftSide, kSideRight, kMidSide}[pick(0, 3)];
-    const auto run = cuda::restore_on_device(x, sizes, channels, params, pending, assignments);
+    // raw32 through every channel count; s16 (from 24 bits) for stereo, stored as pairs.
+    const SampleFormat format =
+        channels == 2 && round % 2 ? SampleFormat::s16 : SampleFormat::raw32;
+    const unsigned bits = format == SampleFormat::s16 ? 24 : 32;
+    const auto run =
+        cuda::restore_on_device(x, sizes, channels, params, pending, assignments, format, bits);
+    auto pcm_at = [&](std::size_t index) -> std::int32_t {
+      if (run.pcm.empty()) return 0;
+      if (format == SampleFormat::s16) {
+        std::int16_t v;
+        std::memcpy(&v, run.pcm.data() + index * 2, 2);
+        return v;
+      }
+      std::int32_t v;
+      std::memcpy(&v, run.pcm.data() + index * 4, 4);
+      return v;
+    };
     const bool whole_frames = 32 % channels == 0;
     std::size_t at_frame = 0, out = 0;
     for (std::size_t k = 0; k < frames; ++k) {
@@ -336,9 +353,12 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
       ASSERT_EQ(run.stored[k], stored) << "round " << round << ", frame " << k;
       for (unsigned i = 0; i < n; ++i)
         for (unsigned c = 0; c < channels; ++c) {
-          const std::int32_t expect =
-              stored ? decorrelated_sample(assignments[k], want.data() + at_frame, n, i, c) : 0;
-          ASSERT_EQ(run.pcm.empty() ? 0 : run.pcm[(out + i) * channels + c], expect)
+          std::int32_t expect = 0;
+          if (stored) {
+            expect = decorrelated_sample(assignments[k], want.data() + at_frame, n, i, c);
+            if (format == SampleFormat::s16) expect = s16_sample(expect, bits);
+          }
+          ASSERT_EQ(pcm_at((out + i) * channels + c), expect)
               << "round " << round << ", frame " << k << ", sample " << i << ", channel " << c;
           if (!stored) {
             ASSERT_EQ(run.samples[at_frame + std::size_t(c) * n + i],

@@ -90,7 +90,8 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
                              std::span<const std::uint32_t> block_sizes, unsigned channels,
                              std::span<const SubframeParams> params,
                              std::span<const std::uint8_t> pending,
-                             std::span<const std::uint8_t> assignments) {
+                             std::span<const std::uint8_t> assignments, SampleFormat format,
+                             unsigned bits) {
   const auto n = static_cast<std::uint32_t>(block_sizes.size());
   const bool store = !assignments.empty() && restore_stores_frames(channels, 4);
   std::vector<FrameStateDevice> states(n);
@@ -102,7 +103,9 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
     for (unsigned c = 0; c < channels; ++c) wide[k * kMaxChannels + c] = params[k * channels + c];
     at += block_sizes[k];
   }
-  DeviceBuffer<std::int32_t> d_x(samples.size()), d_pcm(store ? samples.size() : 1);
+  const std::size_t pcm_bytes = store ? samples.size() * bytes_per_sample(format) : 1;
+  DeviceBuffer<std::int32_t> d_x(samples.size());
+  DeviceBuffer<std::uint8_t> d_pcm(pcm_bytes);
   DeviceBuffer<FrameStateDevice> d_states(n);
   DeviceBuffer<SubframeParams> d_params(wide.size());
   SIGPU_CUDA_CHECK(
@@ -111,8 +114,8 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
                               cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaMemcpy(d_params.get(), wide.data(), wide.size() * sizeof(SubframeParams),
                               cudaMemcpyHostToDevice));
-  SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, d_pcm.capacity() * 4));
-  const PcmTarget target{d_pcm.get(), SampleFormat::raw32, Layout::interleaved, channels, 32, at};
+  SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, pcm_bytes));
+  const PcmTarget target{d_pcm.get(), format, Layout::interleaved, channels, bits, at};
   const std::uint64_t subframes = std::uint64_t(n) * channels;
   RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
                            kRestoreBlock>>>(n, channels, d_x.get(), 4, d_states.get(),
@@ -123,9 +126,8 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
   SIGPU_CUDA_CHECK(
       cudaMemcpy(r.samples.data(), d_x.get(), samples.size_bytes(), cudaMemcpyDeviceToHost));
   if (store) {
-    r.pcm.resize(samples.size());
-    SIGPU_CUDA_CHECK(
-        cudaMemcpy(r.pcm.data(), d_pcm.get(), samples.size_bytes(), cudaMemcpyDeviceToHost));
+    r.pcm.resize(pcm_bytes);
+    SIGPU_CUDA_CHECK(cudaMemcpy(r.pcm.data(), d_pcm.get(), pcm_bytes, cudaMemcpyDeviceToHost));
   }
   SIGPU_CUDA_CHECK(cudaMemcpy(states.data(), d_states.get(), n * sizeof(FrameStateDevice),
                               cudaMemcpyDeviceToHost));

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include <sigpu/flac.hpp>
+
 #include "flac/frame_search.hpp"
 #include "flac/subframe.hpp"
 
@@ -41,22 +43,25 @@ void set_output_fill(std::uint8_t byte);
 std::uint64_t streaming_device_bytes();
 
 /// What restore_on_device leaves: the samples after the kernel; with assignments given, the
-/// PCM (raw32, interleaved, zeros where no frame was stored) and which frames the kernel stored.
+/// PCM's bytes (interleaved, zeros where no frame was stored) and which frames the kernel
+/// stored.
 struct RestoreRun {
-  std::vector<std::int32_t> samples, pcm;
-  std::vector<std::uint8_t> stored;
+  std::vector<std::int32_t> samples;
+  std::vector<std::uint8_t> pcm, stored;
 };
 
 /// Runs RestoreSubframesKernel alone over frames laid out as the decoder lays them out: frame k
 /// (block_sizes[k] samples per channel) follows frame k - 1 in `samples`, channel by channel,
 /// warm-up samples and residuals in place; params[k * channels + c] describes its subframe c;
 /// frames whose `pending` is 0 are left alone. With `assignments` (frame k's channel
-/// assignment), the kernel also stores the frames it can (restore_stores_frames).
+/// assignment), the kernel also stores the frames it can (restore_stores_frames) as `format`
+/// from samples of `bits` bits.
 RestoreRun restore_on_device(std::span<const std::int32_t> samples,
                              std::span<const std::uint32_t> block_sizes, unsigned channels,
                              std::span<const SubframeParams> params,
                              std::span<const std::uint8_t> pending,
-                             std::span<const std::uint8_t> assignments = {});
+                             std::span<const std::uint8_t> assignments = {},
+                             SampleFormat format = SampleFormat::raw32, unsigned bits = 32);
 
 /// The frame search of a whole file on device 0 (FindHeadersKernel, sort, candidates,
 /// LinkSuccessorsKernel): every candidate, in position order, with its successor.
