@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include <sigpu/flac.hpp>
 
@@ -30,27 +31,31 @@ SIGPU_HD SIGPU_FORCEINLINE std::int16_t s16_sample(std::int32_t v, unsigned bps)
                 : static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (16 - bps)));
 }
 
+/// A sample of `bps` bits as the 32 bits a 32-bit format (raw32, s32, f32) stores, full scale.
+SIGPU_HD SIGPU_FORCEINLINE std::uint32_t pcm32_bits(SampleFormat format, std::int32_t v,
+                                                    unsigned bps) {
+  switch (format) {
+    case SampleFormat::s32:
+      return static_cast<std::uint32_t>(v) << (32 - bps);
+    case SampleFormat::f32: {
+      const float f = static_cast<float>(v) * (1.0f / static_cast<float>(1ull << (bps - 1)));
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      return bits;
+    }
+    default:
+      return static_cast<std::uint32_t>(v);
+  }
+}
+
 /// Full-scale conversions: s16/s32 shift to the target width, f32 divides by 2^(bps-1).
 SIGPU_HD SIGPU_FORCEINLINE void store_sample(const PcmTarget& t, std::uint64_t index,
                                              unsigned channel, std::int32_t v) {
   const std::uint64_t o = pcm_offset(t, index, channel);
-  const unsigned bps = t.bits_per_sample;
-  switch (t.format) {
-    case SampleFormat::raw32:
-      static_cast<std::int32_t*>(t.data)[o] = v;
-      break;
-    case SampleFormat::s32:
-      static_cast<std::int32_t*>(t.data)[o] =
-          static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << (32 - bps));
-      break;
-    case SampleFormat::s16:
-      static_cast<std::int16_t*>(t.data)[o] = s16_sample(v, bps);
-      break;
-    case SampleFormat::f32:
-      static_cast<float*>(t.data)[o] =
-          static_cast<float>(v) * (1.0f / static_cast<float>(1ull << (bps - 1)));
-      break;
-  }
+  if (t.format == SampleFormat::s16)
+    static_cast<std::int16_t*>(t.data)[o] = s16_sample(v, t.bits_per_sample);
+  else
+    static_cast<std::uint32_t*>(t.data)[o] = pcm32_bits(t.format, v, t.bits_per_sample);
 }
 
 /// True when the original coded integers can be recovered exactly from this format.

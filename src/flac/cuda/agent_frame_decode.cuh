@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/kernels.cuh"
@@ -130,44 +131,52 @@ __global__ void __launch_bounds__(kRestoreBlock)
   frame_of[threadIdx.x] = st;
   __syncwarp();
   const FrameStateDevice* frames = frame_of + threadIdx.x / 32 * 32;
-  // Interleaved s16 stereo, the common case: lane 2f + h stores samples [16h, 16h + 16) of
-  // the tile of the warp's frame f, its own frame, whose state it holds in registers; the
-  // channels leave as pairs, four to a 16-byte store. (Lanes striding over one frame at a
-  // time waited on that frame's state in shared memory before every store: 2.5 ms for the
-  // hour's restore against 2.0 for int32.)
-  const bool s16_pairs =
-      target.format == SampleFormat::s16 && target.layout == Layout::interleaved && channels == 2;
-  auto store_pairs = [&](const RestoreWarpSmem& s, unsigned done) {
+  // Interleaved stereo, the common case: lane 2f + h stores samples [16h, 16h + 16) of the
+  // tile of the warp's frame f, its own frame, whose state it holds in registers; the pairs
+  // leave in 16-byte stores (kWords 32-bit words per pair: 1 for s16, 2 for 32-bit samples).
+  // (Lanes striding over one frame at a time waited on that frame's state in shared memory
+  // before every store: 2.5 ms for the hour's restore in s16 against 1.07 ms so.)
+  auto store_pairs = [&](const RestoreWarpSmem& s, unsigned done, auto words_per_pair,
+                         auto to_words) {
+    constexpr unsigned kWords = decltype(words_per_pair)::value, kPairs = 4 / kWords;
     const unsigned first = lane % 2 * 16;
     if (!(stored_lanes >> lane & 1) || st.block_size <= done + first) return;
     const unsigned valid = min(16u, st.block_size - done - first);
     const std::int32_t* x = s.tile + (lane & ~1u) * kRestorePitch + first;
-    const std::uint64_t at = st.out_sample + done + first;
-    auto* out = static_cast<std::uint32_t*>(target.data) + at;
-    const bool whole = valid == 16 && at % 4 == 0;
+    auto* out = static_cast<std::uint32_t*>(target.data) + (st.out_sample + done + first) * kWords;
+    const bool whole = valid == 16 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 #pragma unroll
-    for (unsigned g = 0; g < 16; g += 4) {
-      std::uint32_t pair[4];
+    for (unsigned g = 0; g < 16; g += kPairs) {
+      std::uint32_t w[4];
 #pragma unroll
-      for (unsigned j = 0; j < 4; ++j) {
+      for (unsigned j = 0; j < kPairs; ++j) {
         std::int32_t left, right;
         decorrelated_pair(st.assignment, x[g + j], x[g + j + kRestorePitch], left, right);
-        pair[j] =
-            static_cast<std::uint16_t>(s16_sample(left, target.bits_per_sample)) |
-            std::uint32_t{static_cast<std::uint16_t>(s16_sample(right, target.bits_per_sample))}
-                << 16;
+        to_words(left, right, w + j * kWords);
       }
       if (whole) {
-        *reinterpret_cast<uint4*>(out + g) = make_uint4(pair[0], pair[1], pair[2], pair[3]);
+        store_global_16(out + g * kWords, w[0], w[1], w[2], w[3]);
       } else {
         for (unsigned j = 0; j < 4; ++j)
-          if (g + j < valid) out[g + j] = pair[j];
+          if (g + j / kWords < valid) out[g * kWords + j] = w[j];
       }
     }
   };
+  const unsigned bps = target.bits_per_sample;
+  auto s16_words = [&](std::int32_t left, std::int32_t right, std::uint32_t* w) {
+    w[0] = static_cast<std::uint16_t>(s16_sample(left, bps)) |
+           std::uint32_t{static_cast<std::uint16_t>(s16_sample(right, bps))} << 16;
+  };
+  auto words32 = [&](std::int32_t left, std::int32_t right, std::uint32_t* w) {
+    w[0] = pcm32_bits(target.format, left, bps);
+    w[1] = pcm32_bits(target.format, right, bps);
+  };
+  const bool pairs = target.layout == Layout::interleaved && channels == 2;
   auto emit = [&](const RestoreWarpSmem& s, unsigned done) {
     if (stored_lanes != ~0u) WriteBackTile{stored_lanes}(s, done);
-    if (s16_pairs) return store_pairs(s, done);
+    if (pairs && target.format == SampleFormat::s16)
+      return store_pairs(s, done, std::integral_constant<unsigned, 1>{}, s16_words);
+    if (pairs) return store_pairs(s, done, std::integral_constant<unsigned, 2>{}, words32);
     const unsigned i = done + lane;
     for (unsigned f = 0; f < 32 / channels; ++f) {
       const unsigned q = f * channels;
