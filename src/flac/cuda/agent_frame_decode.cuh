@@ -142,19 +142,19 @@ __global__ void __launch_bounds__(kRestoreBlock)
     const unsigned first = lane % 2 * 16;
     if (!(stored_lanes >> lane & 1) || st.block_size <= done + first) return;
     const unsigned valid = min(16u, st.block_size - done - first);
-    const std::int32_t* x = s.tile + (lane & ~1u) * kRestorePitch + first;
+    const std::int32_t* pair = s.tile + (lane & ~1u) * kRestorePitch + first;
     auto* out = static_cast<std::uint32_t*>(target.data) + (st.out_sample + done + first) * kWords;
-    const bool whole = valid == 16 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const bool aligned = valid == 16 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 #pragma unroll
     for (unsigned g = 0; g < 16; g += kPairs) {
       std::uint32_t w[4];
 #pragma unroll
       for (unsigned j = 0; j < kPairs; ++j) {
         std::int32_t left, right;
-        decorrelated_pair(st.assignment, x[g + j], x[g + j + kRestorePitch], left, right);
+        decorrelated_pair(st.assignment, pair[g + j], pair[g + j + kRestorePitch], left, right);
         to_words(left, right, w + j * kWords);
       }
-      if (whole) {
+      if (aligned) {
         store_global_16(out + g * kWords, w[0], w[1], w[2], w[3]);
       } else {
         for (unsigned j = 0; j < 4; ++j)
