@@ -85,10 +85,13 @@ class Walker {
     return std::nullopt;
   }
 
-  std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t size, FrameIndex& index) {
+  /// The chain from the first good frame at or after `from`; bytes from `audio_offset` to it
+  /// are the leading gap.
+  std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t from, std::uint64_t size,
+                         FrameIndex& index) {
     std::vector<Link> chain;
     chain.reserve(cands_.size());  // enough for an undamaged stream: one link per frame
-    auto start = resync(audio_offset, nullptr, 0, false);
+    auto start = resync(from, nullptr, 0, false);
     if (!start) {
       // Nothing decodes; a valid header where the audio starts is still a damaged frame.
       auto it = std::lower_bound(cands_.begin(), cands_.end(), audio_offset,
@@ -223,7 +226,11 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   }
 
   Walker walker(cands, fmt, probe);
-  std::vector<Link> chain = walker.walk(stream.audio_offset, data_size, index);
+  // The walk starts at the frame that set the format: headers before it did not decode with
+  // their own parameters (as the serial decoder judges them), and must not be taken in with the
+  // format of a later frame (a bit depth deferred to STREAMINFO read as that frame's).
+  std::vector<Link> chain =
+      walker.walk(stream.audio_offset, found ? first->pos : stream.audio_offset, data_size, index);
   if (chain.empty()) {
     index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0,
                             "no decodable frame found"});
