@@ -18,8 +18,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The running test's own folder: ctest runs tests as parallel processes, and two of them that
+/// write an IR of the same name with different taps read each other's file.
 fs::path data_dir() {
-  const fs::path d = fs::path(SIGPU_BINARY_DIR) / "test-data" / "audio";
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path d = fs::path(SIGPU_BINARY_DIR) / "test-data" / "audio" / "convolution" /
+                     (std::string(test->test_suite_name()) + "." + test->name());
   fs::create_directories(d);
   return d;
 }
