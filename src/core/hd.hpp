@@ -9,6 +9,14 @@
 #define SIGPU_FORCEINLINE inline __attribute__((always_inline))
 #endif
 
+// `#pragma unroll` in device code; nothing for the host compiler, which decides alone (GCC 12
+// warns about the pragma however it is silenced).
+#ifdef __CUDA_ARCH__
+#define SIGPU_UNROLL _Pragma("unroll")
+#else
+#define SIGPU_UNROLL
+#endif
+
 #ifdef __CUDACC__
 #include <cstdint>
 

@@ -13,11 +13,12 @@
 // the parse took 5.0 ms instead of 4.1). A new partition (new k, or an escaped partition), a code
 // longer than the cache and the end of the data are rare branches inside the loop; the slow path
 // reads exactly as BitReader does, so errors and end positions are the plain twin's. The samples
-// leave four to a store (SampleSink).
+// leave four to a store (decode_residual_flat).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/bit_reader.hpp"
 #include "core/hd.hpp"
@@ -28,37 +29,87 @@
 
 namespace sigpu::flac {
 
-/// An MSB-first bit cache with one word of lookahead. Reads never touch memory outside
-/// [data, data + size); bits past the end read as zero. Whole words are loaded at 4-byte-aligned
+/// Words of a lane's ring (FlatBits); they lie kFlatRingStride words apart in shared memory, the
+/// lanes of a warp side by side, so that 32 lanes reading any slots of their own rings touch 32
+/// different banks.
+inline constexpr unsigned kFlatRingWords = 32;
+inline constexpr unsigned kFlatRingStride = 32;
+
+/// An MSB-first bit cache over 32-bit words. Reads never touch memory outside
+/// [data, data + size); bits past the end read as zero. Whole words are read at 4-byte-aligned
 /// offsets, so on the device `data` must be 4-byte aligned (cudaMalloc memory is).
+///
+/// On the device a lane may stream its words through a ring in shared memory (`ring`, this
+/// lane's slot 0): stream() asks for the next words with asynchronous copies (cp.async) and
+/// the cache is topped up from words that have arrived. A lane's own lookahead in a register
+/// hid nothing in the parse, where the 32 lanes walk 32 frames: a register has one scoreboard
+/// for the whole warp, so a lane topping up waited for the load another lane had just started
+/// into the same register, and 58 % of the parse's stall samples were such waits (Nsight
+/// Compute, the hour, 2026-11-22). Copies into shared memory hold no register, and the lanes
+/// ask for them together, once per turn of the residual loop. Words the ring does not hold
+/// yet are read from global memory, as they are without a ring.
 class FlatBits {
  public:
-  SIGPU_HD FlatBits(const std::uint8_t* data, std::size_t size, std::uint64_t bit)
-      : data_(data), size_(size), word_(static_cast<std::size_t>(bit >> 5) << 2) {
-    cache_ = std::uint64_t(window().word(word_)) << 32;
-    next_ = window().raw_word(word_ + 4);
-    word_ += 8;
+  SIGPU_HD FlatBits(const std::uint8_t* data, std::size_t size, std::uint64_t bit,
+                    std::uint32_t* ring = nullptr)
+      : data_(data), size_(size), base_(static_cast<std::size_t>(bit >> 5) << 2) {
+#ifdef __CUDA_ARCH__
+    ring_ = ring;
+    if (ring_) {
+      // The first half ring at once: the first codes wait for it here, once per subframe.
+      for (unsigned j = 0; j < kFlatRingWords / 2; ++j) copy_next();
+      asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+      safe_ = h1_ = h2_ = h3_ = h4_ = issued_;
+    }
+#else
+    (void)ring;
+#endif
+    cache_ = std::uint64_t(fetch()) << 32;
     count_ = 32;
     consume(static_cast<unsigned>(bit & 31));
   }
 
-  /// Bits consumed from the start of `data`.
-  SIGPU_HD std::uint64_t position() const { return std::uint64_t(word_ - 4) * 8 - count_; }
-  SIGPU_HD bool overrun() const { return position() > std::uint64_t(size_) * 8; }
+  // The copies in flight land before the ring is used again (the next subframe's FlatBits, or
+  // another block, once this one has ended).
+  SIGPU_HD ~FlatBits() {
+#ifdef __CUDA_ARCH__
+    if (ring_) asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+  }
+  FlatBits(const FlatBits&) = delete;
+  FlatBits& operator=(const FlatBits&) = delete;
 
-  /// Keeps at least 33 bits in the cache: appends the lookahead word and loads the next one,
-  /// which is not needed before the following refill.
+  /// Bits consumed from the start of `data`.
+  SIGPU_HD std::uint64_t position() const {
+    return (std::uint64_t(base_) + std::uint64_t(read_) * 4) * 8 - count_;
+  }
+  SIGPU_HD bool overrun() const {
+    return position() > std::uint64_t(size_) * 8;
+  }
+
+  /// Keeps at least 33 bits in the cache.
   SIGPU_HD SIGPU_FORCEINLINE void top_up() {
     if (count_ > 32) return;
-    cache_ |= std::uint64_t(BitWindow::big_endian(next_)) << (32 - count_);
+    cache_ |= std::uint64_t(fetch()) << (32 - count_);
     count_ += 32;
-    next_ = window().raw_word(word_);
-    word_ += 4;
+  }
+
+  /// With a ring: asks for up to kStreamWords more words and learns which have arrived. Called
+  /// by every lane at the same point of each turn of its loop. Copies asked for four calls ago
+  /// have arrived (cp.async.wait_group 3): a turn's work hides the copies' latency.
+  SIGPU_HD SIGPU_FORCEINLINE void stream() {
 #ifdef __CUDA_ARCH__
-    // A word ahead hides a few samples' worth of latency, not a trip to memory: the line
-    // 256 bytes on is asked into L1 now, once per line.
-    if ((word_ & 127) == 0 && word_ + 256 < size_)
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(data_ + word_ + 256));
+    if (!ring_) return;
+    asm volatile("cp.async.wait_group 3;" ::: "memory");
+    safe_ = h4_;
+    h4_ = h3_;
+    h3_ = h2_;
+    h2_ = h1_;
+    SIGPU_UNROLL
+    for (unsigned j = 0; j < kStreamWords; ++j)
+      if (issued_ < read_ + kFlatRingWords) copy_next();
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    h1_ = issued_;
 #endif
   }
 
@@ -94,17 +145,18 @@ class FlatBits {
   }
 
   /// The Rice code with parameter k (k <= 30) when it lies whole in the cache and its quotient
-  /// is at most max_quotient: its zigzagged value into *u, true. Otherwise false, nothing read.
-  /// The caller has topped up, so the cache holds at least 33 bits.
+  /// is at most max_quotient (at most 31): its zigzagged value into *u, true. Otherwise false,
+  /// nothing read. The caller has topped up, so the cache holds at least 33 bits.
   SIGPU_HD SIGPU_FORCEINLINE bool try_rice(unsigned k, std::uint32_t max_quotient,
                                            std::uint32_t* u) {
     // The quotient comes from the cache's top word alone (a longer one takes the slow path):
     // a 32-bit leading-zero count is one GPU instruction where a 64-bit one is five, on the
-    // chain from one code to the next (the hour's parse: 1 % faster on the H100).
+    // chain from one code to the next (the hour's parse: 1 % faster on the H100). A top word
+    // of zeros counts 32, over any max_quotient.
     const unsigned q =
         static_cast<unsigned>(count_leading_zeros32(static_cast<std::uint32_t>(cache_ >> 32)));
     const unsigned len = q + 1 + k;
-    if (q > 31 || len > count_ || q > max_quotient) return false;
+    if (len > count_ || q > max_quotient) return false;
     const auto after_stop = static_cast<std::uint32_t>((cache_ << (q + 1)) >> 32);
     *u = (q << k) | ((after_stop >> 1) >> (31 - k));
     cache_ <<= len;  // at most 31 + 1 + 30 bits
@@ -113,106 +165,121 @@ class FlatBits {
   }
 
  private:
+  /// Words stream() asks for per call: a turn decodes up to four codes, about 50 bits at the
+  /// hour's Rice parameters; a lane that reads faster for a while reads from global memory.
+  static constexpr unsigned kStreamWords = 3;
+
   SIGPU_HD SIGPU_FORCEINLINE void consume(unsigned n) {
     cache_ = n < 64 ? cache_ << n : 0;
     count_ -= n;
   }
 
-  SIGPU_HD SIGPU_FORCEINLINE BitWindow window() const {
-    return {data_, size_};
+  /// The next word, in the bitstream's order.
+  SIGPU_HD SIGPU_FORCEINLINE std::uint32_t fetch() {
+    const std::uint32_t w = read_;
+    ++read_;
+#ifdef __CUDA_ARCH__
+    if (w < safe_) return BitWindow::big_endian(ring_[(w % kFlatRingWords) * kFlatRingStride]);
+#endif
+    return BitWindow{data_, size_}.word(base_ + std::size_t(w) * 4);
   }
+
+#ifdef __CUDA_ARCH__
+  /// Asks for word issued_ into its slot: the bytes of it that are in the data, zeros after.
+  __device__ SIGPU_FORCEINLINE void copy_next() {
+    const std::size_t byte = base_ + std::size_t(issued_) * 4;
+    const unsigned valid = byte < size_ ? (size_ - byte < 4 ? unsigned(size_ - byte) : 4u) : 0u;
+    const auto dst = static_cast<unsigned>(
+        __cvta_generic_to_shared(ring_ + (issued_ % kFlatRingWords) * kFlatRingStride));
+    // No bytes to copy: the source is not read, but is given a valid address all the same.
+    const std::uint8_t* src = valid ? data_ + byte : data_;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(valid)
+                 : "memory");
+    ++issued_;
+  }
+#endif
 
   const std::uint8_t* data_;
   std::size_t size_;
-  std::size_t word_;         ///< byte offset of the word after next_
+  std::size_t base_;         ///< byte offset of word 0: the word of the first bit
   std::uint64_t cache_ = 0;  ///< unread bits, MSB first; bits below count_ are zero
-  std::uint32_t next_ = 0;   ///< the word after the cache's bits, as loaded (raw_word)
   unsigned count_ = 0;       ///< valid bits in cache_
-};
-
-/// Where decode_residual_flat puts its samples. On the device four consecutive 32-bit samples
-/// leave in one 16-byte store: the lanes of a warp write 32 different frames, so each store is
-/// an L2 request of its own, and with one per sample those requests kept the parse's path to
-/// L2 67 % busy (Nsight Compute) while its ALUs idled; in fours, the hour's parse went from
-/// 7.7 to 3.7 ms on the H100 (docs/flac.md).
-template <typename S>
-class SampleSink {
- public:
-  SIGPU_HD explicit SampleSink(S* out) : out_(out) {}
-
-  /// out[i] = v; i is one more than the previous call's.
-  SIGPU_HD SIGPU_FORCEINLINE void put(unsigned i, S v) {
+  std::uint32_t read_ = 0;   ///< words taken into the cache
 #ifdef __CUDA_ARCH__
-    if constexpr (sizeof(S) == 4) {
-      if (held_ == 0 && (reinterpret_cast<std::uintptr_t>(out_ + i) & 15) != 0) {
-        out_[i] = v;  // up to the first 16-byte boundary
-        return;
-      }
-      if (held_ == 3) {
-        store_global_16(out_ + i - 3, a_, b_, c_, v);
-        held_ = 0;
-        return;
-      }
-      a_ = b_;
-      b_ = c_;
-      c_ = v;
-      ++held_;
-      return;
-    }
+  std::uint32_t* ring_ = nullptr;
+  std::uint32_t issued_ = 0;                         ///< words asked for
+  std::uint32_t safe_ = 0;                           ///< words that have arrived in the ring
+  std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, h4_ = 0;  ///< issued_ after the last four stream()s
 #endif
-    out_[i] = v;
-  }
-
-  /// Stores what put() holds back; `end` is one past the last index put.
-  SIGPU_HD SIGPU_FORCEINLINE void flush(unsigned end) {
-    if (held_ == 3) out_[end - 3] = a_;
-    if (held_ >= 2) out_[end - 2] = b_;
-    if (held_ >= 1) out_[end - 1] = c_;
-    held_ = 0;
-  }
-
- private:
-  S* out_;
-  S a_ = 0, b_ = 0, c_ = 0;  ///< the last held_ samples put, oldest first, ending at c_
-  unsigned held_ = 0;
 };
 
 /// Decodes the residual whose layout `l` (checked against the block and `order`) has just been
 /// read, from `bits`, into out[order .. n): the same values, errors and end position as
 /// decode_residual.
+///
+/// One loop runs over the whole subframe with the same instructions for every lane: each turn
+/// either starts a partition (rare) or decodes the codes up to the next 16-byte boundary of
+/// `out` (four, unless the partition ends sooner or a code needs the slow path). On the device
+/// four 32-bit samples then leave in one 16-byte store: the lanes of a warp write 32 different
+/// frames, so each store is an L2 request of its own, and with one per sample those requests
+/// kept the parse's path to L2 67 % busy (Nsight Compute) while its ALUs idled (7.7 -> 3.7 ms
+/// for the hour on the H100). The turn of four codes also pays the loop's own bookkeeping once
+/// per four codes instead of once per code (docs/flac.md).
 template <typename S>
 SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l, S* out,
                                          unsigned order) {
-  SampleSink<S> sink(out);
+  // out + i is 16-byte aligned when (i + phase) % 4 == 0.
+  const auto phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / sizeof(S));
   unsigned i = order, partition = 0, partition_end = order, k = 0;  // a header comes first
   std::uint32_t max_quotient = 0;
-  auto done = [&](FrameError e) {
-    sink.flush(i);
-    return e;
-  };
   for (;;) {
+    bits.stream();
     if (i == partition_end) {  // a new partition (rare): its parameter, or its escaped samples
-      if (partition > 0 && bits.overrun()) return done(FrameError::truncated);
-      if (partition == l.partitions) return done(FrameError::ok);
+      if (partition > 0 && bits.overrun()) return FrameError::truncated;
+      if (partition == l.partitions) return FrameError::ok;
       partition_end = ++partition * l.partition_size;
       k = bits.read(l.param_bits);
       if (k == l.escape) {
         const unsigned width = bits.read(5);
-        for (; i < partition_end; ++i) sink.put(i, bits.read_signed(width));
+        for (; i < partition_end; ++i) out[i] = bits.read_signed(width);
       }
-      max_quotient = 0xFFFFFFFFu >> k;
+      max_quotient = (0xFFFFFFFFu >> k) < 31 ? 0xFFFFFFFFu >> k : 31;
       continue;
     }
-    bits.top_up();
-    std::uint32_t u;
-    if (!bits.try_rice(k, max_quotient, &u)) {  // a long code, or the end of the data (rare)
-      const std::uint32_t q = bits.read_unary();
-      if (q > max_quotient)
-        return done(bits.overrun() ? FrameError::truncated : FrameError::rice_overflow);
-      u = (q << k) | bits.read(k);
+    const unsigned to_boundary = 4 - ((i + phase) & 3);
+    const unsigned want = to_boundary < partition_end - i ? to_boundary : partition_end - i;
+    S v[4] = {};
+    unsigned got = 0;
+    SIGPU_UNROLL
+    for (unsigned j = 0; j < 4; ++j) {
+      if (j < want && got == j) {
+        bits.top_up();
+        std::uint32_t u;
+        if (bits.try_rice(k, max_quotient, &u)) {
+          v[j] = zigzag_decode(u);
+          ++got;
+        }
+      }
     }
-    sink.put(i, zigzag_decode(u));
-    ++i;
+#ifdef __CUDA_ARCH__
+    if (sizeof(S) == 4 && got == 4) {
+      store_global_16(out + i, static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]),
+                      static_cast<std::uint32_t>(v[2]), static_cast<std::uint32_t>(v[3]));
+      i += 4;
+      continue;
+    }
+#endif
+    SIGPU_UNROLL
+    for (unsigned j = 0; j < 4; ++j)
+      if (j < got) out[i + j] = v[j];
+    i += got;
+    if (got == want) continue;
+    // A code longer than the cache or with a long quotient, or the end of the data (rare): read
+    // as BitReader reads it.
+    const std::uint32_t q = bits.read_unary();
+    if (q > (0xFFFFFFFFu >> k))
+      return bits.overrun() ? FrameError::truncated : FrameError::rice_overflow;
+    out[i++] = zigzag_decode((q << k) | bits.read(k));
   }
 }
 
@@ -221,15 +288,17 @@ SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l
 struct FlatBulk : SerialBulk {
   const std::uint8_t* data;
   std::size_t size;
+  std::uint32_t* ring;  ///< this lane's ring (FlatBits), or null
 
-  SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n) : data(d), size(n) {}
+  SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n, std::uint32_t* r = nullptr)
+      : data(d), size(n), ring(r) {}
 
   template <typename S>
   SIGPU_HD FrameError residual(BitReader& br, S* out, unsigned n, unsigned order) const {
     ResidualLayout l;
     const FrameError le = read_residual_layout(br, n, order, l);
     if (le != FrameError::ok) return le;
-    FlatBits bits(data, size, br.bit_position());
+    FlatBits bits(data, size, br.bit_position(), ring);
     const FrameError e = decode_residual_flat(bits, l, out, order);
     if (e != FrameError::ok) return e;
     const std::uint64_t end = bits.position();  // within the data: not overrun

@@ -42,6 +42,10 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
                                   const FileSpanDevice* files) {
   static_assert(kPath != DecodePath::plain);
   __shared__ std::uint16_t crc16[256];
+  // The flat parse's word rings (FlatBits): kFlatRingWords slots per lane, the lanes side by
+  // side; launched with blocks of kFlatRingStride threads.
+  __shared__ std::uint32_t
+      rings[kPath == DecodePath::fast_flat ? kFlatRingWords * kFlatRingStride : 1];
   load_crc16_table(crc16, tables);
   const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
   if (k >= count) return;
@@ -75,7 +79,7 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
           e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
       } else if constexpr (kPath == DecodePath::fast_flat) {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
-                         FlatBulk{d, size});
+                         FlatBulk{d, size, rings + threadIdx.x % kFlatRingStride});
       } else {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
       }

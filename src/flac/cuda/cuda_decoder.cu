@@ -185,8 +185,9 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
           d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
           results.get(), states.get(), params.get(), d_files);
     } else {
-      // One thread per frame: small blocks spread the few warps of a file over every SM.
-      const unsigned block = 32, grid = (n + block - 1) / block;
+      // One thread per frame: small blocks spread the few warps of a file over every SM (and
+      // the flat parse's rings are laid out for blocks of one warp).
+      const unsigned block = kFlatRingStride, grid = (n + block - 1) / block;
       auto kernel = path == DecodePath::fast_flat ? ParseFramesKernel<DecodePath::fast_flat>
                                                   : ParseFramesKernel<DecodePath::fast>;
       kernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,

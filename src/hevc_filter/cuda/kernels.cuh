@@ -23,17 +23,10 @@
 
 #include <sigpu/hevc_filter.hpp>
 
+#include "core/hd.hpp"
 #include "hevc_filter/deblock.hpp"
 #include "hevc_filter/picture.hpp"
 #include "hevc_filter/sao.hpp"
-
-// `#pragma unroll` under nvcc; nothing under the CPU emulation (GCC 12 warns about the pragma
-// however it is silenced).
-#ifdef __CUDACC__
-#define SIGPU_UNROLL _Pragma("unroll")
-#else
-#define SIGPU_UNROLL
-#endif
 
 namespace sigpu::hevc_filter::cuda {
 
