@@ -56,6 +56,10 @@ class FlatBits {
 #ifdef __CUDA_ARCH__
     ring_ = ring;
     if (ring_) {
+      ring_shared_ = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring));
+      src_ = data + base_;
+      const std::size_t whole = base_ < size ? (size - base_) / 4 : 0;
+      whole_ = whole < 0xFFFFFFFFu ? static_cast<std::uint32_t>(whole) : 0xFFFFFFFFu;
       // The first half ring at once: the first codes wait for it here, once per subframe.
       for (unsigned j = 0; j < kFlatRingWords / 2; ++j) copy_next();
       asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
@@ -187,15 +191,18 @@ class FlatBits {
 #ifdef __CUDA_ARCH__
   /// Asks for word issued_ into its slot: the bytes of it that are in the data, zeros after.
   __device__ SIGPU_FORCEINLINE void copy_next() {
-    const std::size_t byte = base_ + std::size_t(issued_) * 4;
-    const unsigned valid = byte < size_ ? (size_ - byte < 4 ? unsigned(size_ - byte) : 4u) : 0u;
-    const auto dst = static_cast<unsigned>(
-        __cvta_generic_to_shared(ring_ + (issued_ % kFlatRingWords) * kFlatRingStride));
-    // No bytes to copy: the source is not read, but is given a valid address all the same.
-    const std::uint8_t* src = valid ? data_ + byte : data_;
+    unsigned valid = 4;
+    const std::uint8_t* src = src_;
+    if (issued_ >= whole_) {  // the data's last bytes, or none (rare)
+      const std::size_t byte = base_ + std::size_t(issued_) * 4;
+      valid = byte < size_ ? static_cast<unsigned>(size_ - byte) : 0u;
+      if (!valid) src = data_;  // not read, but a valid address all the same
+    }
+    const unsigned dst = ring_shared_ + (issued_ % kFlatRingWords) * kFlatRingStride * 4;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(valid)
                  : "memory");
     ++issued_;
+    src_ += 4;
   }
 #endif
 
@@ -207,6 +214,9 @@ class FlatBits {
   std::uint32_t read_ = 0;   ///< words taken into the cache
 #ifdef __CUDA_ARCH__
   std::uint32_t* ring_ = nullptr;
+  std::uint32_t ring_shared_ = 0;                    ///< ring_ as a shared-memory address
+  const std::uint8_t* src_ = nullptr;                ///< word issued_ in the data
+  std::uint32_t whole_ = 0;                          ///< words whole in the data from base_ on
   std::uint32_t issued_ = 0;                         ///< words asked for
   std::uint32_t safe_ = 0;                           ///< words that have arrived in the ring
   std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, h4_ = 0;  ///< issued_ after the last four stream()s

@@ -375,7 +375,8 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
 // The GPU frame search, its warp link (warp_link.cuh) above all, against the CPU search (prefix
 // CRCs) and the plain rule (find_successor) candidate by candidate: libFLAC streams, a stream
 // full of false syncs and fake frames, and the same moved by 1-3 bytes so that spans start and
-// end at every byte of a word.
+// end at every byte of a word; each file also lies 4, 8 and 12 bytes into its device buffer, so
+// that the header search's 16-byte loads meet the span's ends at every word of a block.
 TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
@@ -397,29 +398,31 @@ TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
     files.emplace_back("false syncs, " + std::to_string(pad) + " bytes moved", std::move(f));
   }
   ThreadPool pool(2);
-  for (const auto& [what, f] : files) {
-    const Stream st = parse_stream(f);
-    const std::vector<Candidate> gpu = cuda::search_on_device(f);
-    const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
-    ASSERT_EQ(gpu.size(), cpu.size()) << what;
-    ASSERT_GT(gpu.size(), 3u) << what;
-    const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
-    const std::uint32_t max_frame = st.has_streaminfo ? st.info.max_frame_size : 0;
-    std::size_t linked = 0;
-    for (std::size_t i = 0; i < gpu.size(); ++i) {
-      ASSERT_EQ(gpu[i].pos, cpu[i].pos) << what << ", candidate " << i;
-      EXPECT_EQ(gpu[i].next, cpu[i].next) << what << ", candidate " << i;
-      const auto k = static_cast<std::uint32_t>(i);
-      const std::int32_t plain =
-          find_successor(f.data(), cpu.data(), static_cast<std::uint32_t>(cpu.size()), k,
-                         search_span(cpu[i], bps, max_frame), kCrcTables.crc16);
-      EXPECT_EQ(gpu[i].next, plain) << what << ", candidate " << i;
-      linked += gpu[i].next >= 0;
+  for (std::size_t offset = 0; offset < 16; offset += 4)
+    for (const auto& [name, f] : files) {
+      const std::string what = name + ", " + std::to_string(offset) + " bytes into the buffer";
+      const Stream st = parse_stream(f);
+      const std::vector<Candidate> gpu = cuda::search_on_device(f, offset);
+      const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
+      ASSERT_EQ(gpu.size(), cpu.size()) << what;
+      ASSERT_GT(gpu.size(), 3u) << what;
+      const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
+      const std::uint32_t max_frame = st.has_streaminfo ? st.info.max_frame_size : 0;
+      std::size_t linked = 0;
+      for (std::size_t i = 0; i < gpu.size(); ++i) {
+        ASSERT_EQ(gpu[i].pos, cpu[i].pos) << what << ", candidate " << i;
+        EXPECT_EQ(gpu[i].next, cpu[i].next) << what << ", candidate " << i;
+        const auto k = static_cast<std::uint32_t>(i);
+        const std::int32_t plain =
+            find_successor(f.data(), cpu.data(), static_cast<std::uint32_t>(cpu.size()), k,
+                           search_span(cpu[i], bps, max_frame), kCrcTables.crc16);
+        EXPECT_EQ(gpu[i].next, plain) << what << ", candidate " << i;
+        linked += gpu[i].next >= 0;
+      }
+      const std::uint64_t frames =
+          (st.info.total_samples + st.info.max_block_size - 1) / st.info.max_block_size;
+      EXPECT_GE(linked + 1, frames) << what;  // every true frame but the last has its successor
     }
-    const std::uint64_t frames =
-        (st.info.total_samples + st.info.max_block_size - 1) / st.info.max_block_size;
-    EXPECT_GE(linked + 1, frames) << what;  // every true frame but the last has its successor
-  }
 }
 
 TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {

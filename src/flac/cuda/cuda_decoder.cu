@@ -135,12 +135,13 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
   for (std::uint32_t k = 0; k < n; ++k) r.stored[k] = pending[k] && !states[k].pending;
   return r;
 }
-std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file) {
+std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
+                                        std::size_t device_offset) {
   CudaDecoder::Impl impl(0);
-  impl.main.file.reserve(file.size());
-  SIGPU_CUDA_CHECK(
-      cudaMemcpy(impl.main.file.get(), file.data(), file.size(), cudaMemcpyHostToDevice));
-  return impl.search(impl.main.file.get(), file.size(), parse_stream(file));
+  impl.main.file.reserve(device_offset + file.size());
+  std::uint8_t* d = impl.main.file.get() + device_offset;
+  SIGPU_CUDA_CHECK(cudaMemcpy(d, file.data(), file.size(), cudaMemcpyHostToDevice));
+  return impl.search(d, file.size(), parse_stream(file));
 }
 }  // namespace cuda
 
@@ -258,7 +259,7 @@ std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::siz
     positions.reserve(capacity);
     count.reserve(1);
     SIGPU_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(std::uint32_t), s()));
-    const std::size_t threads = (span + kBytesPerThread - 1) / kBytesPerThread;
+    const std::size_t threads = find_headers_threads(d, size, from);
     const unsigned block = 256;
     const auto grid = static_cast<unsigned>((threads + block - 1) / block);
     if (grid) {

@@ -64,8 +64,10 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
                              SampleFormat format = SampleFormat::raw32, unsigned bits = 32);
 
 /// The frame search of a whole file on device 0 (FindHeadersKernel, sort, candidates,
-/// LinkSuccessorsKernel): every candidate, in position order, with its successor.
-std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file);
+/// LinkSuccessorsKernel): every candidate, in position order, with its successor. The file lies
+/// `device_offset` bytes (a multiple of 4) into its device buffer.
+std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
+                                        std::size_t device_offset = 0);
 
 /// The FrameError of every frame of the last decode round, in index order (all rounds appended
 /// since the last clear).

@@ -16,7 +16,8 @@
 
 namespace sigpu::flac::cuda {
 
-inline constexpr int kBytesPerThread = 16;
+/// Bytes per thread of FindHeadersKernel: one 16-byte load.
+inline constexpr unsigned kBytesPerThread = 16;
 
 __device__ inline void load_crc_tables(CrcTables& s, const CrcTables* g) {
   for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) {
@@ -26,20 +27,55 @@ __device__ inline void load_crc_tables(CrcTables& s, const CrcTables* g) {
   __syncthreads();
 }
 
-/// Positions of every byte that starts a header with a valid CRC-8, in no particular order.
+/// Threads FindHeadersKernel needs for bytes [from, size) of d: one per 16-byte-aligned block of
+/// addresses that holds any of them.
+inline std::size_t find_headers_threads(const std::uint8_t* d, std::size_t size, std::size_t from) {
+  if (from >= size) return 0;
+  const auto first = reinterpret_cast<std::uintptr_t>(d + from) / kBytesPerThread;
+  const auto last = (reinterpret_cast<std::uintptr_t>(d + size) - 1) / kBytesPerThread;
+  return last - first + 1;
+}
+
+/// Positions of every byte of [from, size) that starts a header with a valid CRC-8, in no
+/// particular order. Each thread loads one 16-byte-aligned block whole (byte loads made the
+/// kernel a quarter of the hour's search: 0.46 ms on the H100) and looks closer only at its
+/// 0xFF bytes; blocks at the ends of the span read only their bytes inside it.
 __global__ void FindHeadersKernel(const std::uint8_t* d, std::size_t size, std::size_t from,
                                   const CrcTables* tables, std::uint64_t* positions,
                                   std::uint32_t* count, std::uint32_t capacity) {
   __shared__ CrcTables t;
   load_crc_tables(t, tables);
-  const std::size_t first =
-      from + (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kBytesPerThread;
-  for (std::size_t p = first; p < first + kBytesPerThread && p + 1 < size; ++p) {
-    if (d[p] != 0xFF) continue;
-    Candidate c;
-    if (!header_candidate(d, size, p, t.crc8, c)) continue;
-    const std::uint32_t k = atomicAdd(count, 1u);
-    if (k < capacity) positions[k] = p;
+  const auto lo = reinterpret_cast<std::uintptr_t>(d + from);
+  const auto hi = reinterpret_cast<std::uintptr_t>(d + size);
+  const std::uintptr_t block =
+      lo / kBytesPerThread * kBytesPerThread +
+      (std::uintptr_t(blockIdx.x) * blockDim.x + threadIdx.x) * kBytesPerThread;
+  if (block >= hi) return;
+  std::uint32_t w[4];
+  if (block >= lo && block + kBytesPerThread <= hi) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(block));
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else {
+    for (unsigned i = 0; i < 4; ++i) {
+      w[i] = 0;
+      for (unsigned b = 0; b < 4; ++b) {
+        const std::uintptr_t a = block + 4 * i + b;
+        if (a >= lo && a < hi)
+          w[i] |= std::uint32_t{*reinterpret_cast<const std::uint8_t*>(a)} << (8 * b);
+      }
+    }
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    // 0xFF in each byte that is 0xFF (bytes outside the span were read as 0).
+    for (std::uint32_t ff = __vcmpeq4(w[i], 0xFFFFFFFFu); ff;) {
+      const unsigned b = static_cast<unsigned>(__ffs(static_cast<int>(ff)) - 1) / 8;
+      ff &= ~(0xFFu << (8 * b));
+      const std::size_t p = block + 4 * i + b - reinterpret_cast<std::uintptr_t>(d);
+      Candidate c;
+      if (!header_candidate(d, size, p, t.crc8, c)) continue;
+      const std::uint32_t k = atomicAdd(count, 1u);
+      if (k < capacity) positions[k] = p;
+    }
   }
 }
 
