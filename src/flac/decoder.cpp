@@ -10,11 +10,12 @@
 #include "flac/decoder_pool.hpp"
 #include "flac/multi_device.hpp"
 #include "flac/pcm_md5.hpp"
+#include "flac/pcm_store.hpp"
 
 namespace sigpu::flac {
 
 std::size_t bytes_per_sample(SampleFormat f) {
-  return f == SampleFormat::s16 ? 2 : 4;
+  return pcm_value_bytes(f);
 }
 
 std::string Damage::message() const {

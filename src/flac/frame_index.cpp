@@ -159,6 +159,46 @@ void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_siz
 
 }  // namespace
 
+std::vector<SampleSpan> uncovered_samples(const FrameIndex& index) {
+  std::vector<SampleSpan> spans;
+  std::uint64_t covered = 0;  // every sample before this is covered
+  for (const FrameEntry& f : index.frames) {
+    if (f.out_sample > covered)
+      spans.push_back({covered, std::min(f.out_sample, index.total_samples)});
+    covered = std::max(covered, f.out_sample + f.block_size);
+    if (covered >= index.total_samples) return spans;
+  }
+  if (covered < index.total_samples) spans.push_back({covered, index.total_samples});
+  return spans;
+}
+
+std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream,
+                           FrameEntry* out) {
+  const StreamInfo& info = stream.info;
+  if (!stream.has_streaminfo || !info.total_samples || cands.empty() ||
+      cands.front().pos != stream.audio_offset)
+    return 0;
+  const Candidate& head = cands.front();
+  auto first_sample = [&](const Candidate& c) {
+    return c.variable ? c.number : c.number * std::uint64_t{head.block_size};
+  };
+  const std::uint64_t base = first_sample(head);
+  std::uint64_t at = 0;  // the next frame's first sample
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& c = cands[i];
+    const bool last = i + 1 == cands.size();
+    if (c.channels != info.channels ||
+        (c.bits_per_sample && c.bits_per_sample != info.bits_per_sample) ||
+        (c.sample_rate && c.sample_rate != info.sample_rate) || c.variable != head.variable ||
+        (!last && c.next != static_cast<std::int32_t>(i + 1)) ||
+        (!last && !c.variable && c.block_size != head.block_size) || first_sample(c) - base != at)
+      return 0;
+    out[i] = {c.pos, last ? 0 : cands[i + 1].pos, at, c.block_size};
+    at += c.block_size;
+  }
+  return at == info.total_samples ? cands.size() : 0;
+}
+
 StreamFormat stream_format(const Candidate& first, const Stream& stream,
                            const std::optional<StreamParams>& params) {
   StreamFormat f;

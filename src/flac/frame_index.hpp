@@ -42,6 +42,25 @@ StreamFormat stream_format(const Candidate& first, const Stream& stream,
 /// frames next to damage).
 using FrameProbe = std::function<std::optional<std::uint64_t>(const Candidate&, unsigned bps)>;
 
+/// Samples [first, end) of every channel.
+struct SampleSpan {
+  std::uint64_t first = 0, end = 0;
+  bool operator==(const SampleSpan&) const = default;
+};
+
+/// The spans of [0, index.total_samples) that no frame of the index covers, in order: the
+/// samples of damaged spans, which a decoder leaves silent.
+std::vector<SampleSpan> uncovered_samples(const FrameIndex& index);
+
+/// The frames of a stream whose candidates are one unbroken chain, as build_frame_index lists
+/// them, written to out[0 .. cands.size()), or 0 when the candidates are anything else: the
+/// first at the audio, every one linked to the next, all agreeing with STREAMINFO, their
+/// samples end to end and as many as STREAMINFO says. The last frame's end is left 0: the
+/// index takes it from a decode of that frame. Lets a GPU decode start while the host still
+/// builds the index, which must then agree (the CUDA backend compares them).
+std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream,
+                           FrameEntry* out);
+
 /// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
 void check_total_samples(std::uint64_t have, const Stream& stream, std::uint64_t data_size,
                          std::uint64_t frame_number, std::vector<Damage>& damage,

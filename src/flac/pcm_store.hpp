@@ -24,6 +24,11 @@ SIGPU_HD inline std::uint64_t pcm_offset(const PcmTarget& t, std::uint64_t index
                                          : channel * t.samples + index;
 }
 
+/// Bytes of one stored value (bytes_per_sample, for host and device).
+SIGPU_HD inline unsigned pcm_value_bytes(SampleFormat f) {
+  return f == SampleFormat::s16 ? 2 : 4;
+}
+
 /// A sample of `bps` bits as s16, full scale.
 SIGPU_HD SIGPU_FORCEINLINE std::int16_t s16_sample(std::int32_t v, unsigned bps) {
   return static_cast<std::int16_t>(

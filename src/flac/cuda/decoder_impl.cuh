@@ -83,6 +83,7 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<std::uint8_t> sort_temp;
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;
   sigpu::cuda::DeviceBuffer<Candidate> cands;
+  sigpu::cuda::PinnedBuffer<FrameEntry> chained;  ///< frames of an unbroken stream (Executor)
   std::unique_ptr<sigpu::cuda::Stager> stager;
   std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
 

@@ -1,0 +1,83 @@
+// Two shortcuts of the CUDA backend, checked against the frame index they stand for: the spans
+// of the output that no frame covers (silenced, instead of clearing the whole output), and the
+// frames of an unbroken chain (decoded while the host still builds the index).
+#include <gtest/gtest.h>
+
+#include "core/thread_pool.hpp"
+#include "flac/backends.hpp"
+#include "flac/frame_index.hpp"
+#include "support/libflac_oracle.hpp"
+#include "support/signals.hpp"
+
+namespace sigpu::flac {
+namespace {
+
+FrameIndex index_of(std::vector<std::pair<std::uint64_t, std::uint32_t>> frames,
+                    std::uint64_t total) {
+  FrameIndex index;
+  for (auto [first, n] : frames) index.frames.push_back({0, 0, first, n});
+  index.total_samples = total;
+  return index;
+}
+
+TEST(FlacFrameIndex, UncoveredSamplesAreTheGapsBetweenFramesAndAtTheEnds) {
+  using Spans = std::vector<SampleSpan>;
+  EXPECT_EQ(uncovered_samples(index_of({{0, 100}, {100, 100}}, 200)), Spans{});
+  EXPECT_EQ(uncovered_samples(index_of({}, 50)), (Spans{{0, 50}}));
+  EXPECT_EQ(uncovered_samples(index_of({{10, 100}, {150, 50}}, 300)),
+            (Spans{{0, 10}, {110, 150}, {200, 300}}));
+  // A frame past the stream's length (STREAMINFO shorter than the frames) covers it to the end.
+  EXPECT_EQ(uncovered_samples(index_of({{0, 100}, {180, 100}}, 200)), (Spans{{100, 180}}));
+  EXPECT_EQ(uncovered_samples(index_of({{0, 100}, {250, 100}}, 200)), (Spans{{100, 200}}));
+  // Overlapping frames (a hostile stream's numbering) cover the union of their spans.
+  EXPECT_EQ(uncovered_samples(index_of({{0, 100}, {50, 20}, {100, 10}}, 120)), (Spans{{110, 120}}));
+}
+
+TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  ThreadPool pool(2);
+  struct Case {
+    unsigned channels, bps, level, blocksize;
+    std::size_t samples;
+  };
+  for (const Case& k : {Case{2, 16, 8, 4096, 100000}, Case{1, 24, 0, 1152, 50000},
+                        Case{6, 16, 5, 576, 30000}, Case{2, 16, 5, 4096, 4096}}) {
+    const std::string what = std::to_string(k.channels) + " ch, " + std::to_string(k.bps) +
+                             " bit, -" + std::to_string(k.level) + ", blocks of " +
+                             std::to_string(k.blocksize);
+    test::LibflacEncoderOptions o;
+    o.level = k.level;
+    o.blocksize = k.blocksize;
+    const auto pcm = test::make_signal(test::Signal::music, k.channels, k.bps, k.samples, 3);
+    auto f = test::encode_with_libflac(pcm, k.channels, k.bps, 48000, o);
+    const Stream st = parse_stream(f);
+    const std::vector<Candidate> cands = search_frames_cpu(f, st, pool);
+    const FrameIndex index = build_frame_index(cands, st, std::nullopt, f.size(), host_probe(f));
+    std::vector<FrameEntry> chained(cands.size());
+    ASSERT_EQ(chained_frames(cands, st, chained.data()), index.frames.size()) << what;
+    for (std::size_t i = 0; i < chained.size(); ++i) {
+      const FrameEntry& a = chained[i];
+      const FrameEntry& b = index.frames[i];
+      EXPECT_EQ(a.pos, b.pos) << what << ", frame " << i;
+      EXPECT_EQ(a.end, i + 1 < chained.size() ? b.end : 0u) << what << ", frame " << i;
+      EXPECT_EQ(a.out_sample, b.out_sample) << what << ", frame " << i;
+      EXPECT_EQ(a.block_size, b.block_size) << what << ", frame " << i;
+    }
+    // A damaged frame breaks the chain. A damaged last frame does not, nor does a stream cut
+    // inside its last frame: only a decode of that frame can tell, and the index built from
+    // it then disagrees (the CUDA backend decodes again from the index).
+    if (cands.size() < 3) continue;
+    auto damaged = f;
+    damaged[cands[cands.size() / 2].pos + 20] ^= 0x10;
+    EXPECT_EQ(chained_frames(search_frames_cpu(damaged, st, pool), st, chained.data()), 0u) << what;
+    f.resize(f.size() - 10);
+    const std::vector<Candidate> cut = search_frames_cpu(f, st, pool);
+    EXPECT_EQ(chained_frames(cut, st, chained.data()), cands.size()) << what;
+    EXPECT_EQ(build_frame_index(cut, st, std::nullopt, f.size(), host_probe(f)).frames.size(),
+              cands.size() - 1)
+        << what;
+  }
+}
+
+}  // namespace
+}  // namespace sigpu::flac
