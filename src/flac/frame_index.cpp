@@ -172,7 +172,7 @@ std::vector<SampleSpan> uncovered_samples(const FrameIndex& index) {
   return spans;
 }
 
-std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream,
+std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream, bool linked,
                            FrameEntry* out) {
   const StreamInfo& info = stream.info;
   if (!stream.has_streaminfo || !info.total_samples || cands.empty() ||
@@ -190,7 +190,8 @@ std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& st
     if (c.channels != info.channels ||
         (c.bits_per_sample && c.bits_per_sample != info.bits_per_sample) ||
         (c.sample_rate && c.sample_rate != info.sample_rate) || c.variable != head.variable ||
-        (!last && c.next != static_cast<std::int32_t>(i + 1)) ||
+        (!last &&
+         (!continues(c, cands[i + 1]) || (linked && c.next != static_cast<std::int32_t>(i + 1)))) ||
         (!last && !c.variable && c.block_size != head.block_size) || first_sample(c) - base != at)
       return 0;
     out[i] = {c.pos, last ? 0 : cands[i + 1].pos, at, c.block_size};

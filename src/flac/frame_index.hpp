@@ -54,11 +54,13 @@ std::vector<SampleSpan> uncovered_samples(const FrameIndex& index);
 
 /// The frames of a stream whose candidates are one unbroken chain, as build_frame_index lists
 /// them, written to out[0 .. cands.size()), or 0 when the candidates are anything else: the
-/// first at the audio, every one linked to the next, all agreeing with STREAMINFO, their
-/// samples end to end and as many as STREAMINFO says. The last frame's end is left 0: the
-/// index takes it from a decode of that frame. Lets a GPU decode start while the host still
-/// builds the index, which must then agree (the CUDA backend compares them).
-std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream,
+/// first at the audio, every one continuing the numbering of the one before (and, if `linked`,
+/// the candidates having their successors, linked to it), all agreeing with STREAMINFO, their
+/// samples end to end and as many as STREAMINFO says. Each frame ends where the next starts; the
+/// last one's end is left 0: the index takes it from a decode of that frame. Lets a GPU decode
+/// start while the links and the index are still being made; the index must then agree (the
+/// CUDA backend compares them).
+std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream, bool linked,
                            FrameEntry* out);
 
 /// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.

@@ -54,7 +54,12 @@ TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
     const std::vector<Candidate> cands = search_frames_cpu(f, st, pool);
     const FrameIndex index = build_frame_index(cands, st, std::nullopt, f.size(), host_probe(f));
     std::vector<FrameEntry> chained(cands.size());
-    ASSERT_EQ(chained_frames(cands, st, chained.data()), index.frames.size()) << what;
+    // Without their successors (the GPU decodes before the links are made), the same frames.
+    std::vector<Candidate> unlinked = cands;
+    for (Candidate& c : unlinked) c.next = -1;
+    std::vector<FrameEntry> early(cands.size());
+    ASSERT_EQ(chained_frames(unlinked, st, false, early.data()), index.frames.size()) << what;
+    ASSERT_EQ(chained_frames(cands, st, true, chained.data()), index.frames.size()) << what;
     for (std::size_t i = 0; i < chained.size(); ++i) {
       const FrameEntry& a = chained[i];
       const FrameEntry& b = index.frames[i];
@@ -62,6 +67,9 @@ TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
       EXPECT_EQ(a.end, i + 1 < chained.size() ? b.end : 0u) << what << ", frame " << i;
       EXPECT_EQ(a.out_sample, b.out_sample) << what << ", frame " << i;
       EXPECT_EQ(a.block_size, b.block_size) << what << ", frame " << i;
+      EXPECT_TRUE(early[i].pos == a.pos && early[i].end == a.end &&
+                  early[i].out_sample == a.out_sample && early[i].block_size == a.block_size)
+          << what << ", frame " << i;
     }
     // A damaged frame breaks the chain. A damaged last frame does not, nor does a stream cut
     // inside its last frame: only a decode of that frame can tell, and the index built from
@@ -69,10 +77,11 @@ TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
     if (cands.size() < 3) continue;
     auto damaged = f;
     damaged[cands[cands.size() / 2].pos + 20] ^= 0x10;
-    EXPECT_EQ(chained_frames(search_frames_cpu(damaged, st, pool), st, chained.data()), 0u) << what;
+    EXPECT_EQ(chained_frames(search_frames_cpu(damaged, st, pool), st, true, chained.data()), 0u)
+        << what;
     f.resize(f.size() - 10);
     const std::vector<Candidate> cut = search_frames_cpu(f, st, pool);
-    EXPECT_EQ(chained_frames(cut, st, chained.data()), cands.size()) << what;
+    EXPECT_EQ(chained_frames(cut, st, true, chained.data()), cands.size()) << what;
     EXPECT_EQ(build_frame_index(cut, st, std::nullopt, f.size(), host_probe(f)).frames.size(),
               cands.size() - 1)
         << what;

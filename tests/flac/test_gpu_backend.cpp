@@ -89,16 +89,22 @@ TEST_F(FlacGpuBackend, DamagedStreamsMatchTheCpu) {
     }
 }
 
-// An unbroken stream is decoded before its index is ready (chained_frames); a stream whose
-// damage only its last frame's decode can show (cut inside it, or a byte of it changed) is
-// decoded that way first, and must then come out as the index says, as on the CPU.
-TEST_F(FlacGpuBackend, DamageInTheLastFrameOnlyMatchesTheCpu) {
+// An unbroken stream is decoded before its links and index are ready (chained_frames); a
+// stream whose damage only the links or its last frame's decode can show (a frame's CRC-16
+// changed, the stream cut inside its last frame, a byte of it changed) is decoded that way
+// first, and must then come out as the index says, as on the CPU.
+TEST_F(FlacGpuBackend, DamageOnlyTheLinksOrTheLastFrameShowMatchesTheCpu) {
   const auto clean = encode(test::Signal::music, 2, 16, 100000, 5, 4096);
+  const std::vector<Candidate> frames = cuda::search_on_device(clean);
+  ASSERT_GT(frames.size(), 4u);
+  auto crc = clean;
+  crc[frames[frames.size() / 2 + 1].pos - 1] ^= 0x04;  // the CRC-16 of the frame before it
   auto cut = clean;
   cut.resize(cut.size() - 10);
   auto flipped = clean;
   flipped[flipped.size() - 40] ^= 0x21;
-  for (const auto& [what, f] : {std::pair{"cut", cut}, std::pair{"flipped", flipped}})
+  for (const auto& [what, f] :
+       {std::pair{"crc", crc}, std::pair{"cut", cut}, std::pair{"flipped", flipped}})
     for (auto fmt : {SampleFormat::raw32, SampleFormat::s16}) {
       DecodeOptions o{.backend = Backend::cuda, .format = fmt};
       CudaDecoder dec(0);

@@ -84,6 +84,23 @@ class Stream {
 };
 
 /// Times device work on a stream with events.
+/// An owned event for ordering one stream after another's work (no timing).
+class Event {
+ public:
+  Event() { SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t s) { SIGPU_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  /// Work queued on `s` from now on waits for the work before record().
+  void wait_in(cudaStream_t s) const { SIGPU_CUDA_CHECK(cudaStreamWaitEvent(s, e_, 0)); }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 class EventTimer {
  public:
   EventTimer() {

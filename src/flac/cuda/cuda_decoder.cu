@@ -253,6 +253,13 @@ std::uint64_t DecodeSlot::device_bytes() const {
 
 std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::size_t size,
                                                  const Stream& st) {
+  std::vector<Candidate> host = find_candidates(d, size, st);
+  link_candidates(d, st, host);
+  return host;
+}
+
+std::vector<Candidate> CudaDecoder::Impl::find_candidates(const std::uint8_t* d, std::size_t size,
+                                                          const Stream& st) {
   const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
   const std::size_t span = size - from;
   std::uint32_t capacity =
@@ -292,18 +299,30 @@ std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::siz
   BuildCandidatesKernel<<<grid, block, 0, s()>>>(d, size, tables.get(), positions_sorted.get(), n,
                                                  cands.get());
   SIGPU_CUDA_CHECK_LAUNCH();
+  candidates_built.record(s());
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
+                                   cudaMemcpyDeviceToHost, s()));
+  main.stream.synchronize();
+  return host;
+}
+
+void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
+                                        std::vector<Candidate>& host) {
+  const auto n = static_cast<std::uint32_t>(host.size());
+  if (n == 0) return;
+  const cudaStream_t ls = link_stream.get();
+  candidates_built.wait_in(ls);
   const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
   // A warp per candidate, as many blocks as stay resident at once (8 per SM is the most 256
   // threads of this register use allow), looping over the rest.
   const unsigned link_grid =
       std::min<unsigned>((n + kLinkBlock / 32 - 1) / (kLinkBlock / 32), 8 * sm_count);
-  LinkSuccessorsKernel<<<link_grid, kLinkBlock, 0, s()>>>(
+  LinkSuccessorsKernel<<<link_grid, kLinkBlock, 0, ls>>>(
       d, crc_words.get(), cands.get(), n, bps, st.has_streaminfo ? st.info.max_frame_size : 0);
   SIGPU_CUDA_CHECK_LAUNCH();
-  SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
-                                   cudaMemcpyDeviceToHost, s()));
-  main.stream.synchronize();
-  return host;
+  SIGPU_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate), cudaMemcpyDeviceToHost, ls));
+  link_stream.synchronize();
 }
 
 namespace {
@@ -333,7 +352,7 @@ class Executor : public FrameExecutor {
   void start_chained(const std::vector<Candidate>& cands, const Stream& st) {
     if (output_fill_byte() || cands.empty()) return;
     impl_.chained.reserve(cands.size());
-    const std::size_t n = chained_frames(cands, st, impl_.chained.get());
+    const std::size_t n = chained_frames(cands, st, false, impl_.chained.get());
     if (!n) return;
     const StreamInfo& info = st.info;
     const std::uint64_t bytes = info.total_samples * info.channels * bytes_per_sample(o_.format);
@@ -460,11 +479,14 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
                                     const DecodeOptions& o, const FrameProbe& probe,
                                     const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
   Stopwatch clock;
-  std::vector<Candidate> cands_host = search(d, size, st);
+  // The links run beside the decode of an unbroken stream (Executor::start_chained), which
+  // needs only the candidates; the index needs the links.
+  std::vector<Candidate> cands_host = find_candidates(d, size, st);
   const double t_search = clock.seconds();
   DecodeOutput r;
   Executor executor(*this, d, size, o, out, r.pcm, clock);
   executor.start_chained(cands_host, st);
+  link_candidates(d, st, cands_host);
   ParallelDecodeResult pr =
       decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
   r.damage = std::move(pr.damage);

@@ -84,6 +84,8 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;
   sigpu::cuda::DeviceBuffer<Candidate> cands;
   sigpu::cuda::PinnedBuffer<FrameEntry> chained;  ///< frames of an unbroken stream (Executor)
+  sigpu::cuda::Stream link_stream;
+  sigpu::cuda::Event candidates_built;  ///< on the main stream, after find_candidates
   std::unique_ptr<sigpu::cuda::Stager> stager;
   std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
 
@@ -95,6 +97,12 @@ struct CudaDecoder::Impl {
 
   /// Search on the device, link successors, bring the candidates to the host.
   std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st);
+  /// The first half of search(): every header candidate, on the host, without successors.
+  std::vector<Candidate> find_candidates(const std::uint8_t* d, std::size_t size, const Stream& st);
+  /// The second half: links the candidates find_candidates left on the device, on a stream of
+  /// its own (so that it overlaps work queued since on the main stream), and brings their
+  /// successors into `host`.
+  void link_candidates(const std::uint8_t* d, const Stream& st, std::vector<Candidate>& host);
   /// The whole pipeline over a file already in device memory; the output stays in `out`.
   DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
                    const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
