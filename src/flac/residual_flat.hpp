@@ -7,13 +7,12 @@
 // wait there for the others (the inner loop's exit is where a warp reconverges): on the H100 the
 // thread parse ran with 7.7 of 32 lanes active (docs/flac.md). Here one loop runs over every sample
 // of the subframe with the same short instruction sequence for every lane: the quotient is the
-// leading-zero count of a 64-bit bit cache, the remainder the k bits after it, and the cache is
-// topped up from a word that was loaded one refill earlier (so the load's latency hides behind
-// the codes decoded meanwhile; its byte swap waits for that refill too: swapped at the load,
-// the parse took 5.0 ms instead of 4.1). A new partition (new k, or an escaped partition), a code
-// longer than the cache and the end of the data are rare branches inside the loop; the slow path
-// reads exactly as BitReader does, so errors and end positions are the plain twin's. The samples
-// leave four to a store (decode_residual_flat).
+// leading-zero count of a 64-bit bit cache, the remainder the k bits after it; on the device the
+// cache is topped up from words each lane streams through shared memory (FlatBits). A new
+// partition (new k, or an escaped partition), a code longer than the cache and the end of the
+// data are rare branches inside the loop; the slow path reads exactly as BitReader does, so
+// errors and end positions are the plain twin's. The samples leave four to a store
+// (decode_residual_flat).
 #pragma once
 
 #include <cstddef>
