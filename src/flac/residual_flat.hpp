@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "core/bit_reader.hpp"
 #include "core/hd.hpp"
