@@ -55,6 +55,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -849,7 +850,7 @@ std::string report_problem(const flac::DecodeReport& r, Row& row, bool md5_in_st
 
 int main(int argc, char** argv) {
   Options opt = parse_args(argc, argv);
-  auto want = [&](const char* b) {
+  auto want = [&](std::string_view b) {
     return std::find(opt.backends.begin(), opt.backends.end(), b) != opt.backends.end();
   };
 
@@ -1041,8 +1042,7 @@ int main(int argc, char** argv) {
 
   const bool any_cuda = want("cuda") || want("cuda-s16") || want("cuda-s16-pinned") ||
                         want("cuda-device") || want("cuda-device-s16") ||
-                        want("cuda-device-s16-warp") || want("cuda-device-s16-thread") ||
-                        want("cuda-device-s16-plain");
+                        std::any_of(kExtraBackends.begin(), kExtraBackends.end(), want);
   if (any_cuda && !cuda_ok) {
     std::printf("note: cuda rows skipped: %s\n", gpu_note.c_str());
   } else if (any_cuda) {
@@ -1151,8 +1151,8 @@ int main(int argc, char** argv) {
       }
 #ifdef SIGPU_HAVE_CUDA
       // Compressed bytes already in device memory, PCM left there.
-      if (want("cuda-device") || want("cuda-device-s16") || want("cuda-device-s16-warp") ||
-          want("cuda-device-s16-thread") || want("cuda-device-s16-plain")) {
+      if (want("cuda-device") || want("cuda-device-s16") ||
+          std::any_of(kExtraBackends.begin(), kExtraBackends.end(), want)) {
         void* d_file = nullptr;
         std::size_t padded = (file.size() + 3) / 4 * 4 + 64;
         cudaError_t e = cudaMalloc(&d_file, padded);

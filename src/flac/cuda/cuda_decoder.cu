@@ -236,6 +236,13 @@ std::vector<FrameResult> DecodeSlot::collect() {
                    "ms, store %.3f ms\n",
                    n, parse_name(decode_path()), ms[0], ms[1], ms[2]);
     }
+    if (trace_origin) {
+      float from = 0, to = 0;
+      SIGPU_CUDA_CHECK(cudaEventElapsedTime(&from, trace_origin, events_[0]));
+      SIGPU_CUDA_CHECK(cudaEventElapsedTime(&to, trace_origin, events_[3]));
+      std::fprintf(stderr, "sigpu cuda: the kernels ran from %.3f to %.3f ms of the run\n", from,
+                   to);
+    }
     for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
     traced_ = false;
   }
@@ -317,8 +324,11 @@ void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
   // threads of this register use allow), looping over the rest.
   const unsigned link_grid =
       std::min<unsigned>((n + kLinkBlock / 32 - 1) / (kLinkBlock / 32), 8 * sm_count);
+  links_taken.reserve(1);
+  SIGPU_CUDA_CHECK(cudaMemsetAsync(links_taken.get(), 0, sizeof(std::uint32_t), ls));
   LinkSuccessorsKernel<<<link_grid, kLinkBlock, 0, ls>>>(
-      d, crc_words.get(), cands.get(), n, bps, st.has_streaminfo ? st.info.max_frame_size : 0);
+      d, crc_words.get(), cands.get(), n, bps, st.has_streaminfo ? st.info.max_frame_size : 0,
+      links_taken.get());
   SIGPU_CUDA_CHECK_LAUNCH();
   SIGPU_CUDA_CHECK(
       cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate), cudaMemcpyDeviceToHost, ls));
@@ -345,7 +355,7 @@ class Executor : public FrameExecutor {
       : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape), clock_(clock) {}
 
   /// When (on the clock given) the last index was ready, and its decode done.
-  double indexed_at = 0, decoded_at = 0;
+  double listed_at = 0, launched_at = 0, indexed_at = 0, decoded_at = 0;  ///< into the run
 
   /// Launches the decode of the candidates' frames if they are one unbroken chain. Not when
   /// tests poison the output (set_output_fill): they check the order that fills it first.
@@ -353,6 +363,7 @@ class Executor : public FrameExecutor {
     if (output_fill_byte() || cands.empty()) return;
     impl_.chained.reserve(cands.size());
     const std::size_t n = chained_frames(cands, st, false, impl_.chained.get());
+    listed_at = clock_.seconds();
     if (!n) return;
     const StreamInfo& info = st.info;
     const std::uint64_t bytes = info.total_samples * info.channels * bytes_per_sample(o_.format);
@@ -366,6 +377,7 @@ class Executor : public FrameExecutor {
     chained_frames_ = static_cast<std::uint32_t>(n);
     impl_.main.launch(impl_.tables.get(), d_, size_, chained_frames_, info.bits_per_sample,
                       info.channels, info.total_samples, chained_, nullptr);
+    launched_at = clock_.seconds();
   }
 
   void prepare_output(const FrameIndex& index) override {
@@ -481,6 +493,13 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   Stopwatch clock;
   // The links run beside the decode of an unbroken stream (Executor::start_chained), which
   // needs only the candidates; the index needs the links.
+  // SIGPU_TRACE=1: the kernels' times are also given from the run's start (DecodeSlot).
+  cudaEvent_t origin = nullptr;
+  if (std::getenv("SIGPU_TRACE")) {
+    SIGPU_CUDA_CHECK(cudaEventCreate(&origin));
+    SIGPU_CUDA_CHECK(cudaEventRecord(origin, s()));
+    main.trace_origin = origin;
+  }
   std::vector<Candidate> cands_host = find_candidates(d, size, st);
   const double t_search = clock.seconds();
   DecodeOutput r;
@@ -493,14 +512,19 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   r.warnings = std::move(pr.index.warnings);
   r.frames = pr.index.frames.size();
   // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
-  if (std::getenv("SIGPU_TRACE"))
+  if (origin) {
     std::fprintf(stderr,
-                 "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, index %.2f ms, decode "
-                 "%.2f ms, results %.2f ms\n",
+                 "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, chain listed at %.2f "
+                 "ms, early decode launched at %.2f ms, index %.2f ms, decode %.2f ms, results "
+                 "%.2f ms\n",
                  cands_host.size(), pr.index.frames.size(), t_search * 1e3,
+                 executor.listed_at * 1e3, executor.launched_at * 1e3,
                  (executor.indexed_at - t_search) * 1e3,
                  (executor.decoded_at - executor.indexed_at) * 1e3,
                  (clock.seconds() - executor.decoded_at) * 1e3);
+    main.trace_origin = nullptr;
+    SIGPU_CUDA_CHECK(cudaEventDestroy(origin));
+  }
   return r;
 }
 

@@ -42,6 +42,9 @@ struct DecodeSlot {
   sigpu::cuda::DeviceBuffer<std::uint8_t> output;
   sigpu::cuda::PinnedBuffer<cuda::FrameResultDevice> host_results;
 
+  /// With SIGPU_TRACE: an event at the start of the run, which collect() times its kernels from.
+  cudaEvent_t trace_origin = nullptr;
+
   cudaStream_t s() const { return stream.get(); }
 
   /// Enqueues the decode of the n frames already in `frames` (their files in `d_files` for a
@@ -82,6 +85,7 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<std::uint64_t> positions, positions_sorted;
   sigpu::cuda::DeviceBuffer<std::uint8_t> sort_temp;
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;
+  sigpu::cuda::DeviceBuffer<std::uint32_t> links_taken;  ///< LinkSuccessorsKernel's next candidate
   sigpu::cuda::DeviceBuffer<Candidate> cands;
   sigpu::cuda::PinnedBuffer<FrameEntry> chained;  ///< frames of an unbroken stream (Executor)
   sigpu::cuda::Stream link_stream;
