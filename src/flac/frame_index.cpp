@@ -172,32 +172,25 @@ std::vector<SampleSpan> uncovered_samples(const FrameIndex& index) {
   return spans;
 }
 
+ChainInfo chain_info(const Stream& stream) {
+  if (!stream.has_streaminfo) return {};
+  const StreamInfo& info = stream.info;
+  return {stream.audio_offset, info.total_samples, info.sample_rate, info.channels,
+          info.bits_per_sample};
+}
+
 std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream, bool linked,
                            FrameEntry* out) {
-  const StreamInfo& info = stream.info;
-  if (!stream.has_streaminfo || !info.total_samples || cands.empty() ||
-      cands.front().pos != stream.audio_offset)
-    return 0;
-  const Candidate& head = cands.front();
-  auto first_sample = [&](const Candidate& c) {
-    return c.variable ? c.number : c.number * std::uint64_t{head.block_size};
-  };
-  const std::uint64_t base = first_sample(head);
+  const ChainInfo info = chain_info(stream);
+  if (!info.total_samples) return 0;
   std::uint64_t at = 0;  // the next frame's first sample
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    const Candidate& c = cands[i];
-    const bool last = i + 1 == cands.size();
-    if (c.channels != info.channels ||
-        (c.bits_per_sample && c.bits_per_sample != info.bits_per_sample) ||
-        (c.sample_rate && c.sample_rate != info.sample_rate) || c.variable != head.variable ||
-        (!last &&
-         (!continues(c, cands[i + 1]) || (linked && c.next != static_cast<std::int32_t>(i + 1)))) ||
-        (!last && !c.variable && c.block_size != head.block_size) || first_sample(c) - base != at)
+    if (!chain_entry(cands.data(), cands.size(), i, info, at, out + i) ||
+        (linked && i + 1 < cands.size() && cands[i].next != static_cast<std::int32_t>(i + 1)))
       return 0;
-    out[i] = {c.pos, last ? 0 : cands[i + 1].pos, at, c.block_size};
-    at += c.block_size;
+    at += cands[i].block_size;
   }
-  return at == info.total_samples ? cands.size() : 0;
+  return cands.size();
 }
 
 StreamFormat stream_format(const Candidate& first, const Stream& stream,

@@ -52,6 +52,41 @@ struct SampleSpan {
 /// samples of damaged spans, which a decoder leaves silent.
 std::vector<SampleSpan> uncovered_samples(const FrameIndex& index);
 
+/// What chain_entry needs of a stream: its STREAMINFO, and where its audio starts.
+struct ChainInfo {
+  std::uint64_t audio_offset = 0, total_samples = 0;
+  std::uint32_t sample_rate = 0;
+  std::uint32_t channels = 0, bits_per_sample = 0;
+};
+
+/// Frame i of the chain chained_frames looks for in the n candidates (sorted by position), when
+/// its first sample is `at` (the block sizes of the ones before): its entry into *out and true
+/// when candidate i is where the chain needs it (the first at the audio), agrees with the
+/// stream, continues the numbering of candidate i - 1 and, the last, ends the stream's samples.
+/// Host and device (the CUDA backend tests the candidates of a fixed block size in parallel).
+SIGPU_HD inline bool chain_entry(const Candidate* cands, std::size_t n, std::size_t i,
+                                 const ChainInfo& info, std::uint64_t at, FrameEntry* out) {
+  const Candidate& head = cands[0];
+  const Candidate& c = cands[i];
+  const bool last = i + 1 == n;
+  auto first_sample = [&](const Candidate& x) {
+    return x.variable ? x.number : x.number * std::uint64_t{head.block_size};
+  };
+  if ((i == 0 && c.pos != info.audio_offset) || c.channels != info.channels ||
+      (c.bits_per_sample && c.bits_per_sample != info.bits_per_sample) ||
+      (c.sample_rate && c.sample_rate != info.sample_rate) || c.variable != head.variable ||
+      (!last &&
+       (!continues(c, cands[i + 1]) || (!c.variable && c.block_size != head.block_size))) ||
+      first_sample(c) - first_sample(head) != at ||
+      (last && at + c.block_size != info.total_samples))
+    return false;
+  *out = {c.pos, last ? 0 : cands[i + 1].pos, at, c.block_size};
+  return true;
+}
+
+/// A stream's ChainInfo; none (total_samples 0) without STREAMINFO.
+ChainInfo chain_info(const Stream& stream);
+
 /// The frames of a stream whose candidates are one unbroken chain, as build_frame_index lists
 /// them, written to out[0 .. cands.size()), or 0 when the candidates are anything else: the
 /// first at the audio, every one continuing the numbering of the one before (and, if `linked`,

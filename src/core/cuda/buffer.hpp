@@ -96,6 +96,8 @@ class Event {
   void record(cudaStream_t s) { SIGPU_CUDA_CHECK(cudaEventRecord(e_, s)); }
   /// Work queued on `s` from now on waits for the work before record().
   void wait_in(cudaStream_t s) const { SIGPU_CUDA_CHECK(cudaStreamWaitEvent(s, e_, 0)); }
+  /// Waits on the host for the work before record().
+  void synchronize() const { SIGPU_CUDA_CHECK(cudaEventSynchronize(e_)); }
 
  private:
   cudaEvent_t e_ = nullptr;

@@ -27,7 +27,8 @@
 
 namespace sigpu::flac::cuda {
 
-/// Parses every frame (kPath: fast, fast_flat or fast_warp_parse), with kLanes threads per
+/// Parses every frame (kPath: fast, fast_flat or fast_warp_parse), unless `skip` is set and
+/// *skip nonzero (then every frame is left as not pending, its result ok), with kLanes threads per
 /// frame: 32, a warp sharing the subframes' bulk (WarpBulk; all lanes parse the headers
 /// together), or 1, a thread walking the whole frame (SerialBulk, or FlatBulk for fast_flat).
 /// A frame the warp cannot finish (damage, a code the segment walk does not follow) is decoded
@@ -39,7 +40,7 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
                                   unsigned channels, void* scratch, unsigned scratch_bytes,
                                   PcmTarget target, FrameResultDevice* results,
                                   FrameStateDevice* states, SubframeParams* params,
-                                  const FileSpanDevice* files) {
+                                  const FileSpanDevice* files, const std::uint32_t* skip) {
   static_assert(kPath != DecodePath::plain);
   __shared__ std::uint16_t crc16[256];
   // The flat parse's word rings (FlatBits): kFlatRingWords slots per lane, the lanes side by
@@ -49,8 +50,15 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
   load_crc16_table(crc16, tables);
   const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
   if (k >= count) return;
-  frame_file(files, k, d, size);
   const bool leader = threadIdx.x % kLanes == 0;
+  if (skip && *skip) {  // nothing to decode (ChainFramesKernel found no chain): nothing pending
+    if (leader) {
+      states[k] = {};
+      results[k] = {};
+    }
+    return;
+  }
+  frame_file(files, k, d, size);
   const FrameEntry f = frames[k];
   FrameHeader h;
   FrameError e = reparse_header(d, size, f, h);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -154,7 +155,7 @@ const char* parse_name(DecodePath p) {
 void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
                         std::uint32_t n, unsigned bps, unsigned channels,
                         std::uint64_t total_samples, const PcmTarget& target,
-                        const FileSpanDevice* d_files) {
+                        const FileSpanDevice* d_files, const std::uint32_t* skip) {
   launched_ = n;
   if (n == 0) return;
   results.reserve(n);
@@ -184,7 +185,7 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
       const unsigned warps = 4, grid = (n + warps - 1) / warps;
       ParseFramesKernel<DecodePath::fast_warp_parse><<<grid, warps * 32, 0, s()>>>(
           d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
-          results.get(), states.get(), params.get(), d_files);
+          results.get(), states.get(), params.get(), d_files, skip);
     } else {
       // One thread per frame: small blocks spread the few warps of a file over every SM (and
       // the flat parse's rings are laid out for blocks of one warp).
@@ -193,7 +194,7 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
                                                   : ParseFramesKernel<DecodePath::fast>;
       kernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,
                                       scratch.get(), scratch_bytes, target, results.get(),
-                                      states.get(), params.get(), d_files);
+                                      states.get(), params.get(), d_files, skip);
     }
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
@@ -216,7 +217,7 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
                                    cudaMemcpyDeviceToHost, s()));
 }
 
-std::vector<FrameResult> DecodeSlot::collect() {
+std::vector<FrameResult> DecodeSlot::collect(bool log) {
   const std::uint32_t n = std::exchange(launched_, 0);
   if (n == 0) return {};
   stream.synchronize();
@@ -246,7 +247,7 @@ std::vector<FrameResult> DecodeSlot::collect() {
     for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
     traced_ = false;
   }
-  cuda::log_frame_errors(host_results.get(), n);
+  if (log) cuda::log_frame_errors(host_results.get(), n);
   return out;
 }
 
@@ -267,6 +268,12 @@ std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::siz
 
 std::vector<Candidate> CudaDecoder::Impl::find_candidates(const std::uint8_t* d, std::size_t size,
                                                           const Stream& st) {
+  return landed_candidates(find_candidates_async(d, size, st));
+}
+
+std::uint32_t CudaDecoder::Impl::find_candidates_async(const std::uint8_t* d, std::size_t size,
+                                                       const Stream& st,
+                                                       const std::function<void()>& meanwhile) {
   const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
   const std::size_t span = size - from;
   std::uint32_t capacity =
@@ -285,12 +292,12 @@ std::vector<Candidate> CudaDecoder::Impl::find_candidates(const std::uint8_t* d,
       SIGPU_CUDA_CHECK_LAUNCH();
     }
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(&n, count.get(), sizeof n, cudaMemcpyDeviceToHost, s()));
+    if (attempt == 0 && meanwhile) meanwhile();
     main.stream.synchronize();
     if (n <= capacity) break;
     capacity = n;  // dense false headers (hostile input): run again with room for all
   }
-  std::vector<Candidate> host(n);
-  if (n == 0) return host;
+  if (n == 0) return 0;
 
   int end_bit = 1;
   while (end_bit < 64 && (std::uint64_t{1} << end_bit) < size) ++end_bit;
@@ -307,15 +314,26 @@ std::vector<Candidate> CudaDecoder::Impl::find_candidates(const std::uint8_t* d,
                                                  cands.get());
   SIGPU_CUDA_CHECK_LAUNCH();
   candidates_built.record(s());
-  SIGPU_CUDA_CHECK(cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate),
+  cands_pinned.reserve(n);
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(cands_pinned.get(), cands.get(), n * sizeof(Candidate),
                                    cudaMemcpyDeviceToHost, s()));
-  main.stream.synchronize();
-  return host;
+  candidates_landed.record(s());
+  return n;
+}
+
+std::vector<Candidate> CudaDecoder::Impl::landed_candidates(std::uint32_t n) {
+  if (n == 0) return {};
+  candidates_landed.synchronize();
+  return {cands_pinned.get(), cands_pinned.get() + n};
 }
 
 void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
                                         std::vector<Candidate>& host) {
-  const auto n = static_cast<std::uint32_t>(host.size());
+  launch_links(d, st, static_cast<std::uint32_t>(host.size()));
+  links_landed(host);
+}
+
+void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n) {
   if (n == 0) return;
   const cudaStream_t ls = link_stream.get();
   candidates_built.wait_in(ls);
@@ -330,9 +348,15 @@ void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
       d, crc_words.get(), cands.get(), n, bps, st.has_streaminfo ? st.info.max_frame_size : 0,
       links_taken.get());
   SIGPU_CUDA_CHECK_LAUNCH();
-  SIGPU_CUDA_CHECK(
-      cudaMemcpyAsync(host.data(), cands.get(), n * sizeof(Candidate), cudaMemcpyDeviceToHost, ls));
+  links_pinned.reserve(n);
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(links_pinned.get(), cands.get(), n * sizeof(Candidate),
+                                   cudaMemcpyDeviceToHost, ls));
+}
+
+void CudaDecoder::Impl::links_landed(std::vector<Candidate>& host) {
+  if (host.empty()) return;
   link_stream.synchronize();
+  std::copy(links_pinned.get(), links_pinned.get() + host.size(), host.begin());
 }
 
 namespace {
@@ -357,27 +381,56 @@ class Executor : public FrameExecutor {
   /// When (on the clock given) the last index was ready, and its decode done.
   double listed_at = 0, launched_at = 0, indexed_at = 0, decoded_at = 0;  ///< into the run
 
-  /// Launches the decode of the candidates' frames if they are one unbroken chain. Not when
-  /// tests poison the output (set_output_fill): they check the order that fills it first.
-  void start_chained(const std::vector<Candidate>& cands, const Stream& st) {
-    if (output_fill_byte() || cands.empty()) return;
-    impl_.chained.reserve(cands.size());
-    const std::size_t n = chained_frames(cands, st, false, impl_.chained.get());
-    listed_at = clock_.seconds();
-    if (!n) return;
+  /// Before the search: whether an unbroken stream could be decoded early (not when tests
+  /// poison the output with set_output_fill: they check the order that fills it first), and if
+  /// so, its output's room, found while the GPU searches.
+  void prepare_chained(const Stream& st) {
     const StreamInfo& info = st.info;
     const std::uint64_t bytes = info.total_samples * info.channels * bytes_per_sample(o_.format);
-    if (o_.max_output_bytes && bytes > o_.max_output_bytes) return;
-    out_.reserve(bytes);
+    want_chain_ = !output_fill_byte() && st.has_streaminfo && info.total_samples &&
+                  info.channels <= kMaxChannels && decode_path() != DecodePath::plain &&
+                  (!o_.max_output_bytes || bytes <= o_.max_output_bytes);
+    if (want_chain_) out_.reserve(bytes);
+  }
+
+  /// Right after find_candidates_async: tests its n candidates as one chain on the device
+  /// (ChainFramesKernel) and queues the decode of its frames, which does nothing if they are
+  /// not one. The candidates' copy to the host, the host's listing of the chain and its copy
+  /// back (0.7 ms of the hour on the H100) are then off the decode's path.
+  void start_chained(std::uint32_t n, const Stream& st) {
+    const StreamInfo& info = st.info;
+    // A chain has a frame per block (STREAMINFO's smallest block, at least 16 samples); more
+    // candidates (false headers) would only make the decode's buffers grow for nothing.
+    const std::uint64_t most = info.total_samples / std::max(info.min_block_size, 16u) + 1;
+    if (!want_chain_ || n == 0 || n > most) return;
     impl_.main.frames.reserve(n);
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.main.frames.get(), impl_.chained.get(),
-                                     n * sizeof(FrameEntry), cudaMemcpyHostToDevice, impl_.s()));
+    impl_.chain_broken.reserve(1);
+    impl_.chain_broken_host.reserve(1);
+    SIGPU_CUDA_CHECK(
+        cudaMemsetAsync(impl_.chain_broken.get(), 0, sizeof(std::uint32_t), impl_.s()));
+    const unsigned block = 256;
+    ChainFramesKernel<<<(n + block - 1) / block, block, 0, impl_.s()>>>(
+        impl_.cands.get(), n, chain_info(st), impl_.main.frames.get(), impl_.chain_broken.get());
+    SIGPU_CUDA_CHECK_LAUNCH();
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.chain_broken_host.get(), impl_.chain_broken.get(),
+                                     sizeof(std::uint32_t), cudaMemcpyDeviceToHost, impl_.s()));
+    impl_.chain_checked.record(impl_.s());
     chained_ = {out_.get(),           o_.format,         o_.layout, info.channels,
                 info.bits_per_sample, info.total_samples};
-    chained_frames_ = static_cast<std::uint32_t>(n);
+    chained_frames_ = n;
     impl_.main.launch(impl_.tables.get(), d_, size_, chained_frames_, info.bits_per_sample,
-                      info.channels, info.total_samples, chained_, nullptr);
+                      info.channels, info.total_samples, chained_, nullptr,
+                      impl_.chain_broken.get());
     launched_at = clock_.seconds();
+  }
+
+  /// With the candidates on the host: the chain's frames as the host lists them (the GPU
+  /// decodes meanwhile), for same_as_chained.
+  void candidates_landed(const std::vector<Candidate>& cands, const Stream& st) {
+    if (!chained_frames_) return;
+    chain_.resize(cands.size());
+    chain_.resize(chained_frames(cands, st, false, chain_.data()));
+    listed_at = clock_.seconds();
   }
 
   void prepare_output(const FrameIndex& index) override {
@@ -428,11 +481,13 @@ class Executor : public FrameExecutor {
   /// aside, see decode).
   bool same_as_chained(const FrameIndex& index) const {
     const PcmTarget t = target();
-    if (index.frames.size() != chained_frames_ || t.data != chained_.data ||
+    impl_.chain_checked.synchronize();
+    if (*impl_.chain_broken_host.get() || chain_.size() != chained_frames_ ||
+        index.frames.size() != chained_frames_ || t.data != chained_.data ||
         t.channels != chained_.channels || t.bits_per_sample != chained_.bits_per_sample ||
         t.samples != chained_.samples)
       return false;
-    const FrameEntry* c = impl_.chained.get();
+    const FrameEntry* c = chain_.data();
     for (std::uint32_t k = 0; k < chained_frames_; ++k) {
       const FrameEntry& f = index.frames[k];
       if (f.pos != c[k].pos || f.out_sample != c[k].out_sample || f.block_size != c[k].block_size ||
@@ -442,9 +497,9 @@ class Executor : public FrameExecutor {
     return true;
   }
 
-  /// Waits for the chain's decode and forgets it.
+  /// Waits for the chain's decode and forgets it (and its errors: not a round of the index's).
   void drop_chained() {
-    impl_.main.collect();
+    impl_.main.collect(false);
     chained_frames_ = 0;
   }
 
@@ -473,7 +528,8 @@ class Executor : public FrameExecutor {
 
   PcmTarget chained_;
   std::uint32_t chained_frames_ = 0;  ///< frames of the chain's decode in flight, or 0
-  bool use_chained_ = false;
+  std::vector<FrameEntry> chain_;     ///< the host's list of them (candidates_landed)
+  bool want_chain_ = false, use_chained_ = false;
 
   CudaDecoder::Impl& impl_;
   const std::uint8_t* d_;
@@ -500,12 +556,15 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
     SIGPU_CUDA_CHECK(cudaEventRecord(origin, s()));
     main.trace_origin = origin;
   }
-  std::vector<Candidate> cands_host = find_candidates(d, size, st);
-  const double t_search = clock.seconds();
   DecodeOutput r;
   Executor executor(*this, d, size, o, out, r.pcm, clock);
-  executor.start_chained(cands_host, st);
-  link_candidates(d, st, cands_host);
+  const std::uint32_t n = find_candidates_async(d, size, st, [&] { executor.prepare_chained(st); });
+  executor.start_chained(n, st);
+  launch_links(d, st, n);
+  std::vector<Candidate> cands_host = landed_candidates(n);
+  const double t_search = clock.seconds();
+  executor.candidates_landed(cands_host, st);
+  links_landed(cands_host);
   ParallelDecodeResult pr =
       decode_in_rounds(cands_host, st, o.params, size, probe, executor, host_bytes);
   r.damage = std::move(pr.damage);
@@ -514,12 +573,11 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
   if (origin) {
     std::fprintf(stderr,
-                 "sigpu cuda: %zu candidates, %zu frames; search %.2f ms, chain listed at %.2f "
-                 "ms, early decode launched at %.2f ms, index %.2f ms, decode %.2f ms, results "
-                 "%.2f ms\n",
-                 cands_host.size(), pr.index.frames.size(), t_search * 1e3,
-                 executor.listed_at * 1e3, executor.launched_at * 1e3,
-                 (executor.indexed_at - t_search) * 1e3,
+                 "sigpu cuda: %zu candidates, %zu frames; early decode launched at %.2f ms, "
+                 "search %.2f ms, chain listed at %.2f ms, index %.2f ms, decode %.2f ms, "
+                 "results %.2f ms\n",
+                 cands_host.size(), pr.index.frames.size(), executor.launched_at * 1e3,
+                 t_search * 1e3, executor.listed_at * 1e3, (executor.indexed_at - t_search) * 1e3,
                  (executor.decoded_at - executor.indexed_at) * 1e3,
                  (clock.seconds() - executor.decoded_at) * 1e3);
     main.trace_origin = nullptr;

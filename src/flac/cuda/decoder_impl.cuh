@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -49,12 +50,15 @@ struct DecodeSlot {
 
   /// Enqueues the decode of the n frames already in `frames` (their files in `d_files` for a
   /// packed buffer, or null) into `target`, with the fast kernels or their plain twin, and the
-  /// copy of their results to the host; returns at once. total_samples sizes the scratch.
+  /// copy of their results to the host; returns at once. total_samples sizes the scratch. With
+  /// `skip`, nothing is decoded if *skip is nonzero when the kernels run (every frame's result
+  /// ok, nothing stored).
   void launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size, std::uint32_t n,
               unsigned bps, unsigned channels, std::uint64_t total_samples, const PcmTarget& target,
-              const cuda::FileSpanDevice* d_files);
-  /// Waits for the work launch() queued; the results of its frames.
-  std::vector<FrameResult> collect();
+              const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr);
+  /// Waits for the work launch() queued; the results of its frames (added to the test log of
+  /// frame errors, frame_errors_log, with `log`).
+  std::vector<FrameResult> collect(bool log = true);
   /// launch() then collect().
   std::vector<FrameResult> decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
                                   std::uint32_t n, unsigned bps, unsigned channels,
@@ -87,9 +91,14 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;
   sigpu::cuda::DeviceBuffer<std::uint32_t> links_taken;  ///< LinkSuccessorsKernel's next candidate
   sigpu::cuda::DeviceBuffer<Candidate> cands;
-  sigpu::cuda::PinnedBuffer<FrameEntry> chained;  ///< frames of an unbroken stream (Executor)
+  sigpu::cuda::PinnedBuffer<Candidate> cands_pinned;      ///< find_candidates_async's copy
+  sigpu::cuda::PinnedBuffer<Candidate> links_pinned;      ///< launch_links' copy
+  sigpu::cuda::DeviceBuffer<std::uint32_t> chain_broken;  ///< ChainFramesKernel's answer
+  sigpu::cuda::PinnedBuffer<std::uint32_t> chain_broken_host;
   sigpu::cuda::Stream link_stream;
-  sigpu::cuda::Event candidates_built;  ///< on the main stream, after find_candidates
+  sigpu::cuda::Event candidates_built;   ///< on the main stream, after find_candidates
+  sigpu::cuda::Event candidates_landed;  ///< and after their copy to cands_pinned
+  sigpu::cuda::Event chain_checked;      ///< and after chain_broken's copy to the host
   std::unique_ptr<sigpu::cuda::Stager> stager;
   std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
 
@@ -103,10 +112,20 @@ struct CudaDecoder::Impl {
   std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st);
   /// The first half of search(): every header candidate, on the host, without successors.
   std::vector<Candidate> find_candidates(const std::uint8_t* d, std::size_t size, const Stream& st);
+  /// find_candidates in two: the candidates' count, with them in `cands` and on their way to
+  /// the host (work queued on the main stream from now on may use them), then on the host.
+  /// `meanwhile` runs while the GPU searches.
+  std::uint32_t find_candidates_async(const std::uint8_t* d, std::size_t size, const Stream& st,
+                                      const std::function<void()>& meanwhile = {});
+  std::vector<Candidate> landed_candidates(std::uint32_t n);
   /// The second half: links the candidates find_candidates left on the device, on a stream of
   /// its own (so that it overlaps work queued since on the main stream), and brings their
   /// successors into `host`.
   void link_candidates(const std::uint8_t* d, const Stream& st, std::vector<Candidate>& host);
+  /// link_candidates in two: the links of the n candidates queued (they may not have reached
+  /// the host yet), then brought into `host` (those same candidates).
+  void launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n);
+  void links_landed(std::vector<Candidate>& host);
   /// The whole pipeline over a file already in device memory; the output stays in `out`.
   DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
                    const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,

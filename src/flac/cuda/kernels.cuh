@@ -89,6 +89,20 @@ __global__ void BuildCandidatesKernel(const std::uint8_t* d, std::size_t size,
   if (i < count) header_candidate(d, size, positions[i], t.crc8, cands[i]);
 }
 
+/// Lists the frames of the n candidates when they are one unbroken chain of one block size
+/// (chain_entry, frame i at candidate i, its first sample i block sizes in): the decode of such
+/// a stream starts on the device right after the search, without the candidates' trip to the
+/// host (Executor::start_chained). *broken, zero at launch, becomes nonzero at any break, and
+/// for a stream of variable block sizes (their first samples would need a scan).
+__global__ void ChainFramesKernel(const Candidate* cands, std::uint32_t n, ChainInfo info,
+                                  FrameEntry* frames, std::uint32_t* broken) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (cands[0].variable ||
+      !chain_entry(cands, n, i, info, std::uint64_t(i) * cands[0].block_size, frames + i))
+    *broken = 1;
+}
+
 /// Threads of LinkSuccessorsKernel's blocks; its warps take the candidates in turn.
 inline constexpr unsigned kLinkBlock = 256;
 
