@@ -367,11 +367,12 @@ constexpr std::size_t kMaxFillCalls = 64;
 /// Decodes every frame of an index into the output buffer on the device.
 ///
 /// An unbroken stream (chained_frames) is decoded before its index is built: start_chained()
-/// launches the decode of the chain as soon as the search is done, and the host builds the index
-/// (its walk, and the decodes of the first and last frames on the host) while the GPU decodes;
-/// the index must then list the same frames, or the output is made again from the index. That
-/// took the host's index (0.8-1.1 ms of the hour on the H100) and the copy of the frame list
-/// (from ordinary memory, the host waits for it) off the decode's path.
+/// tests the candidates as a chain on the device and queues its decode right after the search,
+/// and the host builds the index (its walk, and the decodes of the first and last frames on
+/// the host) while the GPU decodes; the index must then list the same frames as the host's own
+/// listing of the chain (candidates_landed), which the device must have found unbroken, or the
+/// output is made again from the index. That took the host's index (0.8-1.1 ms of the hour on
+/// the H100), the candidates' trip to the host and the frame list's back off the decode's path.
 class Executor : public FrameExecutor {
  public:
   Executor(CudaDecoder::Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
@@ -547,8 +548,6 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
                                     const DecodeOptions& o, const FrameProbe& probe,
                                     const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
   Stopwatch clock;
-  // The links run beside the decode of an unbroken stream (Executor::start_chained), which
-  // needs only the candidates; the index needs the links.
   // SIGPU_TRACE=1: the kernels' times are also given from the run's start (DecodeSlot).
   cudaEvent_t origin = nullptr;
   if (std::getenv("SIGPU_TRACE")) {
@@ -560,6 +559,8 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   Executor executor(*this, d, size, o, out, r.pcm, clock);
   const std::uint32_t n = find_candidates_async(d, size, st, [&] { executor.prepare_chained(st); });
   executor.start_chained(n, st);
+  // The links run beside the decode of an unbroken stream, which needs only the candidates; the
+  // index needs the links.
   launch_links(d, st, n);
   std::vector<Candidate> cands_host = landed_candidates(n);
   const double t_search = clock.seconds();
