@@ -338,8 +338,8 @@ void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, st
   const cudaStream_t ls = link_stream.get();
   candidates_built.wait_in(ls);
   const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
-  // A warp per candidate, as many blocks as stay resident at once (8 per SM is the most 256
-  // threads of this register use allow), looping over the rest.
+  // A warp per candidate; as many blocks as could be resident at once (8 per SM), their warps
+  // taking candidates from a counter until none is left.
   const unsigned link_grid =
       std::min<unsigned>((n + kLinkBlock / 32 - 1) / (kLinkBlock / 32), 8 * sm_count);
   links_taken.reserve(1);
@@ -379,8 +379,9 @@ class Executor : public FrameExecutor {
            DeviceBuffer<std::uint8_t>& out, Pcm& shape, const Stopwatch& clock)
       : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape), clock_(clock) {}
 
-  /// When (on the clock given) the last index was ready, and its decode done.
-  double listed_at = 0, launched_at = 0, indexed_at = 0, decoded_at = 0;  ///< into the run
+  /// When (seconds on the clock given) the host listed the chain, its decode was queued, the
+  /// last index was ready and its decode done.
+  double listed_at = 0, launched_at = 0, indexed_at = 0, decoded_at = 0;
 
   /// Before the search: whether an unbroken stream could be decoded early (not when tests
   /// poison the output with set_output_fill: they check the order that fills it first), and if
