@@ -425,6 +425,65 @@ TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
     }
 }
 
+TEST_F(FlacGpuFastDecode, ChainOnTheDeviceIsTheHostsChain) {
+  // ChainFramesKernel against chained_frames over the CPU search's candidates: the same frames
+  // for an unbroken stream of one block size, none where the chain breaks, none for variable
+  // block sizes (the device leaves those to the ordinary order).
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  struct Case {
+    std::string name;
+    std::vector<std::uint8_t> file;
+    bool unbroken;  ///< the host's chain holds
+    bool fixed;     ///< one block size
+  };
+  std::vector<Case> cases;
+  cases.push_back(
+      {"libflac -8 stereo", libflac(test::Signal::music, 2, 16, 200000, 8), true, true});
+  cases.push_back({"libflac -0 mono 24-bit, blocks of 1152",
+                   libflac(test::Signal::music, 1, 24, 100000, 0, -1, 1152), true, true});
+  cases.push_back(
+      {"libflac -5, 6 channels", libflac(test::Signal::music, 6, 16, 50000, 5), true, true});
+  {
+    Case c = cases[0];
+    c.name = "the fifth frame's sync lost";
+    ThreadPool pool(2);
+    const auto cands = search_frames_cpu(c.file, parse_stream(c.file), pool);
+    ASSERT_GT(cands.size(), 6u);
+    c.file[cands[4].pos] = 0;
+    c.unbroken = false;
+    cases.push_back(std::move(c));
+  }
+  {
+    Case c = cases[0];
+    c.name = "one sample more in STREAMINFO";
+    ++c.file[4 + 4 + 17];  // "fLaC", the block header, then STREAMINFO's last byte of its count
+    c.unbroken = false;
+    cases.push_back(std::move(c));
+  }
+  {
+    test::VarEncoderOptions o;
+    o.max_block = 9000;
+    const auto pcm = test::make_signal(test::Signal::music, 2, 16, 60000, 3);
+    cases.push_back({"variable block sizes", test::var_encode(pcm, o), true, false});
+  }
+  ThreadPool pool(2);
+  for (const Case& c : cases) {
+    const Stream st = parse_stream(c.file);
+    const std::vector<Candidate> cands = search_frames_cpu(c.file, st, pool);
+    std::vector<FrameEntry> host(cands.size());
+    host.resize(chained_frames(cands, st, false, host.data()));
+    ASSERT_EQ(!host.empty(), c.unbroken) << c.name;
+    const std::vector<FrameEntry> device = cuda::chain_on_device(c.file);
+    ASSERT_EQ(device.size(), c.fixed ? host.size() : 0) << c.name;
+    for (std::size_t k = 0; k < device.size(); ++k) {
+      EXPECT_EQ(device[k].pos, host[k].pos) << c.name << ", frame " << k;
+      EXPECT_EQ(device[k].end, host[k].end) << c.name << ", frame " << k;
+      EXPECT_EQ(device[k].out_sample, host[k].out_sample) << c.name << ", frame " << k;
+      EXPECT_EQ(device[k].block_size, host[k].block_size) << c.name << ", frame " << k;
+    }
+  }
+}
+
 TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   for (unsigned bps : {8u, 12u, 16u, 20u, 24u, 32u})

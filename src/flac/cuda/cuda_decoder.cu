@@ -144,6 +144,24 @@ std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
   SIGPU_CUDA_CHECK(cudaMemcpy(d, file.data(), file.size(), cudaMemcpyHostToDevice));
   return impl.search(d, file.size(), parse_stream(file));
 }
+
+std::vector<FrameEntry> chain_on_device(std::span<const std::uint8_t> file) {
+  CudaDecoder::Impl impl(0);
+  impl.main.file.reserve(file.size());
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy(impl.main.file.get(), file.data(), file.size(), cudaMemcpyHostToDevice));
+  const Stream st = parse_stream(file);
+  const std::uint32_t n = impl.find_candidates_async(impl.main.file.get(), file.size(), st);
+  if (n == 0) return {};
+  impl.main.frames.reserve(n);
+  impl.list_chain(n, st, impl.main.frames.get());
+  impl.main.stream.synchronize();
+  if (*impl.chain_broken_host.get()) return {};
+  std::vector<FrameEntry> frames(n);
+  SIGPU_CUDA_CHECK(cudaMemcpy(frames.data(), impl.main.frames.get(), n * sizeof(FrameEntry),
+                              cudaMemcpyDeviceToHost));
+  return frames;
+}
 }  // namespace cuda
 
 namespace {
@@ -353,6 +371,19 @@ void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, st
                                    cudaMemcpyDeviceToHost, ls));
 }
 
+void CudaDecoder::Impl::list_chain(std::uint32_t n, const Stream& st, FrameEntry* frames) {
+  chain_broken.reserve(1);
+  chain_broken_host.reserve(1);
+  SIGPU_CUDA_CHECK(cudaMemsetAsync(chain_broken.get(), 0, sizeof(std::uint32_t), s()));
+  const unsigned block = 256;
+  ChainFramesKernel<<<(n + block - 1) / block, block, 0, s()>>>(cands.get(), n, chain_info(st),
+                                                                frames, chain_broken.get());
+  SIGPU_CUDA_CHECK_LAUNCH();
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(chain_broken_host.get(), chain_broken.get(),
+                                   sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s()));
+  chain_checked.record(s());
+}
+
 void CudaDecoder::Impl::links_landed(std::vector<Candidate>& host) {
   if (host.empty()) return;
   link_stream.synchronize();
@@ -406,17 +437,7 @@ class Executor : public FrameExecutor {
     const std::uint64_t most = info.total_samples / std::max(info.min_block_size, 16u) + 1;
     if (!want_chain_ || n == 0 || n > most) return;
     impl_.main.frames.reserve(n);
-    impl_.chain_broken.reserve(1);
-    impl_.chain_broken_host.reserve(1);
-    SIGPU_CUDA_CHECK(
-        cudaMemsetAsync(impl_.chain_broken.get(), 0, sizeof(std::uint32_t), impl_.s()));
-    const unsigned block = 256;
-    ChainFramesKernel<<<(n + block - 1) / block, block, 0, impl_.s()>>>(
-        impl_.cands.get(), n, chain_info(st), impl_.main.frames.get(), impl_.chain_broken.get());
-    SIGPU_CUDA_CHECK_LAUNCH();
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(impl_.chain_broken_host.get(), impl_.chain_broken.get(),
-                                     sizeof(std::uint32_t), cudaMemcpyDeviceToHost, impl_.s()));
-    impl_.chain_checked.record(impl_.s());
+    impl_.list_chain(n, st, impl_.main.frames.get());
     chained_ = {out_.get(),           o_.format,         o_.layout, info.channels,
                 info.bits_per_sample, info.total_samples};
     chained_frames_ = n;

@@ -10,6 +10,7 @@
 
 #include <sigpu/flac.hpp>
 
+#include "flac/frame_index.hpp"
 #include "flac/frame_search.hpp"
 #include "flac/subframe.hpp"
 
@@ -68,6 +69,10 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
 /// `device_offset` bytes (a multiple of 4) into its device buffer.
 std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
                                         std::size_t device_offset = 0);
+
+/// ChainFramesKernel over the candidates of a whole file on device 0 (found as search_on_device
+/// finds them): the frames it lists when they are one unbroken chain, or none.
+std::vector<FrameEntry> chain_on_device(std::span<const std::uint8_t> file);
 
 /// The FrameError of every frame of the last decode round, in index order (all rounds appended
 /// since the last clear).
