@@ -48,6 +48,9 @@ inline constexpr unsigned kFlatRingStride = 32;
 /// yet are read from global memory, as they are without a ring.
 class FlatBits {
  public:
+  /// Words a turn of the residual loop may take into the cache (Ahead): one per code.
+  static constexpr unsigned kTurnWords = 4;
+
   SIGPU_HD FlatBits(const std::uint8_t* data, std::size_t size, std::uint64_t bit,
                     std::uint32_t* ring = nullptr)
       : data_(data), size_(size), base_(static_cast<std::size_t>(bit >> 5) << 2) {
@@ -126,7 +129,7 @@ class FlatBits {
   /// Compute) and a shared-memory load on the chain from one code to the next (the hour's
   /// parse on the H100: 3.36-3.60 -> 3.30-3.31 ms).
   struct Ahead {
-    std::uint32_t w[4];
+    std::uint32_t w[kTurnWords];
   };
 
   __device__ SIGPU_FORCEINLINE bool streaming() const {
@@ -134,7 +137,6 @@ class FlatBits {
   }
 
   __device__ SIGPU_FORCEINLINE Ahead ahead() const {
-    static_assert(sizeof(Ahead::w) == kTurnWords * sizeof(std::uint32_t));
     Ahead a;
     SIGPU_UNROLL
     for (unsigned j = 0; j < kTurnWords; ++j)
@@ -148,9 +150,8 @@ class FlatBits {
     cache_ |= need ? std::uint64_t(a.w[0]) << (32 - count_) : 0;
     count_ += need ? 32 : 0;
     read_ += need;
-    a.w[0] = need ? a.w[1] : a.w[0];
-    a.w[1] = need ? a.w[2] : a.w[1];
-    a.w[2] = need ? a.w[3] : a.w[2];
+    SIGPU_UNROLL
+    for (unsigned j = 0; j + 1 < kTurnWords; ++j) a.w[j] = need ? a.w[j + 1] : a.w[j];
   }
 #endif
 
@@ -211,8 +212,6 @@ class FlatBits {
   /// Words stream() asks for per call: a turn decodes up to four codes, about 50 bits at the
   /// hour's Rice parameters; a lane that reads faster for a while waits for its copies.
   static constexpr unsigned kStreamWords = 3;
-  /// Words a turn of the residual loop may take into the cache (Ahead): one per code.
-  static constexpr unsigned kTurnWords = 4;
 
   SIGPU_HD SIGPU_FORCEINLINE void consume(unsigned n) {
     cache_ = n < 64 ? cache_ << n : 0;

@@ -125,11 +125,11 @@ struct CudaDecoder::Impl {
   /// link_candidates in two: the links of the n candidates queued (they may not have reached
   /// the host yet), then brought into `host` (those same candidates).
   void launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n);
+  void links_landed(std::vector<Candidate>& host);
   /// Queues ChainFramesKernel over the n candidates find_candidates_async left in `cands`: their
   /// frames into `frames` when they are one unbroken chain, chain_broken nonzero when not, and
   /// that flag's copy to chain_broken_host, landed at chain_checked.
   void list_chain(std::uint32_t n, const Stream& st, FrameEntry* frames);
-  void links_landed(std::vector<Candidate>& host);
   /// The whole pipeline over a file already in device memory; the output stays in `out`.
   DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
                    const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
