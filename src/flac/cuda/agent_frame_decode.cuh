@@ -101,6 +101,9 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
 
 /// Threads of RestoreSubframesKernel's blocks: one warp per 32 subframes.
 inline constexpr unsigned kRestoreBlock = 128;
+/// The blocks of it an SM must hold at once: the hour's 84,362 subframes make 660 blocks, one
+/// wave on the H100's 132 SMs at 5 each (at most 102 registers).
+inline constexpr unsigned kRestoreBlocksPerSm = 5;
 
 /// Whether RestoreSubframesKernel can store frames of `channels` channels itself: a warp must
 /// hold whole frames.
@@ -113,7 +116,7 @@ inline bool restore_stores_frames(unsigned channels, unsigned scratch_bytes) {
 /// `target` from the tiles and marked done (pending = 0), so that it skips the scratch and
 /// StoreFramesKernel; the rest (64-bit sums, a frame with other channels than the stream's)
 /// is restored in place for StoreFramesKernel.
-__global__ void __launch_bounds__(kRestoreBlock)
+__global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
     RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
                            unsigned scratch_bytes, FrameStateDevice* states,
                            const SubframeParams* params, PcmTarget target, bool store) {
@@ -148,13 +151,13 @@ __global__ void __launch_bounds__(kRestoreBlock)
   // leave in 16-byte stores (kWords 32-bit words per pair: 1 for s16, 2 for 32-bit samples).
   // (Lanes striding over one frame at a time waited on that frame's state in shared memory
   // before every store: 2.5 ms for the hour's restore in s16 against 1.07 ms so.)
-  auto store_pairs = [&](const RestoreWarpSmem& s, unsigned done, auto words_per_pair,
+  auto store_pairs = [&](const std::int32_t* tile, unsigned done, auto words_per_pair,
                          auto to_words) {
     constexpr unsigned kWords = decltype(words_per_pair)::value, kPairs = 4 / kWords;
     const unsigned first = lane % 2 * 16;
     if (!(stored_lanes >> lane & 1) || st.block_size <= done + first) return;
     const unsigned valid = min(16u, st.block_size - done - first);
-    const std::int32_t* pair = s.tile + (lane & ~1u) * kRestorePitch + first;
+    const std::int32_t* pair = tile + (lane & ~1u) * kRestorePitch + first;
     auto* out = static_cast<std::uint32_t*>(target.data) + (st.out_sample + done + first) * kWords;
     const bool aligned = valid == 16 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 #pragma unroll
@@ -184,11 +187,11 @@ __global__ void __launch_bounds__(kRestoreBlock)
     w[1] = pcm32_bits(target.format, right, bps);
   };
   const bool pairs = target.layout == Layout::interleaved && channels == 2;
-  auto emit = [&](const RestoreWarpSmem& s, unsigned done) {
-    if (stored_lanes != ~0u) WriteBackTile{stored_lanes}(s, done);
+  auto emit = [&](const RestoreWarpSmem& s, const std::int32_t* tile, unsigned done) {
+    if (stored_lanes != ~0u) WriteBackTile{stored_lanes}(s, tile, done);
     if (pairs && target.format == SampleFormat::s16)
-      return store_pairs(s, done, std::integral_constant<unsigned, 1>{}, s16_words);
-    if (pairs) return store_pairs(s, done, std::integral_constant<unsigned, 2>{}, words32);
+      return store_pairs(tile, done, std::integral_constant<unsigned, 1>{}, s16_words);
+    if (pairs) return store_pairs(tile, done, std::integral_constant<unsigned, 2>{}, words32);
     const unsigned i = done + lane;
     for (unsigned f = 0; f < 32 / channels; ++f) {
       const unsigned q = f * channels;
@@ -196,9 +199,9 @@ __global__ void __launch_bounds__(kRestoreBlock)
       const FrameStateDevice& fr = frames[q];
       if (i >= fr.block_size) continue;
       for (unsigned cc = 0; cc < channels; ++cc)
-        store_sample(target, fr.out_sample + i, cc,
-                     decorrelated_sample(fr.assignment, s.tile + q * kRestorePitch, kRestorePitch,
-                                         lane, cc));
+        store_sample(
+            target, fr.out_sample + i, cc,
+            decorrelated_sample(fr.assignment, tile + q * kRestorePitch, kRestorePitch, lane, cc));
     }
   };
   warp_restore_any(l, smem[threadIdx.x / 32], emit);

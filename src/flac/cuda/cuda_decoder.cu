@@ -217,6 +217,10 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
+    // kRestoreBlocksPerSm blocks need 187 KB of shared memory per SM: all it can have.
+    SIGPU_CUDA_CHECK(cudaFuncSetAttribute(RestoreSubframesKernel,
+                                          cudaFuncAttributePreferredSharedMemoryCarveout,
+                                          cudaSharedmemCarveoutMaxShared));
     RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
                              kRestoreBlock, 0, s()>>>(
         n, channels, scratch.get(), scratch_bytes, states.get(), params.get(), target,

@@ -87,14 +87,14 @@ inline constexpr unsigned kRestoreTile = 32, kRestorePitch = kRestoreTile + 1;
 
 /// Shared memory one warp needs.
 struct RestoreWarpSmem {
-  std::int32_t tile[32 * kRestorePitch];
-  std::int32_t* at[32];  ///< each lane's next sample
-  unsigned left[32];     ///< and how many remain
+  std::int32_t tile[2][32 * kRestorePitch];  ///< the tile restored, and the next one arriving
+  std::int32_t* at[32];                      ///< each lane's samples
+  unsigned left[32];                         ///< and how many
 };
 
 /// Restores the lanes' subframes (a lane with no subframe passes RestoreLane{}), P the warp's
-/// padded order. After each tile, emit(s, i) stores it: lane q's samples [i, i + 32) are
-/// s.tile[q * kRestorePitch + j], those below s.left[q] - i valid. All 32 lanes must call it.
+/// padded order. After each tile, emit(s, tile, i) stores it: lane q's samples [i, i + 32) are
+/// tile[q * kRestorePitch + j], those below s.left[q] - i valid. All 32 lanes must call it.
 template <unsigned P, typename Emit>
 __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& emit) {
   const unsigned lane = threadIdx.x % 32;
@@ -104,23 +104,38 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& em
   s.left[lane] = l.tiled();
   const unsigned most = __reduce_max_sync(0xFFFFFFFFu, l.tiled());
   __syncwarp();
-  // Subframe q's run of the tile at `done`, one sample per lane; all 32 loads are issued before
-  // any is used, and the next tile's while the current one is computed.
-  std::int32_t run[32];
+  // The tile at `done` into its buffer, subframe q's run one sample per lane, with
+  // asynchronous copies: the next tile's arrive while the current one is computed. (Loaded into
+  // 32 registers, the runs took the kernel to 163 registers, 3 blocks per SM and 1.67 waves for
+  // the hour.)
   auto fetch = [&](unsigned done) {
+    std::int32_t* tile = s.tile[done / kRestoreTile % 2];
 #pragma unroll
     for (unsigned q = 0; q < 32; ++q) {
       const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-      run[q] = lane < have ? s.at[q][done + lane] : 0;
+      std::int32_t* at = tile + q * kRestorePitch + lane;
+      if (lane < have) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                         static_cast<unsigned>(__cvta_generic_to_shared(at))),
+                     "l"(s.at[q] + done + lane)
+                     : "memory");
+      } else {
+        *at = 0;
+      }
     }
+    asm volatile("cp.async.commit_group;" ::: "memory");
   };
   fetch(0);
-  std::int32_t* row = s.tile + lane * kRestorePitch;
   for (unsigned done = 0; done < most; done += kRestoreTile) {
-#pragma unroll
-    for (unsigned q = 0; q < 32; ++q) s.tile[q * kRestorePitch + lane] = run[q];
+    if (done + kRestoreTile < most) {
+      fetch(done + kRestoreTile);
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+    } else {
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+    }
     __syncwarp();
-    if (done + kRestoreTile < most) fetch(done + kRestoreTile);
+    std::int32_t* tile = s.tile[done / kRestoreTile % 2];
+    std::int32_t* row = tile + lane * kRestorePitch;
 #pragma unroll
     for (unsigned j = 0; j < kRestoreTile; ++j) {
       // The newest sample's term last: the others are ready before it is.
@@ -139,7 +154,7 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& em
       past[0] = v;
     }
     __syncwarp();
-    emit(s, done);
+    emit(s, static_cast<const std::int32_t*>(tile), done);
     __syncwarp();
   }
   if (l.alone) {
@@ -154,12 +169,13 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& em
 /// `skip` (whose samples the caller stores itself).
 struct WriteBackTile {
   std::uint32_t skip = 0;
-  __device__ void operator()(const RestoreWarpSmem& s, unsigned done) const {
+  __device__ void operator()(const RestoreWarpSmem& s, const std::int32_t* tile,
+                             unsigned done) const {
     const unsigned lane = threadIdx.x % 32;
 #pragma unroll
     for (unsigned q = 0; q < 32; ++q) {
       const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-      if (lane < have && !(skip >> q & 1)) s.at[q][done + lane] = s.tile[q * kRestorePitch + lane];
+      if (lane < have && !(skip >> q & 1)) s.at[q][done + lane] = tile[q * kRestorePitch + lane];
     }
   }
 };
