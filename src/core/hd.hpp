@@ -30,5 +30,24 @@ __device__ __forceinline__ void store_global_16(void* p, std::uint32_t a, std::u
                : "memory");
 }
 
+/// Four bytes from global memory to the shared-memory address `dst` (a shared-space address,
+/// __cvta_generic_to_shared) without waiting for them (cp.async): `valid` (0-4) of them are
+/// read, the rest zeros. They are there once a wait covers the group they were committed in.
+__device__ __forceinline__ void copy_async_4(unsigned dst, const void* src, unsigned valid = 4) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(valid)
+               : "memory");
+}
+
+/// Closes the group of this thread's copy_async_4 calls made since the last one.
+__device__ __forceinline__ void copy_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/// Waits until at most `Pending` of this thread's committed groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
 }  // namespace sigpu
 #endif

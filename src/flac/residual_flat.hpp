@@ -63,7 +63,8 @@ class FlatBits {
       whole_ = whole < 0xFFFFFFFFu ? static_cast<std::uint32_t>(whole) : 0xFFFFFFFFu;
       // The first half ring at once: the first codes wait for it here, once per subframe.
       for (unsigned j = 0; j < kFlatRingWords / 2; ++j) copy_next();
-      asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+      copy_async_commit();
+      copy_async_wait<0>();
       safe_ = h1_ = h2_ = h3_ = h4_ = issued_;
     }
 #else
@@ -78,7 +79,7 @@ class FlatBits {
   // another block, once this one has ended).
   SIGPU_HD ~FlatBits() {
 #ifdef __CUDA_ARCH__
-    if (ring_) asm volatile("cp.async.wait_group 0;" ::: "memory");
+    if (ring_) copy_async_wait<0>();
 #endif
   }
   FlatBits(const FlatBits&) = delete;
@@ -106,7 +107,7 @@ class FlatBits {
   SIGPU_HD SIGPU_FORCEINLINE void stream() {
 #ifdef __CUDA_ARCH__
     if (!ring_) return;
-    asm volatile("cp.async.wait_group 3;" ::: "memory");
+    copy_async_wait<3>();
     safe_ = h4_;
     h4_ = h3_;
     h3_ = h2_;
@@ -115,7 +116,7 @@ class FlatBits {
       SIGPU_UNROLL
       for (unsigned j = 0; j < kStreamWords; ++j) copy_next();
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    copy_async_commit();
     h1_ = issued_;
     if (read_ + kTurnWords > safe_) catch_up();
 #endif
@@ -236,8 +237,7 @@ class FlatBits {
     const unsigned valid = issued_ < whole_ ? 4u : byte < size_ ? unsigned(size_ - byte) : 0u;
     const std::uint8_t* src = valid ? src_ : data_;
     const unsigned dst = ring_shared_ + (issued_ % kFlatRingWords) * kFlatRingStride * 4;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(valid)
-                 : "memory");
+    copy_async_4(dst, src, valid);
     ++issued_;
     src_ += 4;
   }
@@ -246,7 +246,8 @@ class FlatBits {
   /// its copies).
   __device__ void catch_up() {
     while (issued_ < read_ + kTurnWords) copy_next();
-    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+    copy_async_commit();
+    copy_async_wait<0>();
     safe_ = h1_ = h2_ = h3_ = h4_ = issued_;
   }
 #endif

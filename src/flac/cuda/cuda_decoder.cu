@@ -217,10 +217,6 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
-    // kRestoreBlocksPerSm blocks need 187 KB of shared memory per SM: all it can have.
-    SIGPU_CUDA_CHECK(cudaFuncSetAttribute(RestoreSubframesKernel,
-                                          cudaFuncAttributePreferredSharedMemoryCarveout,
-                                          cudaSharedmemCarveoutMaxShared));
     RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
                              kRestoreBlock, 0, s()>>>(
         n, channels, scratch.get(), scratch_bytes, states.get(), params.get(), target,
@@ -628,6 +624,10 @@ CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
   SIGPU_CUDA_CHECK(
       cudaMemcpy(crc_words.get(), &kCrc16Words, sizeof kCrc16Words, cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  // kRestoreBlocksPerSm blocks of the restore need 187 KB of shared memory per SM: all it can have.
+  SIGPU_CUDA_CHECK(cudaFuncSetAttribute(RestoreSubframesKernel,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        cudaSharedmemCarveoutMaxShared));
 }
 
 CudaDecoder::CudaDecoder(int device) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "core/hd.hpp"
 #include "flac/subframe.hpp"
 
 namespace sigpu::flac::cuda {
@@ -115,23 +116,20 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& em
       const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
       std::int32_t* at = tile + q * kRestorePitch + lane;
       if (lane < have) {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
-                         static_cast<unsigned>(__cvta_generic_to_shared(at))),
-                     "l"(s.at[q] + done + lane)
-                     : "memory");
+        copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)), s.at[q] + done + lane);
       } else {
         *at = 0;
       }
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    copy_async_commit();
   };
   fetch(0);
   for (unsigned done = 0; done < most; done += kRestoreTile) {
     if (done + kRestoreTile < most) {
       fetch(done + kRestoreTile);
-      asm volatile("cp.async.wait_group 1;" ::: "memory");
+      copy_async_wait<1>();
     } else {
-      asm volatile("cp.async.wait_group 0;" ::: "memory");
+      copy_async_wait<0>();
     }
     __syncwarp();
     std::int32_t* tile = s.tile[done / kRestoreTile % 2];
