@@ -38,7 +38,16 @@ __device__ __forceinline__ void copy_async_4(unsigned dst, const void* src, unsi
                : "memory");
 }
 
-/// Closes the group of this thread's copy_async_4 calls made since the last one.
+/// Sixteen bytes from global memory (16-byte aligned) to the shared-memory address `dst`
+/// (16-byte aligned), as copy_async_4: `valid` (0-16) of them read, the rest zeros. Cached in L2
+/// only.
+__device__ __forceinline__ void copy_async_16(unsigned dst, const void* src, unsigned valid = 16) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid)
+               : "memory");
+}
+
+/// Closes the group of this thread's copy_async_4 and copy_async_16 calls made since the last
+/// one.
 __device__ __forceinline__ void copy_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -47,6 +56,40 @@ __device__ __forceinline__ void copy_async_commit() {
 template <int Pending>
 __device__ __forceinline__ void copy_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+/// Makes this thread's earlier shared-memory writes visible to its later bulk copies
+/// (fence.proxy.async: the copies read shared memory through the async proxy).
+__device__ __forceinline__ void bulk_fence_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/// `bytes` (a multiple of 16) from the shared-memory address `src` to the global address `dst`,
+/// both 16-byte aligned, by the copy engine (cp.async.bulk) without waiting for them: the
+/// whole run leaves as whole-line writes, however the warp's other lanes store.
+__device__ __forceinline__ void bulk_copy_to_global(void* dst, unsigned src, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src),
+               "r"(bytes)
+               : "memory");
+}
+
+/// Closes the group of this thread's bulk_copy_to_global calls made since the last one.
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/// Waits until at most `Pending` of this thread's committed bulk groups may still read their
+/// shared memory.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+
+/// Waits until at most `Pending` of this thread's committed bulk groups are unfinished: the
+/// others' writes are done.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
 }
 
 }  // namespace sigpu

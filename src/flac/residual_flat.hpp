@@ -21,25 +21,34 @@
 #include "core/bit_reader.hpp"
 #include "core/hd.hpp"
 #include "flac/errors.hpp"
+#include "flac/flat_out.hpp"
 #include "flac/residual.hpp"
 #include "flac/rice_segment.hpp"
 #include "flac/subframe.hpp"
 
 namespace sigpu::flac {
 
-/// Words of a lane's ring (FlatBits); they lie kFlatRingStride words apart in shared memory, the
-/// lanes of a warp side by side, so that 32 lanes reading any slots of their own rings touch 32
-/// different banks.
+/// A lane's ring (FlatBits): kFlatRingWords words in chunks of kFlatChunkWords, each filled by
+/// one 16-byte copy. The lanes of a block (kFlatRingLanes, one warp) lie side by side chunk by
+/// chunk: chunk c of lane q is words [(c * kFlatRingLanes + q) * kFlatChunkWords, +4) of the
+/// block's rings, so that a lane's word falls on one of 4 banks of its own and the lanes that
+/// share those banks (q, q + 8, q + 16, q + 24) meet only when they read the same word of a chunk.
 inline constexpr unsigned kFlatRingWords = 32;
-inline constexpr unsigned kFlatRingStride = 32;
+inline constexpr unsigned kFlatChunkWords = 4;
+inline constexpr unsigned kFlatRingLanes = 32;
 
 /// An MSB-first bit cache over 32-bit words. Reads never touch memory outside
 /// [data, data + size); bits past the end read as zero. Whole words are read at 4-byte-aligned
 /// offsets, so on the device `data` must be 4-byte aligned (cudaMalloc memory is).
 ///
 /// On the device a lane may stream its words through a ring in shared memory (`ring`, this
-/// lane's slot 0): stream() asks for the next words with asynchronous copies (cp.async) and
-/// the cache is topped up from words that have arrived. A lane's own lookahead in a register
+/// lane's first word; used when `data` is 16-byte aligned): stream() asks for the next chunk of
+/// 16 bytes with an asynchronous copy (cp.async) and the cache is topped up from words that have
+/// arrived. One copy per 16 bytes, not per word: each copy of the warp touches 32 lines (32
+/// frames), and with a copy per word their address registers were held so long in the load/store
+/// queue that the next turn's writes to them waited (a fifth of the parse's stall samples, Nsight
+/// Compute, the hour on the H100, 2026-11-23), and the turn's shared-memory loads queued behind
+/// them (another fifth). A lane's own lookahead in a register
 /// hid nothing in the parse, where the 32 lanes walk 32 frames: a register has one scoreboard
 /// for the whole warp, so a lane topping up waited for the load another lane had just started
 /// into the same register, and 58 % of the parse's stall samples were such waits (Nsight
@@ -55,14 +64,17 @@ class FlatBits {
                     std::uint32_t* ring = nullptr)
       : data_(data), size_(size), base_(static_cast<std::size_t>(bit >> 5) << 2) {
 #ifdef __CUDA_ARCH__
-    ring_ = ring;
-    if (ring_) {
+    if (ring && reinterpret_cast<std::uintptr_t>(data) % 16 == 0) {
+      // Words are counted from the 16-byte chunk of the first bit, which the copies read whole.
+      ring_ = ring;
       ring_shared_ = static_cast<std::uint32_t>(__cvta_generic_to_shared(ring));
+      read_ = static_cast<std::uint32_t>(bit >> 5) % kFlatChunkWords;
+      base_ = static_cast<std::size_t>(bit >> 7) << 4;
       src_ = data + base_;
-      const std::size_t whole = base_ < size ? (size - base_) / 4 : 0;
+      const std::size_t whole = base_ < size ? (size - base_) / 16 * kFlatChunkWords : 0;
       whole_ = whole < 0xFFFFFFFFu ? static_cast<std::uint32_t>(whole) : 0xFFFFFFFFu;
       // The first half ring at once: the first codes wait for it here, once per subframe.
-      for (unsigned j = 0; j < kFlatRingWords / 2; ++j) copy_next();
+      for (unsigned j = 0; j < kFlatRingWords / 2; j += kFlatChunkWords) copy_chunk();
       copy_async_commit();
       copy_async_wait<0>();
       safe_ = h1_ = h2_ = h3_ = h4_ = issued_;
@@ -100,10 +112,11 @@ class FlatBits {
     count_ += 32;
   }
 
-  /// With a ring: asks for up to kStreamWords more words and learns which have arrived, and
-  /// makes sure the next kTurnWords have (see Ahead). Called by every lane at the same point of
-  /// each turn of its loop. Copies asked for four calls ago have arrived (cp.async.wait_group
-  /// 3): a turn's work hides the copies' latency.
+  /// With a ring: asks for the next chunk when the ring has room for it and learns which
+  /// words have arrived, and makes sure the next kTurnWords have (see Ahead). Called by every
+  /// lane at the same point of each turn of its loop. Copies asked for four calls ago have
+  /// arrived (cp.async.wait_group 3): a turn's work hides the copies' latency. A chunk per turn
+  /// (128 bits) outruns the codes: a turn takes about 50 bits at the hour's Rice parameters.
   SIGPU_HD SIGPU_FORCEINLINE void stream() {
 #ifdef __CUDA_ARCH__
     if (!ring_) return;
@@ -112,10 +125,7 @@ class FlatBits {
     h4_ = h3_;
     h3_ = h2_;
     h2_ = h1_;
-    if (issued_ + kStreamWords <= read_ + kFlatRingWords) {
-      SIGPU_UNROLL
-      for (unsigned j = 0; j < kStreamWords; ++j) copy_next();
-    }
+    if (issued_ + kFlatChunkWords <= read_ + kFlatRingWords) copy_chunk();
     copy_async_commit();
     h1_ = issued_;
     if (read_ + kTurnWords > safe_) catch_up();
@@ -141,7 +151,7 @@ class FlatBits {
     Ahead a;
     SIGPU_UNROLL
     for (unsigned j = 0; j < kTurnWords; ++j)
-      a.w[j] = BitWindow::big_endian(ring_[((read_ + j) % kFlatRingWords) * kFlatRingStride]);
+      a.w[j] = BitWindow::big_endian(ring_[slot(read_ + j)]);
     return a;
   }
 
@@ -210,10 +220,6 @@ class FlatBits {
   }
 
  private:
-  /// Words stream() asks for per call: a turn decodes up to four codes, about 50 bits at the
-  /// hour's Rice parameters; a lane that reads faster for a while waits for its copies.
-  static constexpr unsigned kStreamWords = 3;
-
   SIGPU_HD SIGPU_FORCEINLINE void consume(unsigned n) {
     cache_ = n < 64 ? cache_ << n : 0;
     count_ -= n;
@@ -224,28 +230,35 @@ class FlatBits {
     const std::uint32_t w = read_;
     ++read_;
 #ifdef __CUDA_ARCH__
-    if (w < safe_) return BitWindow::big_endian(ring_[(w % kFlatRingWords) * kFlatRingStride]);
+    if (w < safe_) return BitWindow::big_endian(ring_[slot(w)]);
 #endif
     return BitWindow{data_, size_}.word(base_ + std::size_t(w) * 4);
   }
 
 #ifdef __CUDA_ARCH__
-  /// Asks for word issued_ into its slot: the bytes of it that are in the data, zeros after.
-  __device__ SIGPU_FORCEINLINE void copy_next() {
+  /// Word w's place in the ring, from ring_.
+  __device__ static SIGPU_FORCEINLINE unsigned slot(std::uint32_t w) {
+    return w / kFlatChunkWords % (kFlatRingWords / kFlatChunkWords) * kFlatRingLanes *
+               kFlatChunkWords +
+           w % kFlatChunkWords;
+  }
+
+  /// Asks for the chunk of word issued_ into its place: the bytes of it that are in the data,
+  /// zeros after.
+  __device__ SIGPU_FORCEINLINE void copy_chunk() {
     const std::size_t byte = base_ + std::size_t(issued_) * 4;
     // The data's last bytes, or none, past whole_ (rare); an address in the data all the same.
-    const unsigned valid = issued_ < whole_ ? 4u : byte < size_ ? unsigned(size_ - byte) : 0u;
+    const unsigned valid = issued_ < whole_ ? 16u : byte < size_ ? unsigned(size_ - byte) : 0u;
     const std::uint8_t* src = valid ? src_ : data_;
-    const unsigned dst = ring_shared_ + (issued_ % kFlatRingWords) * kFlatRingStride * 4;
-    copy_async_4(dst, src, valid);
-    ++issued_;
-    src_ += 4;
+    copy_async_16(ring_shared_ + slot(issued_) * 4, src, valid);
+    issued_ += kFlatChunkWords;
+    src_ += 16;
   }
 
   /// The next kTurnWords words into the ring and arrived (rare: a lane that read faster than
   /// its copies).
   __device__ void catch_up() {
-    while (issued_ < read_ + kTurnWords) copy_next();
+    while (issued_ < read_ + kTurnWords) copy_chunk();
     copy_async_commit();
     copy_async_wait<0>();
     safe_ = h1_ = h2_ = h3_ = h4_ = issued_;
@@ -262,7 +275,7 @@ class FlatBits {
   std::uint32_t* ring_ = nullptr;
   std::uint32_t ring_shared_ = 0;                    ///< ring_ as a shared-memory address
   const std::uint8_t* src_ = nullptr;                ///< word issued_ in the data
-  std::uint32_t whole_ = 0;                          ///< words whole in the data from base_ on
+  std::uint32_t whole_ = 0;                          ///< words in whole chunks from base_ on
   std::uint32_t issued_ = 0;                         ///< words asked for
   std::uint32_t safe_ = 0;                           ///< words that have arrived in the ring
   std::uint32_t h1_ = 0, h2_ = 0, h3_ = 0, h4_ = 0;  ///< issued_ after the last four stream()s
@@ -276,28 +289,35 @@ class FlatBits {
 /// One loop runs over the whole subframe with the same instructions for every lane: each turn
 /// either starts a partition (rare) or decodes the codes up to the next 16-byte boundary of
 /// `out` (four, unless the partition ends sooner or a code needs the slow path). On the device
-/// four 32-bit samples then leave in one 16-byte store: the lanes of a warp write 32 different
-/// frames, so each store is an L2 request of its own, and with one per sample those requests
-/// kept the parse's path to L2 67 % busy (Nsight Compute) while its ALUs idled (7.7 -> 3.7 ms
-/// for the hour on the H100). The turn of four codes also pays the loop's own bookkeeping once
-/// per four codes instead of once per code (docs/flac.md).
+/// four 32-bit samples then leave together, to the lane's staging in shared memory when `stage`
+/// is given (FlatOut), else in one 16-byte store: with one store per sample, the stores of 32
+/// lanes to 32 frames kept the parse's path to L2 67 % busy (Nsight Compute) while its ALUs
+/// idled (7.7 -> 3.7 ms for the hour on the H100). The turn of four codes also pays the loop's
+/// own bookkeeping once per four codes instead of once per code (docs/flac.md).
 template <typename S>
 SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l, S* out,
-                                         unsigned order) {
+                                         unsigned order, void* stage = nullptr) {
   // out + i is 16-byte aligned when (i + phase) % 4 == 0.
   const auto phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / sizeof(S));
+  FlatOut<S> o(out, order, stage);
   unsigned i = order, partition = 0, partition_end = order, k = 0;  // a header comes first
   std::uint32_t max_quotient = 0;
   for (;;) {
     bits.stream();
     if (i == partition_end) {  // a new partition (rare): its parameter, or its escaped samples
       if (partition > 0 && bits.overrun()) return FrameError::truncated;
-      if (partition == l.partitions) return FrameError::ok;
+      if (partition == l.partitions) {
+        o.finish(i);
+        return FrameError::ok;
+      }
       partition_end = ++partition * l.partition_size;
       k = bits.read(l.param_bits);
       if (k == l.escape) {
         const unsigned width = bits.read(5);
-        for (; i < partition_end; ++i) out[i] = bits.read_signed(width);
+        while (i < partition_end) {
+          o.put(i, bits.read_signed(width));
+          o.reached(++i);
+        }
       }
       max_quotient = (0xFFFFFFFFu >> k) < 31 ? 0xFFFFFFFFu >> k : 31;
       continue;
@@ -325,25 +345,25 @@ SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l
     } else
 #endif
       codes([&] { bits.top_up(); });
-#ifdef __CUDA_ARCH__
-    if (sizeof(S) == 4 && got == 4) {
-      store_global_16(out + i, static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]),
-                      static_cast<std::uint32_t>(v[2]), static_cast<std::uint32_t>(v[3]));
+    if (got == 4) {
+      o.put4(i, v);
       i += 4;
+      o.reached(i);
       continue;
     }
-#endif
     SIGPU_UNROLL
     for (unsigned j = 0; j < 4; ++j)
-      if (j < got) out[i + j] = v[j];
+      if (j < got) o.put(i + j, v[j]);
     i += got;
+    o.reached(i);
     if (got == want) continue;
     // A code longer than the cache or with a long quotient, or the end of the data (rare): read
     // as BitReader reads it.
     const std::uint32_t q = bits.read_unary();
     if (q > (0xFFFFFFFFu >> k))
       return bits.overrun() ? FrameError::truncated : FrameError::rice_overflow;
-    out[i++] = zigzag_decode((q << k) | bits.read(k));
+    o.put(i, zigzag_decode((q << k) | bits.read(k)));
+    o.reached(++i);
   }
 }
 
@@ -353,9 +373,11 @@ struct FlatBulk : SerialBulk {
   const std::uint8_t* data;
   std::size_t size;
   std::uint32_t* ring;  ///< this lane's ring (FlatBits), or null
+  void* stage;          ///< this lane's staging (FlatOut), or null
 
-  SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n, std::uint32_t* r = nullptr)
-      : data(d), size(n), ring(r) {}
+  SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n, std::uint32_t* r = nullptr,
+                    void* st = nullptr)
+      : data(d), size(n), ring(r), stage(st) {}
 
   template <typename S>
   SIGPU_HD FrameError residual(BitReader& br, S* out, unsigned n, unsigned order) const {
@@ -363,7 +385,7 @@ struct FlatBulk : SerialBulk {
     const FrameError le = read_residual_layout(br, n, order, l);
     if (le != FrameError::ok) return le;
     FlatBits bits(data, size, br.bit_position(), ring);
-    const FrameError e = decode_residual_flat(bits, l, out, order);
+    const FrameError e = decode_residual_flat(bits, l, out, order, stage);
     if (e != FrameError::ok) return e;
     const std::uint64_t end = bits.position();  // within the data: not overrun
     br = BitReader(data, size, static_cast<std::size_t>(end >> 3));

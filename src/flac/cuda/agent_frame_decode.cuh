@@ -43,10 +43,11 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
                                   const FileSpanDevice* files, const std::uint32_t* skip) {
   static_assert(kPath != DecodePath::plain);
   __shared__ std::uint16_t crc16[256];
-  // The flat parse's word rings (FlatBits): kFlatRingWords slots per lane, the lanes side by
-  // side; launched with blocks of kFlatRingStride threads.
-  __shared__ std::uint32_t
-      rings[kPath == DecodePath::fast_flat ? kFlatRingWords * kFlatRingStride : 1];
+  // The flat parse's word rings (FlatBits) and output staging (FlatOut), launched with blocks of
+  // kFlatRingLanes threads.
+  constexpr bool kFlat = kPath == DecodePath::fast_flat;
+  __shared__ __align__(16) std::uint32_t rings[kFlat ? kFlatRingWords * kFlatRingLanes : 1];
+  __shared__ __align__(16) std::uint8_t stages[kFlat ? kFlatStageBytes * kFlatRingLanes : 1];
   load_crc16_table(crc16, tables);
   const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
   if (k >= count) return;
@@ -87,7 +88,8 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
           e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
       } else if constexpr (kPath == DecodePath::fast_flat) {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
-                         FlatBulk{d, size, rings + threadIdx.x % kFlatRingStride});
+                         FlatBulk{d, size, rings + threadIdx.x % kFlatRingLanes * kFlatChunkWords,
+                                  stages + threadIdx.x % kFlatRingLanes * kFlatStageBytes});
       } else {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p);
       }

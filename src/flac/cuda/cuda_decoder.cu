@@ -207,7 +207,7 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
     } else {
       // One thread per frame: small blocks spread the few warps of a file over every SM (and
       // the flat parse's rings are laid out for blocks of one warp).
-      const unsigned block = kFlatRingStride, grid = (n + block - 1) / block;
+      const unsigned block = kFlatRingLanes, grid = (n + block - 1) / block;
       auto kernel = path == DecodePath::fast_flat ? ParseFramesKernel<DecodePath::fast_flat>
                                                   : ParseFramesKernel<DecodePath::fast>;
       kernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,

@@ -37,7 +37,8 @@ constexpr std::uint64_t kSlack = 256 << 10;
 /// Frames [first, last) of an index, the bytes and samples they cover.
 struct Chunk {
   std::size_t first = 0, last = 0;
-  std::uint64_t byte_begin = 0, byte_end = 0;  ///< byte_begin 4-aligned (device reads need it)
+  /// byte_begin 16-aligned: device reads need 4, the flat parse's ring 16 (FlatBits)
+  std::uint64_t byte_begin = 0, byte_end = 0;
   std::uint64_t sample_begin = 0, sample_end = 0;
 };
 
@@ -125,7 +126,7 @@ class StreamingExecutor : public FrameExecutor {
     for (std::size_t k = 0; k < index.frames.size();) {
       Chunk c;
       c.first = k;
-      c.byte_begin = index.frames[k].pos & ~std::uint64_t{3};
+      c.byte_begin = index.frames[k].pos & ~std::uint64_t{15};
       c.sample_begin = index.frames[k].out_sample;
       do {
         const FrameEntry& f = index.frames[k];
