@@ -5,11 +5,13 @@
 // lane's four samples touched 32 lines: 31 L1 tag requests per store, whose queue held the
 // store's registers and delayed the ring's shared-memory loads behind it. Without those stores
 // the hour's parse took 2.1 ms instead of 3.3-3.7 (H100, 2026-11-23). With staging, each lane
-// collects its samples in two 128-byte lines of shared memory, and every line of the output
-// that the residual fills whole leaves in one bulk copy (cp.async.bulk): one write of a whole
-// line, made by the copy engine, per 32 samples. The partial lines at the two ends of a
-// subframe's residual (the line it shares with the warm-up or another subframe) are stored
-// sample by sample.
+// collects its samples in two blocks of 256 bytes (two lines) of shared memory, and every block
+// of the output that the residual fills whole leaves in one bulk copy (cp.async.bulk), whole
+// lines written by the copy engine. A bulk copy's operands must be the same for the whole warp,
+// so the copies of a warp's lanes go one after the other, about ten instructions each: with
+// blocks of one line they were 12 % of the parse's instructions. The partial blocks at the two
+// ends of a subframe's residual (the block it shares with the warm-up or another subframe) are
+// stored by the lane itself.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +20,11 @@
 
 namespace sigpu::flac {
 
-/// Samples in a line of staging (128 bytes of int32), and the bytes between two lanes' staging
-/// in shared memory: two lines, and 16 bytes more so that the lanes of a quarter-warp storing
-/// 16 bytes at the same place of their lines spread over the banks.
-inline constexpr unsigned kFlatLineSamples = 32;
-inline constexpr unsigned kFlatStageBytes = 2 * kFlatLineSamples * 4 + 16;
+/// Samples in a block of staging (256 bytes of int32), and the bytes between two lanes' staging
+/// in shared memory: two blocks, and 16 bytes more so that the lanes of a quarter-warp storing
+/// 16 bytes at the same place of their blocks spread over the banks.
+inline constexpr unsigned kFlatBlockSamples = 64;
+inline constexpr unsigned kFlatStageBytes = 2 * kFlatBlockSamples * 4 + 16;
 
 template <typename S>
 class FlatOut {
@@ -34,14 +36,14 @@ class FlatOut {
     if (sizeof(S) == 4 && stage) {
       stage_ = static_cast<S*>(stage);
       stage_shared_ = static_cast<unsigned>(__cvta_generic_to_shared(stage));
-      phase_ = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / 4) % kFlatLineSamples;
+      phase_ = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / 4) % kFlatBlockSamples;
     }
 #else
     (void)stage;
 #endif
   }
 
-  /// The bulk copies finished: their lines are in global memory, and the staging is free for
+  /// The bulk copies finished: their blocks are in global memory, and the staging is free for
   /// the next subframe.
   SIGPU_HD ~FlatOut() {
 #ifdef __CUDA_ARCH__
@@ -77,21 +79,21 @@ class FlatOut {
     }
   }
 
-  /// Every sample of [first, i) has been put: a line that ends at i leaves.
+  /// Every sample of [first, i) has been put: a block that ends at i leaves.
   SIGPU_HD SIGPU_FORCEINLINE void reached(unsigned i) {
 #ifdef __CUDA_ARCH__
-    if (stage_ && (i + phase_) % kFlatLineSamples == 0) line_done(i);
+    if (stage_ && (i + phase_) % kFlatBlockSamples == 0) block_done(i);
 #else
     (void)i;
 #endif
   }
 
-  /// The residual ends at i: the samples of its last, partial line.
+  /// The residual ends at i: the samples of its last, partial block.
   SIGPU_HD void finish(unsigned i) {
 #ifdef __CUDA_ARCH__
     if (!stage_) return;
-    const unsigned r = (i + phase_) % kFlatLineSamples, line = i > r ? i - r : 0;
-    store_samples(line > first_ ? line : first_, i);
+    const unsigned r = (i + phase_) % kFlatBlockSamples, block = i > r ? i - r : 0;
+    store_samples(block > first_ ? block : first_, i);
 #else
     (void)i;
 #endif
@@ -99,31 +101,38 @@ class FlatOut {
 
  private:
 #ifdef __CUDA_ARCH__
-  /// Sample i's place in the staging: the line of out + i, in the slot of its parity.
+  /// Sample i's place in the staging: the block of out + i, in the slot of its parity.
   __device__ SIGPU_FORCEINLINE unsigned slot(unsigned i) const {
-    return (i + phase_) % (2 * kFlatLineSamples);
+    return (i + phase_) % (2 * kFlatBlockSamples);
   }
 
-  /// The line of out ending at sample e is complete.
-  __device__ void line_done(unsigned e) {
-    if (e < first_ + kFlatLineSamples) {  // it holds warm-up samples, or another subframe's
+  /// The block of out ending at sample e is complete.
+  __device__ void block_done(unsigned e) {
+    if (e < first_ + kFlatBlockSamples) {  // it holds warm-up samples, or another subframe's
       store_samples(first_, e);
       return;
     }
-    const unsigned s = e - kFlatLineSamples;
+    const unsigned s = e - kFlatBlockSamples;
     bulk_fence_shared();
-    bulk_copy_to_global(out_ + s, stage_shared_ + slot(s) * 4, kFlatLineSamples * 4);
+    bulk_copy_to_global(out_ + s, stage_shared_ + slot(s) * 4, kFlatBlockSamples * 4);
     bulk_commit();
-    bulk_wait_read<1>();  // the line before, whose slot the next samples take, has been read
+    bulk_wait_read<1>();  // the block before, whose slot the next samples take, has been read
   }
 
+  /// Samples [from, to) of out from the staging, by 16 bytes where out is aligned.
   __device__ void store_samples(unsigned from, unsigned to) {
-    for (unsigned j = from; j < to; ++j) out_[j] = stage_[slot(j)];
+    unsigned j = from;
+    for (; j < to && (j + phase_) % 4; ++j) out_[j] = stage_[slot(j)];
+    for (; j + 4 <= to; j += 4) {
+      const uint4 v = *reinterpret_cast<const uint4*>(stage_ + slot(j));
+      store_global_16(out_ + j, v.x, v.y, v.z, v.w);
+    }
+    for (; j < to; ++j) out_[j] = stage_[slot(j)];
   }
 
   S* stage_ = nullptr;
   unsigned stage_shared_ = 0;
-  unsigned phase_ = 0;  ///< out + i starts a line when (i + phase_) % kFlatLineSamples == 0
+  unsigned phase_ = 0;  ///< out + i starts a block when (i + phase_) % kFlatBlockSamples == 0
 #endif
   S* out_;
   unsigned first_;
