@@ -8,7 +8,7 @@
 //   RestoreSubframesKernel  a warp per 32 (frame, channel) subframes, each lane restoring one
 //                        (FIXED/LPC, warp_restore.cuh); the frames a warp holds whole go
 //                        from its tiles to the output, decorrelated and converted;
-//   StoreFramesKernel    one block per frame left (64-bit sums, 3, 5, 6 or 7 channels):
+//   StoreFramesKernel    a block per frame left (64-bit sums, 3, 5, 6 or 7 channels):
 //                        decorrelation and format conversion, threads striding over the output
 //                        so that writes coalesce.
 // Frames that need 64-bit scratch (32-bit audio with a side channel) are decoded and stored
@@ -217,23 +217,26 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
                      st.block_size);
 }
 
-/// One block per frame.
-__global__ void StoreFramesKernel(unsigned channels, const void* scratch, unsigned scratch_bytes,
-                                  const FrameStateDevice* states, PcmTarget target) {
-  const FrameStateDevice st = states[blockIdx.x];
-  if (!st.pending) return;
-  const std::int32_t* x =
-      frame_scratch32(const_cast<void*>(scratch), scratch_bytes, st.out_sample, channels);
-  const unsigned n = st.block_size, nc = st.channels, total = n * nc;
-  if (target.layout == Layout::interleaved) {
-    for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
-      const unsigned i = j / nc, c = j - i * nc;
-      store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
-    }
-  } else {
-    for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
-      const unsigned c = j / n, i = j - c * n;
-      store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
+/// A block per frame still pending (frame_blocks).
+__global__ void StoreFramesKernel(std::uint32_t count, unsigned channels, const void* scratch,
+                                  unsigned scratch_bytes, const FrameStateDevice* states,
+                                  PcmTarget target) {
+  for (std::uint32_t k = blockIdx.x; k < count; k += gridDim.x) {
+    const FrameStateDevice st = states[k];
+    if (!st.pending) continue;
+    const std::int32_t* x =
+        frame_scratch32(const_cast<void*>(scratch), scratch_bytes, st.out_sample, channels);
+    const unsigned n = st.block_size, nc = st.channels, total = n * nc;
+    if (target.layout == Layout::interleaved) {
+      for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
+        const unsigned i = j / nc, c = j - i * nc;
+        store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
+      }
+    } else {
+      for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {
+        const unsigned c = j / n, i = j - c * n;
+        store_sample(target, st.out_sample + i, c, decorrelated_sample(st.assignment, x, n, i, c));
+      }
     }
   }
 }

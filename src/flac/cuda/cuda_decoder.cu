@@ -223,13 +223,13 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
         restore_stores_frames(channels, scratch_bytes));
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(2);
-    StoreFramesKernel<<<n, 256, 0, s()>>>(channels, scratch.get(), scratch_bytes, states.get(),
-                                          target);
+    StoreFramesKernel<<<frame_blocks(n), 256, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
+                                                        states.get(), target);
     SIGPU_CUDA_CHECK_LAUNCH();
   }
   mark(3);
-  FillFailedFramesKernel<<<n, 256, 0, s()>>>(frames.get(), results.get(), target,
-                                             output_fill_byte());
+  FillFailedFramesKernel<<<frame_blocks(n), 256, 0, s()>>>(n, frames.get(), results.get(), target,
+                                                           output_fill_byte());
   SIGPU_CUDA_CHECK_LAUNCH();
   SIGPU_CUDA_CHECK(cudaMemcpyAsync(host_results.get(), results.get(), n * sizeof(FrameResultDevice),
                                    cudaMemcpyDeviceToHost, s()));
