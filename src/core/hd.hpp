@@ -58,39 +58,49 @@ __device__ __forceinline__ void copy_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
 }
 
+// The bulk copies (cp.async.bulk) are sm_90's; for older GPUs they compile to a trap, and their
+// callers must not use them there (FlatOut stages only on sm_90).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define SIGPU_BULK_ASM(...) __trap()
+#else
+#define SIGPU_BULK_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+
 /// Makes this thread's earlier shared-memory writes visible to its later bulk copies
 /// (fence.proxy.async: the copies read shared memory through the async proxy).
 __device__ __forceinline__ void bulk_fence_shared() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  SIGPU_BULK_ASM("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
 /// `bytes` (a multiple of 16) from the shared-memory address `src` to the global address `dst`,
 /// both 16-byte aligned, by the copy engine (cp.async.bulk) without waiting for them: the
 /// whole run leaves as whole-line writes, however the warp's other lanes store.
 __device__ __forceinline__ void bulk_copy_to_global(void* dst, unsigned src, unsigned bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src),
-               "r"(bytes)
-               : "memory");
+  SIGPU_BULK_ASM("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src),
+                 "r"(bytes)
+                 : "memory");
 }
 
 /// Closes the group of this thread's bulk_copy_to_global calls made since the last one.
 __device__ __forceinline__ void bulk_commit() {
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  SIGPU_BULK_ASM("cp.async.bulk.commit_group;" ::: "memory");
 }
 
 /// Waits until at most `Pending` of this thread's committed bulk groups may still read their
 /// shared memory.
 template <int Pending>
 __device__ __forceinline__ void bulk_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+  SIGPU_BULK_ASM("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
 }
 
 /// Waits until at most `Pending` of this thread's committed bulk groups are unfinished: the
 /// others' writes are done.
 template <int Pending>
 __device__ __forceinline__ void bulk_wait() {
-  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+  SIGPU_BULK_ASM("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
 }
+
+#undef SIGPU_BULK_ASM
 
 }  // namespace sigpu
 #endif

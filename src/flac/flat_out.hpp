@@ -30,10 +30,11 @@ template <typename S>
 class FlatOut {
  public:
   /// The loop writes out[first, n); `stage` is this lane's staging (kFlatStageBytes of shared
-  /// memory, 16-byte aligned), or null. Staging is used for 32-bit samples on the device.
+  /// memory, 16-byte aligned), or null. Staging is used for 32-bit samples on sm_90 and later
+  /// (bulk copies).
   SIGPU_HD FlatOut(S* out, unsigned first, void* stage) : out_(out), first_(first) {
 #ifdef __CUDA_ARCH__
-    if (sizeof(S) == 4 && stage) {
+    if (__CUDA_ARCH__ >= 900 && sizeof(S) == 4 && stage) {
       stage_ = static_cast<S*>(stage);
       stage_shared_ = static_cast<unsigned>(__cvta_generic_to_shared(stage));
       phase_ = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / 4) % kFlatBlockSamples;
