@@ -42,13 +42,15 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
                                   FrameStateDevice* states, SubframeParams* params,
                                   const FileSpanDevice* files, const std::uint32_t* skip) {
   static_assert(kPath != DecodePath::plain);
-  __shared__ std::uint16_t crc16[256];
+  // The CRC-16 table is read only for a frame that ends off its span (damage): from global
+  // memory, so that the blocks of the flat parse leave room on each SM for a block of the links
+  // (LinkSuccessorsKernel) beside their ten.
+  const std::uint16_t* crc16 = tables->crc16;
   // The flat parse's word rings (FlatBits) and output staging (FlatOut), launched with blocks of
   // kFlatRingLanes threads.
   constexpr bool kFlat = kPath == DecodePath::fast_flat;
   __shared__ __align__(16) std::uint32_t rings[kFlat ? kFlatRingWords * kFlatRingLanes : 1];
   __shared__ __align__(16) std::uint8_t stages[kFlat ? kFlatStageBytes * kFlatRingLanes : 1];
-  load_crc16_table(crc16, tables);
   const std::uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;  // warp-uniform
   if (k >= count) return;
   const bool leader = threadIdx.x % kLanes == 0;

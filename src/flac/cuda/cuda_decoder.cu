@@ -628,7 +628,8 @@ CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
       cudaMemcpy(crc_words.get(), &kCrc16Words, sizeof kCrc16Words, cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   // kRestoreBlocksPerSm blocks of the restore need 187 KB of shared memory per SM, and the ten
-  // blocks per SM of the flat parse (the hour's 1,319 on 132 SMs) 225 KB: all they can have.
+  // blocks per SM of the flat parse (the hour's 1,319 on 132 SMs) 220 KB, with a block of the
+  // links beside them 224 KB: all they can have.
   for (const void* kernel :
        {reinterpret_cast<const void*>(RestoreSubframesKernel),
         reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_flat>)})
