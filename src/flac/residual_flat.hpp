@@ -45,10 +45,9 @@ inline constexpr unsigned kFlatRingLanes = 32;
 /// lane's first word; used when `data` is 16-byte aligned): stream() asks for the next chunk of
 /// 16 bytes with an asynchronous copy (cp.async) and the cache is topped up from words that have
 /// arrived. One copy per 16 bytes, not per word: each copy of the warp touches 32 lines (32
-/// frames), and with a copy per word their address registers were held so long in the load/store
-/// queue that the next turn's writes to them waited (a fifth of the parse's stall samples, Nsight
-/// Compute, the hour on the H100, 2026-11-23), and the turn's shared-memory loads queued behind
-/// them (another fifth). A lane's own lookahead in a register
+/// frames) and waits in the load/store queue with the turn's shared-memory loads; a tenth of
+/// the parse's instructions went (alone it left the hour's time as it was: the residual stores,
+/// FlatOut, were the queue's main load then). A lane's own lookahead in a register
 /// hid nothing in the parse, where the 32 lanes walk 32 frames: a register has one scoreboard
 /// for the whole warp, so a lane topping up waited for the load another lane had just started
 /// into the same register, and 58 % of the parse's stall samples were such waits (Nsight
