@@ -44,17 +44,16 @@ ParallelDecodeResult index_and_decode(std::vector<Candidate>& cands, const Strea
 
 }  // namespace
 
-std::vector<Damage> collect_damage(const FrameIndex& index, const std::vector<FrameResult>& results,
+std::vector<Damage> collect_damage(const FrameIndex& index, const FrameResults& results,
                                    bool* relink) {
   std::vector<Damage> damage = index.damage;
   *relink = false;
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const FrameError e = results[k].error;
-    if (e == FrameError::ok) continue;
-    if (e == FrameError::relink) *relink = true;
-    const FrameEntry& f = index.frames[k];
-    damage.push_back({f.pos, f.end - f.pos, k, f.out_sample, f.block_size,
-                      describe(e == FrameError::relink ? FrameError::length_mismatch : e)});
+  for (const FrameFailure& x : results.failed) {
+    if (x.error == FrameError::relink) *relink = true;
+    const FrameEntry& f = index.frames[x.frame];
+    damage.push_back(
+        {f.pos, f.end - f.pos, x.frame, f.out_sample, f.block_size,
+         describe(x.error == FrameError::relink ? FrameError::length_mismatch : x.error)});
   }
   return damage;
 }

@@ -94,10 +94,12 @@ class CpuExecutor : public FrameExecutor {
     });
   }
 
-  std::vector<FrameResult> decode(const FrameIndex& index) override {
+  FrameResults decode(const FrameIndex& index) override {
     const PcmTarget target{pcm_.bytes.data(),    o_.format,   o_.layout, pcm_.channels,
                            pcm_.bits_per_sample, pcm_.samples};
-    std::vector<FrameResult> results(index.frames.size());
+    const auto n = static_cast<std::uint32_t>(index.frames.size());
+    std::vector<FrameError> errors(n);
+    std::uint64_t last_end = 0;
     pool_.parallel_for(
         index.frames.size(),
         [&](std::size_t b, std::size_t e) {
@@ -109,10 +111,13 @@ class CpuExecutor : public FrameExecutor {
             };
             const auto r = decode_frame_host(file_.data(), file_.size(), {f.pos, f.end},
                                              index.bits_per_sample, false, scratch, sink);
-            results[k] = {r.error, r.end};
+            errors[k] = r.error;
+            if (k + 1 == n) last_end = r.end;
           }
         },
         16);
+    FrameResults results;
+    for (std::uint32_t k = 0; k < n; ++k) results.add(k, n, errors[k], last_end);
     return results;
   }
 

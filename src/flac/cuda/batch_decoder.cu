@@ -134,9 +134,8 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, impl_->s()));
     const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
                            channels,          bps,      samples};
-    const std::vector<FrameResult> results =
-        slot.decode(impl_->tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples,
-                    target, slot.file_spans.get());
+    const FrameResults results = slot.decode(impl_->tables.get(), slot.file.get(), in_bytes, count,
+                                             bps, channels, samples, target, slot.file_spans.get());
     t_decode += stage.seconds();
     stage.restart();
 
@@ -145,13 +144,19 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const FrameIndex& index = plan[pack[j]].index;
-      const auto first = results.begin() + static_cast<std::ptrdiff_t>(first_frame[j]);
+      // The file's failures, numbered from its own first frame (the last end is not needed:
+      // every frame of a packed file is decoded with its indexed end).
+      FrameResults own;
+      const auto lo = static_cast<std::uint32_t>(first_frame[j]);
+      const auto hi = static_cast<std::uint32_t>(lo + index.frames.size());
+      for (auto it =
+               std::lower_bound(results.failed.begin(), results.failed.end(), lo,
+                                [](const FrameFailure&x, std::uint32_t k) { return x.frame < k; });
+           it != results.failed.end() && it->frame < hi; ++it)
+        own.failed.push_back({it->frame - lo, it->error});
       bool relink = false;
       DecodeOutput& r = decoded[j];
-      r.damage = collect_damage(
-          index,
-          std::vector<FrameResult>(first, first + static_cast<std::ptrdiff_t>(index.frames.size())),
-          &relink);
+      r.damage = collect_damage(index, own, &relink);
       out_pieces[j].size = index.total_samples * channels * value_bytes;
       if (relink) {  // a false link: the single-file path corrects the chain and decodes again
         plan[pack[j]].packed = false;

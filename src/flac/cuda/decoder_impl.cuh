@@ -42,6 +42,9 @@ struct DecodeSlot {
   sigpu::cuda::DeviceBuffer<SubframeParams> params;          ///< and per (frame, channel)
   sigpu::cuda::DeviceBuffer<std::uint8_t> output;
   sigpu::cuda::PinnedBuffer<cuda::FrameResultDevice> host_results;
+  sigpu::cuda::DeviceBuffer<std::uint32_t>
+      failures;  ///< frames that failed (FillFailedFramesKernel)
+  sigpu::cuda::PinnedBuffer<std::uint32_t> failures_host;
 
   /// With SIGPU_TRACE: an event at the start of the run, which collect() times its kernels from.
   cudaEvent_t trace_origin = nullptr;
@@ -56,14 +59,13 @@ struct DecodeSlot {
   void launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size, std::uint32_t n,
               unsigned bps, unsigned channels, std::uint64_t total_samples, const PcmTarget& target,
               const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr);
-  /// Waits for the work launch() queued; the results of its frames (added to the test log of
-  /// frame errors, frame_errors_log, with `log`).
-  std::vector<FrameResult> collect(bool log = true);
+  /// Waits for the work launch() queued; the results of its frames (every frame's error added
+  /// to the test log of frame errors, frame_errors_log, with `log`).
+  FrameResults collect(bool log = true);
   /// launch() then collect().
-  std::vector<FrameResult> decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
-                                  std::uint32_t n, unsigned bps, unsigned channels,
-                                  std::uint64_t total_samples, const PcmTarget& target,
-                                  const cuda::FileSpanDevice* d_files) {
+  FrameResults decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
+                      std::uint32_t n, unsigned bps, unsigned channels, std::uint64_t total_samples,
+                      const PcmTarget& target, const cuda::FileSpanDevice* d_files) {
     launch(tables, d, size, n, bps, channels, total_samples, target, d_files);
     return collect();
   }

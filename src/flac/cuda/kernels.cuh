@@ -205,14 +205,16 @@ inline unsigned frame_blocks(std::uint32_t frames) {
 }
 
 /// Fills the span of every frame that failed with `fill` (0: silence; tests poison it, see
-/// set_output_fill): a block per frame (frame_blocks). The decode kernels write a frame's output
-/// only once it has decoded whole, and the output is not cleared beforehand (only the spans no
-/// frame covers are, uncovered_samples).
+/// set_output_fill): a block per frame (frame_blocks), and counts them in *failures (zero at
+/// launch), so that the host looks through the results only when some failed. The decode
+/// kernels write a frame's output only once it has decoded whole, and the output is not cleared
+/// beforehand (only the spans no frame covers are, uncovered_samples).
 __global__ void FillFailedFramesKernel(std::uint32_t count, const FrameEntry* frames,
                                        const FrameResultDevice* results, PcmTarget target,
-                                       std::uint8_t fill) {
+                                       std::uint8_t fill, std::uint32_t* failures) {
   for (std::uint32_t k = blockIdx.x; k < count; k += gridDim.x) {
     if (results[k].error == static_cast<std::uint8_t>(FrameError::ok)) continue;
+    if (threadIdx.x == 0) atomicAdd(failures, 1u);
     const FrameEntry f = frames[k];
     const std::uint64_t first = f.out_sample < target.samples ? f.out_sample : target.samples;
     const std::uint64_t end =

@@ -66,8 +66,8 @@ class StreamingExecutor : public FrameExecutor {
     });
   }
 
-  std::vector<FrameResult> decode(const FrameIndex& index) override {
-    results_.assign(index.frames.size(), {});
+  FrameResults decode(const FrameIndex& index) override {
+    results_ = {};
     index_ = &index;
     const std::vector<Chunk> chunks = plan(index);
     // Slot buffers grow to the largest chunk they served and keep that size: fresh ones here,
@@ -195,12 +195,13 @@ class StreamingExecutor : public FrameExecutor {
   /// Waits for a slot's chunk; its PCM goes to its place in the output, its results to theirs.
   void finish(StreamSlot& slot) {
     const Chunk& c = slot.chunk;
-    std::vector<FrameResult> r = slot.dev->collect();
-    for (std::size_t j = 0; j < r.size(); ++j) {
-      if (r[j].error == FrameError::ok || r[j].error == FrameError::relink)
-        r[j].end += c.byte_begin;
-      results_[c.first + j] = r[j];
+    const FrameResults r = slot.dev->collect();
+    for (FrameFailure x : r.failed) {
+      x.frame += static_cast<std::uint32_t>(c.first);
+      results_.failed.push_back(x);
     }
+    if (c.last == index_->frames.size())
+      results_.last_end = r.last_end ? r.last_end + c.byte_begin : 0;
     const std::size_t value = bytes_per_sample(o_.format);
     const std::uint64_t samples = c.sample_end - c.sample_begin;
     const unsigned ch = index_->channels;
@@ -226,7 +227,7 @@ class StreamingExecutor : public FrameExecutor {
   const DecodeOptions& o_;
   Pcm& pcm_;
   const FrameIndex* index_ = nullptr;
-  std::vector<FrameResult> results_;
+  FrameResults results_;
   StreamSlot slots_[kSlots];
 };
 
