@@ -293,12 +293,16 @@ class FlatBits {
 /// lanes to 32 frames kept the parse's path to L2 67 % busy (Nsight Compute) while its ALUs
 /// idled (7.7 -> 3.7 ms for the hour on the H100). The turn of four codes also pays the loop's
 /// own bookkeeping once per four codes instead of once per code (docs/flac.md).
+///
+/// S is std::int32_t, or std::int16_t for a narrow scratch, whose values that do not fit go to
+/// `spill` (FlatOut).
 template <typename S>
 SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l, S* out,
-                                         unsigned order, void* stage = nullptr) {
-  // out + i is 16-byte aligned when (i + phase) % 4 == 0.
+                                         unsigned order, void* stage = nullptr,
+                                         NarrowSpill* spill = nullptr) {
+  // out + i is aligned to four samples when (i + phase) % 4 == 0.
   const auto phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) / sizeof(S));
-  FlatOut<S> o(out, order, stage);
+  FlatOut<S> o(out, order, stage, spill);
   unsigned i = order, partition = 0, partition_end = order, k = 0;  // a header comes first
   std::uint32_t max_quotient = 0;
   for (;;) {
@@ -323,7 +327,7 @@ SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l
     }
     const unsigned to_boundary = 4 - ((i + phase) & 3);
     const unsigned want = to_boundary < partition_end - i ? to_boundary : partition_end - i;
-    S v[4] = {};
+    std::int32_t v[4] = {};
     unsigned got = 0;
     // Four codes, each taken while the ones before it were and it is wanted; the same
     // instructions for every lane.
@@ -367,16 +371,36 @@ SIGPU_HD FrameError decode_residual_flat(FlatBits& bits, const ResidualLayout& l
 }
 
 /// The Bulk of parse_subframe (see SerialBulk) with the residuals read by decode_residual_flat;
-/// VERBATIM samples are read as the serial twin reads them.
+/// warm-up and VERBATIM samples are read as the serial twin reads them. Into a narrow scratch
+/// (std::int16_t samples, at most 16-bit audio), the values that do not fit go to `spill`.
 struct FlatBulk : SerialBulk {
   const std::uint8_t* data;
   std::size_t size;
   std::uint32_t* ring;  ///< this lane's ring (FlatBits), or null
   void* stage;          ///< this lane's staging (FlatOut), or null
+  NarrowSpill* spill;   ///< for a narrow scratch
 
   SIGPU_HD FlatBulk(const std::uint8_t* d, std::size_t n, std::uint32_t* r = nullptr,
-                    void* st = nullptr)
-      : data(d), size(n), ring(r), stage(st) {}
+                    void* st = nullptr, NarrowSpill* sp = nullptr)
+      : data(d), size(n), ring(r), stage(st), spill(sp) {}
+
+  template <typename S>
+  SIGPU_HD void warmup(BitReader& br, S* out, unsigned n, unsigned bits) const {
+    if constexpr (sizeof(S) == 2) {
+      for (unsigned i = 0; i < n; ++i) {
+        const std::int32_t v = br.read_signed(bits);  // bits <= 17: the side channel
+        if (!fits_narrow(v)) spill->add(out + i, v);
+        out[i] = static_cast<S>(v);
+      }
+    } else {
+      read_samples(br, out, n, bits);
+    }
+  }
+  template <typename S>
+  SIGPU_HD FrameError verbatim(BitReader& br, S* out, unsigned n, unsigned bits) const {
+    warmup(br, out, n, bits);
+    return FrameError::ok;
+  }
 
   template <typename S>
   SIGPU_HD FrameError residual(BitReader& br, S* out, unsigned n, unsigned order) const {
@@ -384,7 +408,7 @@ struct FlatBulk : SerialBulk {
     const FrameError le = read_residual_layout(br, n, order, l);
     if (le != FrameError::ok) return le;
     FlatBits bits(data, size, br.bit_position(), ring);
-    const FrameError e = decode_residual_flat(bits, l, out, order, stage);
+    const FrameError e = decode_residual_flat(bits, l, out, order, stage, spill);
     if (e != FrameError::ok) return e;
     const std::uint64_t end = bits.position();  // within the data: not overrun
     br = BitReader(data, size, static_cast<std::size_t>(end >> 3));

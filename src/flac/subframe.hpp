@@ -30,13 +30,23 @@ struct SubframeParams {
   std::int8_t shift = 0;       ///< LPC quantisation shift
 };
 
-/// How the bulk of a subframe (VERBATIM samples, residuals) is read: here by walking it with
-/// the subframe's reader; the GPU's warp decoder (flac/cuda/warp_residual.cuh) reads it with
-/// the 32 threads of a warp, and leaves the reader after it.
+/// Reads n samples of `bits` bits into out.
+template <typename S>
+SIGPU_HD void read_samples(BitReader& br, S* out, unsigned n, unsigned bits) {
+  for (unsigned i = 0; i < n; ++i) out[i] = read_sample<S>(br, bits);
+}
+
+/// How the bulk of a subframe (warm-up and VERBATIM samples, residuals) is read: here by
+/// walking it with the subframe's reader; the GPU's warp decoder (flac/cuda/warp_residual.cuh)
+/// reads it with the 32 threads of a warp, and leaves the reader after it.
 struct SerialBulk {
   template <typename S>
+  SIGPU_HD void warmup(BitReader& br, S* out, unsigned n, unsigned bits) const {
+    read_samples(br, out, n, bits);
+  }
+  template <typename S>
   SIGPU_HD FrameError verbatim(BitReader& br, S* out, unsigned n, unsigned bits) const {
-    for (unsigned i = 0; i < n; ++i) out[i] = read_sample<S>(br, bits);
+    read_samples(br, out, n, bits);
     return FrameError::ok;
   }
   template <typename S>
@@ -47,8 +57,9 @@ struct SerialBulk {
 
 /// Reads one subframe of n samples with `bps` bits per sample: warm-up samples and residuals
 /// into out[0 .. n), the predictor into p. S is int32_t, or int64_t when a side channel may
-/// need 33 bits. The GPU's fast path parses every subframe first and restores them later, in
-/// parallel; decode_subframe does both at once.
+/// need 33 bits (or int16_t with a Bulk that checks every value fits, FlatBulk). The GPU's fast
+/// path parses every subframe first and restores them later, in parallel; decode_subframe does both
+/// at once.
 template <typename S, typename Bulk = SerialBulk>
 SIGPU_HD FrameError parse_subframe(BitReader& br, S* out, unsigned n, unsigned bps,
                                    SubframeParams& p, const Bulk& bulk = {}) {
@@ -76,7 +87,7 @@ SIGPU_HD FrameError parse_subframe(BitReader& br, S* out, unsigned n, unsigned b
     const bool lpc = type >= 32;
     const unsigned order = lpc ? type - 31 : type - 8;
     if (order > n) return FrameError::bad_order;
-    for (unsigned i = 0; i < order; ++i) out[i] = read_sample<S>(br, bits);
+    bulk.warmup(br, out, order, bits);
     p.kind = lpc ? SubframeParams::lpc : SubframeParams::fixed;
     p.order = static_cast<std::uint8_t>(order);
     if (lpc) {

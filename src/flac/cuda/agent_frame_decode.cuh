@@ -34,13 +34,19 @@ namespace sigpu::flac::cuda {
 /// A frame the warp cannot finish (damage, a code the segment walk does not follow) is decoded
 /// again by lane 0 with the serial reader, exactly as the plain kernel does, so errors and ends
 /// come from one place. Frames needing 64-bit scratch are decoded and stored whole by lane 0.
+///
+/// With a narrow scratch (scratch_bytes 2, fast_flat only, see parse_narrow) the values that do
+/// not fit 16 bits go to `narrow`'s pool; a frame that RestoreSubframesKernel could not then
+/// restore and store from its tiles (a full pool, 64-bit sums, another channel count than the
+/// stream's) marks the decode refused.
 template <DecodePath kPath, unsigned kLanes = kPath == DecodePath::fast_warp_parse ? 32 : 1>
 __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const CrcTables* tables,
                                   const FrameEntry* frames, std::uint32_t count, unsigned bps,
                                   unsigned channels, void* scratch, unsigned scratch_bytes,
                                   PcmTarget target, FrameResultDevice* results,
                                   FrameStateDevice* states, SubframeParams* params,
-                                  const FileSpanDevice* files, const std::uint32_t* skip) {
+                                  const FileSpanDevice* files, const std::uint32_t* skip,
+                                  NarrowPool narrow) {
   static_assert(kPath != DecodePath::plain);
   // The CRC-16 table is read only for a frame that ends off its span (damage): from global
   // memory, so that the blocks of the flat parse leave room on each SM for a block of the links
@@ -66,7 +72,7 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
   FrameHeader h;
   FrameError e = reparse_header(d, size, f, h);
   std::size_t end = 0;
-  FrameStateDevice st{f.out_sample, 0, 0, 0, 0};
+  FrameStateDevice st{f.out_sample, 0, 0, 0, 0, kNoException};
   if (e == FrameError::ok) {
     st.block_size = h.block_size;
     st.assignment = h.assignment;
@@ -81,8 +87,23 @@ __global__ void ParseFramesKernel(const std::uint8_t* d, std::size_t size, const
         };
         if (e == FrameError::ok) store_frame(h, x, sink);
       }
+    } else if (scratch_bytes == 2) {
+      if constexpr (kFlat) {
+        std::int16_t* x = frame_scratch<std::int16_t>(scratch, 2, f.out_sample, channels);
+        NarrowSpill spill{narrow.entries, narrow.counters, narrow.capacity, x};
+        e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
+                         FlatBulk{d, size, rings + threadIdx.x % kFlatRingLanes * kFlatChunkWords,
+                                  stages + threadIdx.x % kFlatRingLanes * kFlatStageBytes, &spill});
+        bool refused = spill.refused || h.channels != channels;
+        for (unsigned c = 0; c < h.channels; ++c)
+          refused |= p[c].kind == SubframeParams::lpc &&
+                     !lpc_fits_32(p[c].bits, p[c].precision, p[c].order);
+        if (refused && e == FrameError::ok) narrow.counters[1] = 1;
+        st.pending = e == FrameError::ok;
+        st.exceptions = spill.head;
+      }
     } else {
-      std::int32_t* x = frame_scratch32(scratch, scratch_bytes, f.out_sample, channels);
+      std::int32_t* x = frame_scratch<std::int32_t>(scratch, scratch_bytes, f.out_sample, channels);
       if constexpr (kLanes == 32) {
         e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end, p,
                          WarpBulk{{d, size}});
@@ -112,18 +133,30 @@ inline constexpr unsigned kRestoreBlocksPerSm = 5;
 /// Whether RestoreSubframesKernel can store frames of `channels` channels itself: a warp must
 /// hold whole frames.
 inline bool restore_stores_frames(unsigned channels, unsigned scratch_bytes) {
-  return scratch_bytes == 4 && 32 % channels == 0;
+  return (scratch_bytes == 4 || scratch_bytes == 2) && 32 % channels == 0;
+}
+
+/// Whether the fast path parses into a narrow scratch: 16-bit samples, half the bytes the parse
+/// writes and the restore reads (the hour's restore read 1.38 GB of 32-bit residuals). For
+/// audio of at most 16 bits whose frames the restore stores whole from its tiles; the values
+/// that do not fit are listed beside it (NarrowSpill).
+inline bool parse_narrow(DecodePath path, unsigned bps, unsigned channels) {
+  return path == DecodePath::fast_flat && bps <= 16 && channels <= kMaxChannels &&
+         restore_stores_frames(channels, 2);
 }
 
 /// Subframe t is channel t % channels of frame t / channels (warp_restore.cuh). With `store`
 /// (restore_stores_frames), each frame whose subframes the warp restores whole is written to
 /// `target` from the tiles and marked done (pending = 0), so that it skips the scratch and
 /// StoreFramesKernel; the rest (64-bit sums, a frame with other channels than the stream's)
-/// is restored in place for StoreFramesKernel.
+/// is restored in place for StoreFramesKernel. S: the scratch's samples (std::int16_t: narrow,
+/// every frame stored, the values that do not fit taken from `exceptions`).
+template <typename S>
 __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
     RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
                            unsigned scratch_bytes, FrameStateDevice* states,
-                           const SubframeParams* params, PcmTarget target, bool store) {
+                           const SubframeParams* params, PcmTarget target, bool store,
+                           const NarrowException* exceptions) {
   __shared__ RestoreWarpSmem smem[kRestoreBlock / 32];
   __shared__ FrameStateDevice frame_of[kRestoreBlock];  // each lane's frame
   const std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -135,10 +168,12 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
   const bool mine = k < count && states[k].pending && c < states[k].channels;
   const FrameStateDevice st = mine ? states[k] : FrameStateDevice{};
   const SubframeParams* p = params + std::size_t(k) * kMaxChannels + c;
-  std::int32_t* x = mine ? frame_scratch32(scratch, scratch_bytes, st.out_sample, channels) +
-                               std::size_t(c) * st.block_size
-                         : nullptr;
-  const RestoreLane l = mine ? restore_lane(*p, x, st.block_size) : RestoreLane{};
+  S* x = mine ? frame_scratch<S>(scratch, scratch_bytes, st.out_sample, channels) +
+                    std::size_t(c) * st.block_size
+              : nullptr;
+  RestoreLane<S> l = mine ? restore_lane(*p, x, st.block_size) : RestoreLane<S>{};
+  l.spilled = mine ? st.exceptions : kNoException;
+  l.first = c * st.block_size;
   // The frames this warp stores: every channel's lane restores through the tile.
   const std::uint32_t whole =
       __ballot_sync(0xFFFFFFFFu, store && mine && !l.alone && st.channels == channels);
@@ -193,7 +228,9 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
   };
   const bool pairs = target.layout == Layout::interleaved && channels == 2;
   auto emit = [&](const RestoreWarpSmem& s, const std::int32_t* tile, unsigned done) {
-    if (stored_lanes != ~0u) WriteBackTile{stored_lanes}(s, tile, done);
+    if constexpr (sizeof(S) == 4) {
+      if (stored_lanes != ~0u) WriteBackTile{stored_lanes}(s, tile, done);
+    }
     if (pairs && target.format == SampleFormat::s16)
       return store_pairs(tile, done, std::integral_constant<unsigned, 1>{}, s16_words);
     if (pairs) return store_pairs(tile, done, std::integral_constant<unsigned, 2>{}, words32);
@@ -209,14 +246,16 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
             decorrelated_sample(fr.assignment, tile + q * kRestorePitch, kRestorePitch, lane, cc));
     }
   };
-  warp_restore_any(l, smem[threadIdx.x / 32], emit);
+  warp_restore_any(l, smem[threadIdx.x / 32], exceptions, emit);
   if (c == 0 && (stored_lanes >> lane & 1)) states[k].pending = 0;
-  // The index keeps every frame at the stream's channel count; this only guards that.
-  for (unsigned cc = c + channels; mine && cc < st.channels; cc += channels)
-    restore_subframe(p[cc - c],
-                     frame_scratch32(scratch, scratch_bytes, st.out_sample, channels) +
-                         std::size_t(cc) * st.block_size,
-                     st.block_size);
+  // The index keeps every frame at the stream's channel count; this only guards that (a narrow
+  // parse refuses such a frame).
+  if constexpr (sizeof(S) == 4)
+    for (unsigned cc = c + channels; mine && cc < st.channels; cc += channels)
+      restore_subframe(p[cc - c],
+                       frame_scratch<S>(scratch, scratch_bytes, st.out_sample, channels) +
+                           std::size_t(cc) * st.block_size,
+                       st.block_size);
 }
 
 /// A block per frame still pending (frame_blocks).
@@ -227,7 +266,7 @@ __global__ void StoreFramesKernel(std::uint32_t count, unsigned channels, const 
     const FrameStateDevice st = states[k];
     if (!st.pending) continue;
     const std::int32_t* x =
-        frame_scratch32(const_cast<void*>(scratch), scratch_bytes, st.out_sample, channels);
+        frame_scratch<std::int32_t>(scratch, scratch_bytes, st.out_sample, channels);
     const unsigned n = st.block_size, nc = st.channels, total = n * nc;
     if (target.layout == Layout::interleaved) {
       for (unsigned j = threadIdx.x; j < total; j += blockDim.x) {

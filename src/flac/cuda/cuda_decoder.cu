@@ -100,7 +100,8 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
   std::uint64_t at = 0;
   for (std::uint32_t k = 0; k < n; ++k) {
     const std::uint8_t assignment = assignments.empty() ? 0 : assignments[k];
-    states[k] = {at, block_sizes[k], assignment, static_cast<std::uint8_t>(channels), pending[k]};
+    states[k] = {at,         block_sizes[k], assignment, static_cast<std::uint8_t>(channels),
+                 pending[k], kNoException};
     for (unsigned c = 0; c < channels; ++c) wide[k * kMaxChannels + c] = params[k * channels + c];
     at += block_sizes[k];
   }
@@ -118,9 +119,9 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
   SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, pcm_bytes));
   const PcmTarget target{d_pcm.get(), format, Layout::interleaved, channels, bits, at};
   const std::uint64_t subframes = std::uint64_t(n) * channels;
-  RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
-                           kRestoreBlock>>>(n, channels, d_x.get(), 4, d_states.get(),
-                                            d_params.get(), target, store);
+  RestoreSubframesKernel<std::int32_t>
+      <<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock), kRestoreBlock>>>(
+          n, channels, d_x.get(), 4, d_states.get(), d_params.get(), target, store, nullptr);
   SIGPU_CUDA_CHECK_LAUNCH();
   RestoreRun r;
   r.samples.resize(samples.size());
@@ -170,25 +171,24 @@ const char* parse_name(DecodePath p) {
 }
 }  // namespace
 
-void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
-                        std::uint32_t n, unsigned bps, unsigned channels,
-                        std::uint64_t total_samples, const PcmTarget& target,
-                        const FileSpanDevice* d_files, const std::uint32_t* skip) {
-  launched_ = n;
+void DecodeSlot::enqueue(bool narrow) {
+  const auto [tables, d, size, n, bps, channels, total_samples, target, d_files, skip] = launched_;
   if (n == 0) return;
   results.reserve(n);
   host_results.reserve(n);
-  const unsigned scratch_bytes = bps == 32 ? 8 : 4;
-  scratch.reserve(total_samples * channels * scratch_bytes);
+  plain_ = decode_path() == DecodePath::plain || channels > kMaxChannels;
+  narrow_ = narrow && !plain_ && parse_narrow(decode_path(), bps, channels);
+  // A narrow scratch is sized for 32-bit samples all the same, for the decode made again.
+  const unsigned scratch_bytes = narrow_ ? 2 : bps == 32 ? 8 : 4;
+  scratch.reserve(total_samples * channels * (bps == 32 ? 8 : 4));
   // SIGPU_TRACE=1: kernel times of the decode, from events.
   traced_ = std::getenv("SIGPU_TRACE") != nullptr;
-  if (traced_)
+  if (traced_ && !events_[0])
     for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventCreate(&e));
   auto mark = [&](int i) {
     if (traced_) SIGPU_CUDA_CHECK(cudaEventRecord(events_[i], s()));
   };
   mark(0);
-  plain_ = decode_path() == DecodePath::plain || channels > kMaxChannels;
   if (plain_) {
     const unsigned block = 64, grid = (n + block - 1) / block;
     DecodeFramesKernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,
@@ -198,12 +198,22 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
   } else {
     states.reserve(n);
     params.reserve(std::size_t(n) * kMaxChannels);
+    NarrowPool pool;
+    if (narrow_) {
+      pool.capacity = narrow_pool_entries(n);
+      narrow_pool.reserve(pool.capacity);
+      narrow_counters.reserve(2);
+      narrow_counters_host.reserve(2);
+      SIGPU_CUDA_CHECK(cudaMemsetAsync(narrow_counters.get(), 0, 2 * sizeof(std::uint32_t), s()));
+      pool.entries = narrow_pool.get();
+      pool.counters = narrow_counters.get();
+    }
     const DecodePath path = decode_path();
     if (path == DecodePath::fast_warp_parse) {
       const unsigned warps = 4, grid = (n + warps - 1) / warps;
       ParseFramesKernel<DecodePath::fast_warp_parse><<<grid, warps * 32, 0, s()>>>(
           d, size, tables, frames.get(), n, bps, channels, scratch.get(), scratch_bytes, target,
-          results.get(), states.get(), params.get(), d_files, skip);
+          results.get(), states.get(), params.get(), d_files, skip, pool);
     } else {
       // One thread per frame: small blocks spread the few warps of a file over every SM (and
       // the flat parse's rings are laid out for blocks of one warp).
@@ -212,20 +222,29 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
                                                   : ParseFramesKernel<DecodePath::fast>;
       kernel<<<grid, block, 0, s()>>>(d, size, tables, frames.get(), n, bps, channels,
                                       scratch.get(), scratch_bytes, target, results.get(),
-                                      states.get(), params.get(), d_files, skip);
+                                      states.get(), params.get(), d_files, skip, pool);
     }
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
-    RestoreSubframesKernel<<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock),
-                             kRestoreBlock, 0, s()>>>(
-        n, channels, scratch.get(), scratch_bytes, states.get(), params.get(), target,
-        restore_stores_frames(channels, scratch_bytes));
+    const auto grid = static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock);
+    const bool store = restore_stores_frames(channels, scratch_bytes);
+    if (narrow_)
+      RestoreSubframesKernel<std::int16_t>
+          <<<grid, kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
+                                            params.get(), target, store, pool.entries);
+    else
+      RestoreSubframesKernel<std::int32_t>
+          <<<grid, kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
+                                            params.get(), target, store, nullptr);
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(2);
     StoreFramesKernel<<<frame_blocks(n), 256, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
                                                         states.get(), target);
     SIGPU_CUDA_CHECK_LAUNCH();
+    if (narrow_)
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(narrow_counters_host.get(), narrow_counters.get(),
+                                       2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s()));
   }
   mark(3);
   failures.reserve(1);
@@ -241,9 +260,15 @@ void DecodeSlot::launch(const CrcTables* tables, const std::uint8_t* d, std::siz
 }
 
 FrameResults DecodeSlot::collect(bool log) {
-  const std::uint32_t n = std::exchange(launched_, 0);
+  const std::uint32_t n = std::exchange(launched_.n, 0);
   if (n == 0) return {};
   stream.synchronize();
+  if (narrow_ && narrow_counters_host.get()[1]) {
+    launched_.n = n;
+    enqueue(false);
+    launched_.n = 0;
+    stream.synchronize();
+  }
   const FrameResultDevice* r = host_results.get();
   FrameResults out;
   if (*failures_host.get()) {
@@ -261,9 +286,10 @@ FrameResults DecodeSlot::collect(bool log) {
       for (int i = 0; i < 3; ++i)
         SIGPU_CUDA_CHECK(cudaEventElapsedTime(&ms[i], events_[i], events_[i + 1]));
       std::fprintf(stderr,
-                   "sigpu cuda: %u frames, fast decode (%s parse): parse %.3f ms, restore %.3f "
-                   "ms, store %.3f ms\n",
-                   n, parse_name(decode_path()), ms[0], ms[1], ms[2]);
+                   "sigpu cuda: %u frames, fast decode (%s parse%s): parse %.3f ms, restore "
+                   "%.3f ms, store %.3f ms\n",
+                   n, parse_name(decode_path()), narrow_ ? ", 16-bit scratch" : "", ms[0], ms[1],
+                   ms[2]);
     }
     if (trace_origin) {
       float from = 0, to = 0;
@@ -272,7 +298,7 @@ FrameResults DecodeSlot::collect(bool log) {
       std::fprintf(stderr, "sigpu cuda: the kernels ran from %.3f to %.3f ms of the run\n", from,
                    to);
     }
-    for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(e));
+    for (auto& e : events_) SIGPU_CUDA_CHECK(cudaEventDestroy(std::exchange(e, nullptr)));
     traced_ = false;
   }
   if (log) cuda::log_frame_errors(host_results.get(), n);
@@ -284,7 +310,8 @@ std::uint64_t DecodeSlot::device_bytes() const {
          file_spans.capacity() * sizeof(FileSpanDevice) +
          results.capacity() * sizeof(FrameResultDevice) + scratch.capacity() +
          states.capacity() * sizeof(FrameStateDevice) + params.capacity() * sizeof(SubframeParams) +
-         output.capacity();
+         narrow_pool.capacity() * sizeof(NarrowException) +
+         narrow_counters.capacity() * sizeof(std::uint32_t) + output.capacity();
 }
 
 std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::size_t size,
@@ -685,8 +712,10 @@ CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
   // blocks per SM of the flat parse (the hour's 1,319 on 132 SMs) 220 KB, with a block of the
   // links beside them 224 KB: all they can have.
   for (const void* kernel :
-       {reinterpret_cast<const void*>(RestoreSubframesKernel),
-        reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_flat>)})
+       {reinterpret_cast<const void*>(RestoreSubframesKernel<std::int32_t>),
+        reinterpret_cast<const void*>(RestoreSubframesKernel<std::int16_t>),
+        reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_flat>),
+        reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_warp_parse>)})
     SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                           cudaSharedmemCarveoutMaxShared));
 }

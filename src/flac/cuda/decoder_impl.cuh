@@ -38,6 +38,9 @@ struct DecodeSlot {
   sigpu::cuda::DeviceBuffer<cuda::FileSpanDevice> file_spans;  ///< per frame, packed batches
   sigpu::cuda::DeviceBuffer<cuda::FrameResultDevice> results;
   sigpu::cuda::DeviceBuffer<std::uint8_t> scratch;
+  sigpu::cuda::DeviceBuffer<NarrowException> narrow_pool;  ///< a narrow parse's (NarrowPool)
+  sigpu::cuda::DeviceBuffer<std::uint32_t> narrow_counters;
+  sigpu::cuda::PinnedBuffer<std::uint32_t> narrow_counters_host;
   sigpu::cuda::DeviceBuffer<cuda::FrameStateDevice> states;  ///< the fast path's per frame
   sigpu::cuda::DeviceBuffer<SubframeParams> params;          ///< and per (frame, channel)
   sigpu::cuda::DeviceBuffer<std::uint8_t> output;
@@ -58,9 +61,13 @@ struct DecodeSlot {
   /// ok, nothing stored).
   void launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size, std::uint32_t n,
               unsigned bps, unsigned channels, std::uint64_t total_samples, const PcmTarget& target,
-              const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr);
+              const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr) {
+    launched_ = {tables, d, size, n, bps, channels, total_samples, target, d_files, skip};
+    enqueue(true);
+  }
   /// Waits for the work launch() queued; the results of its frames (every frame's error added
-  /// to the test log of frame errors, frame_errors_log, with `log`).
+  /// to the test log of frame errors, frame_errors_log, with `log`). A decode into narrow
+  /// scratch that was refused (NarrowPool) is made again with 32-bit scratch first.
   FrameResults collect(bool log = true);
   /// launch() then collect().
   FrameResults decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
@@ -73,8 +80,23 @@ struct DecodeSlot {
   std::uint64_t device_bytes() const;
 
  private:
-  std::uint32_t launched_ = 0;
-  bool plain_ = false, traced_ = false;
+  /// launch()'s arguments, n = 0 once collected.
+  struct Launch {
+    const CrcTables* tables = nullptr;
+    const std::uint8_t* d = nullptr;
+    std::size_t size = 0;
+    std::uint32_t n = 0;
+    unsigned bps = 0, channels = 0;
+    std::uint64_t total_samples = 0;
+    PcmTarget target{};
+    const cuda::FileSpanDevice* d_files = nullptr;
+    const std::uint32_t* skip = nullptr;
+  };
+  /// Queues launched_'s decode, into narrow scratch where parse_narrow allows and `narrow`.
+  void enqueue(bool narrow);
+
+  Launch launched_;
+  bool plain_ = false, narrow_ = false, traced_ = false;
   cudaEvent_t events_[4] = {};
 };
 

@@ -145,13 +145,14 @@ __device__ inline FrameError reparse_header(const std::uint8_t* d, std::size_t s
   return parse_frame_header(d + f.pos, avail, h, nullptr);
 }
 
-/// A frame's 32-bit scratch: its samples' place in the stream, at scratch_bytes per sample.
-__device__ SIGPU_FORCEINLINE std::int32_t* frame_scratch32(void* scratch, unsigned scratch_bytes,
-                                                           std::uint64_t out_sample,
-                                                           unsigned channels) {
+/// A frame's scratch, seen as samples of S: its samples' place in the stream, at scratch_bytes
+/// per sample.
+template <typename S>
+__device__ SIGPU_FORCEINLINE S* frame_scratch(const void* scratch, unsigned scratch_bytes,
+                                              std::uint64_t out_sample, unsigned channels) {
   const std::size_t base = std::size_t(out_sample) * channels;
-  return reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(scratch) +
-                                         base * scratch_bytes);
+  return reinterpret_cast<S*>(const_cast<std::uint8_t*>(static_cast<const std::uint8_t*>(scratch)) +
+                              base * scratch_bytes);
 }
 
 /// The bytes of frame k's file: the whole buffer, or its file's span of a packed buffer.
@@ -189,7 +190,7 @@ __global__ void DecodeFramesKernel(const std::uint8_t* d, std::size_t size, cons
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     } else {
-      std::int32_t* x = frame_scratch32(scratch, scratch_bytes, f.out_sample, channels);
+      std::int32_t* x = frame_scratch<std::int32_t>(scratch, scratch_bytes, f.out_sample, channels);
       e = decode_frame(d, size, {f.pos, f.end}, h, bps, x, crc16, false, &end);
       if (e == FrameError::ok) store_frame(h, x, sink);
     }

@@ -104,11 +104,12 @@ class StreamingExecutor : public FrameExecutor {
   std::uint64_t pcm_bytes(std::uint64_t samples) const {
     return samples * index_->channels * (scratch_bytes() + bytes_per_sample(o_.format));
   }
-  static constexpr std::uint64_t kRecordBytes = sizeof(FrameEntry) + sizeof(FrameResultDevice) +
-                                                sizeof(FrameStateDevice) +
-                                                kMaxChannels * sizeof(SubframeParams);
-  /// Room DeviceBuffer adds past each of a slot's buffers.
-  static constexpr std::uint64_t kPadding = 16 * 16;
+  static constexpr std::uint64_t kRecordBytes =
+      sizeof(FrameEntry) + sizeof(FrameResultDevice) + sizeof(FrameStateDevice) +
+      kMaxChannels * sizeof(SubframeParams) + kNarrowPerFrame * sizeof(NarrowException);
+  /// Room DeviceBuffer adds past each of a slot's buffers, and a narrow parse's fixed needs.
+  static constexpr std::uint64_t kPadding =
+      16 * 16 + kNarrowFixed * sizeof(NarrowException) + 2 * sizeof(std::uint32_t);
 
   Caps caps(const FrameIndex& index) const {
     const std::uint64_t per_slot = o_.device_memory_budget / kSlots;

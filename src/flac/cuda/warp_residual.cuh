@@ -82,6 +82,11 @@ struct WarpBulk {
   BitWindow w;
 
   template <typename S>
+  __device__ void warmup(BitReader& br, S* out, unsigned n, unsigned bits) const {
+    read_samples(br, out, n, bits);
+  }
+
+  template <typename S>
   __device__ FrameError verbatim(BitReader& br, S* out, unsigned n, unsigned bits) const {
     if (bits > 32) return FrameError::truncated;  // 33-bit side channels: the serial path
     const std::uint64_t pos = br.bit_position();

@@ -17,32 +17,68 @@
 // is restored it holds samples [i, i + 32) of every lane's subframe: the caller's emit hook
 // then stores them, back in place or (RestoreSubframesKernel) straight out as PCM, the frames'
 // channels side by side in the tile.
+// From a narrow scratch (16-bit samples, flat_out.hpp) a row of the tile arrives as 16-bit
+// samples in the upper half of its 32-bit row, and the loop widens them as it goes: sample j is
+// read from byte 64 + 2j of the row before the result of sample j is written at byte 4j, and the
+// writes stay behind the reads (4j < 64 + 2j for j < 32).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/hd.hpp"
+#include "flac/flat_out.hpp"
 #include "flac/subframe.hpp"
 
 namespace sigpu::flac::cuda {
 
+/// The samples of a narrow subframe that did not fit it (NarrowException), one after the other:
+/// in registers, where the next one is in the subframe (kNoException: none) and its value; in
+/// shared memory (SpillWalk), where the frame's list goes on. Few subframes have any, so the
+/// restore's loop holds two registers for them.
+struct SpillCursor {
+  std::uint32_t at = kNoException;
+  std::int32_t value = 0;
+};
+struct SpillWalk {
+  std::uint32_t next, first, end;  ///< the list's next entry; the subframe's samples in the frame
+};
+
+/// The next entry of w's list inside its subframe, and w moved past it.
+__device__ inline SpillCursor next_spilled(const NarrowException* pool, SpillWalk& w) {
+  while (w.next != kNoException) {
+    const NarrowException e = pool[w.next];
+    w.next = e.next;
+    if (e.at < w.first) continue;  // an earlier channel's
+    if (e.at < w.end) return {e.at - w.first, e.value};
+    w.next = kNoException;
+  }
+  return {};
+}
+
 /// One lane's subframe: x[0, n), restored in place; samples before `from` are passed through
-/// (warm-up, or all of a VERBATIM subframe), the rest predicted.
+/// (warm-up, or all of a VERBATIM subframe), the rest predicted. S is std::int32_t, or
+/// std::int16_t for a narrow scratch (whose subframes are never `alone`: see ParseFramesKernel).
+template <typename S>
 struct RestoreLane {
   const SubframeParams* p = nullptr;
-  std::int32_t* x = nullptr;
+  S* x = nullptr;
   unsigned n = 0, from = 0, order = 0, wasted = 0;
   int shift = 0;
   bool constant = false, alone = false;  ///< alone: restore_subframe by the lane afterwards
   std::int32_t value = 0;                ///< CONSTANT's
+  /// Narrow: the frame's list of the values the scratch could not hold, and where the
+  /// subframe starts in the frame.
+  std::uint32_t spilled = kNoException, first = 0;
 
   /// Samples that go through the warp's tile.
   __device__ unsigned tiled() const { return alone ? 0 : n; }
 };
 
 /// What the warp loop does for subframe p (x, n its samples).
-__device__ inline RestoreLane restore_lane(const SubframeParams& p, std::int32_t* x, unsigned n) {
-  RestoreLane l;
+template <typename S>
+__device__ inline RestoreLane<S> restore_lane(const SubframeParams& p, S* x, unsigned n) {
+  RestoreLane<S> l;
   l.p = &p;
   l.x = x;
   l.n = n;
@@ -66,8 +102,8 @@ __device__ inline RestoreLane restore_lane(const SubframeParams& p, std::int32_t
 }
 
 /// The coefficients of lane l's predictor as an LPC of order P (zeros past its own order).
-template <unsigned P>
-__device__ inline void restore_coefficients(const RestoreLane& l, std::uint32_t (&coef)[P]) {
+template <unsigned P, typename S>
+__device__ inline void restore_coefficients(const RestoreLane<S>& l, std::uint32_t (&coef)[P]) {
   // FIXED order k predicts with the binomial coefficients of 1 - (1 - z^-1)^k:
   // c_j = (-1)^j C(k, j + 1).
   const bool fixed = l.order && l.p->kind == SubframeParams::fixed;
@@ -89,36 +125,71 @@ inline constexpr unsigned kRestoreTile = 32, kRestorePitch = kRestoreTile + 1;
 /// Shared memory one warp needs.
 struct RestoreWarpSmem {
   std::int32_t tile[2][32 * kRestorePitch];  ///< the tile restored, and the next one arriving
-  std::int32_t* at[32];                      ///< each lane's samples
+  void* at[32];                              ///< each lane's samples
   unsigned left[32];                         ///< and how many
+  SpillWalk spilled[32];                     ///< narrow: each lane's list
 };
+
+/// Where a narrow row starts in its 32-bit row (see the top of the file).
+inline constexpr unsigned kNarrowRowOffset = kRestoreTile / 2;
 
 /// Restores the lanes' subframes (a lane with no subframe passes RestoreLane{}), P the warp's
 /// padded order. After each tile, emit(s, tile, i) stores it: lane q's samples [i, i + 32) are
 /// tile[q * kRestorePitch + j], those below s.left[q] - i valid. All 32 lanes must call it.
-template <unsigned P, typename Emit>
-__device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& emit) {
+template <unsigned P, typename S, typename Emit>
+__device__ void warp_restore(const RestoreLane<S>& l, RestoreWarpSmem& s,
+                             const NarrowException* pool, Emit&& emit) {
+  constexpr bool kNarrow = sizeof(S) == 2;
   const unsigned lane = threadIdx.x % 32;
   std::uint32_t coef[P], past[P] = {};  // past[j] = x[i - 1 - j]
   restore_coefficients<P>(l, coef);
   s.at[lane] = l.x;
   s.left[lane] = l.tiled();
   const unsigned most = __reduce_max_sync(0xFFFFFFFFu, l.tiled());
+  SpillCursor spilled;
+  if constexpr (kNarrow) {
+    s.spilled[lane] = {l.spilled, l.first, l.first + l.n};
+    spilled = next_spilled(pool, s.spilled[lane]);
+  }
   __syncwarp();
-  // The tile at `done` into its buffer, subframe q's run one sample per lane, with
-  // asynchronous copies: the next tile's arrive while the current one is computed. (Loaded into
-  // 32 registers, the runs took the kernel to 163 registers, 3 blocks per SM and 1.67 waves for
-  // the hour.)
+  // The tile at `done` into its buffer with asynchronous copies: the next tile's arrive while
+  // the current one is computed. (Loaded into 32 registers, the runs took the kernel to 163
+  // registers, 3 blocks per SM and 1.67 waves for the hour.) 32-bit samples: subframe q's run
+  // one sample per lane. Narrow: two runs per turn, a pair of samples per lane, by 4-byte copies
+  // where the run is 4-byte aligned.
   auto fetch = [&](unsigned done) {
     std::int32_t* tile = s.tile[done / kRestoreTile % 2];
+    if constexpr (kNarrow) {
+      const unsigned half = lane / 16, pair = lane % 16;
 #pragma unroll
-    for (unsigned q = 0; q < 32; ++q) {
-      const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-      std::int32_t* at = tile + q * kRestorePitch + lane;
-      if (lane < have) {
-        copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)), s.at[q] + done + lane);
-      } else {
-        *at = 0;
+      for (unsigned r = 0; r < 32; r += 2) {
+        const unsigned q = r + half;
+        const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
+        std::int32_t* at = tile + q * kRestorePitch + kNarrowRowOffset + pair;
+        const S* from = static_cast<const S*>(s.at[q]) + done + 2 * pair;
+        if (2 * pair >= have) {
+          *at = 0;
+        } else if (reinterpret_cast<std::uintptr_t>(from) % 4 == 0) {
+          // A last odd sample brings the one after it along: the scratch has room past the
+          // narrow samples (it is sized for 32-bit ones), and past `left` nothing is stored.
+          copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)), from);
+        } else {
+          *at =
+              static_cast<std::uint16_t>(from[0]) |
+              (2 * pair + 1 < have ? std::uint32_t{static_cast<std::uint16_t>(from[1])} << 16 : 0u);
+        }
+      }
+    } else {
+#pragma unroll
+      for (unsigned q = 0; q < 32; ++q) {
+        const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
+        std::int32_t* at = tile + q * kRestorePitch + lane;
+        if (lane < have) {
+          copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)),
+                       static_cast<const S*>(s.at[q]) + done + lane);
+        } else {
+          *at = 0;
+        }
       }
     }
     copy_async_commit();
@@ -134,32 +205,47 @@ __device__ void warp_restore(const RestoreLane& l, RestoreWarpSmem& s, Emit&& em
     __syncwarp();
     std::int32_t* tile = s.tile[done / kRestoreTile % 2];
     std::int32_t* row = tile + lane * kRestorePitch;
+    const std::int16_t* narrow_row = reinterpret_cast<const std::int16_t*>(row + kNarrowRowOffset);
+    // With `spills`, the loop also takes the values the narrow scratch could not hold; a
+    // separate loop for the few tiles that have any, so that the others keep their registers.
+    auto run = [&](auto spills) {
 #pragma unroll
-    for (unsigned j = 0; j < kRestoreTile; ++j) {
-      // The newest sample's term last: the others are ready before it is.
-      std::uint32_t sum = 0;
+      for (unsigned j = 0; j < kRestoreTile; ++j) {
+        // The newest sample's term last: the others are ready before it is.
+        std::uint32_t sum = 0;
 #pragma unroll
-      for (unsigned q = P; q-- > 0;) sum += coef[q] * past[q];
-      const auto raw = static_cast<std::uint32_t>(row[j]);
-      const std::uint32_t predicted =
-          raw + static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
-      const std::uint32_t v = l.constant          ? static_cast<std::uint32_t>(l.value)
-                              : done + j < l.from ? raw
-                                                  : predicted;
-      row[j] = static_cast<std::int32_t>(v << l.wasted);
+        for (unsigned q = P; q-- > 0;) sum += coef[q] * past[q];
+        auto raw = static_cast<std::uint32_t>(kNarrow ? std::int32_t{narrow_row[j]} : row[j]);
+        if (decltype(spills)::value && done + j == spilled.at) {
+          raw = static_cast<std::uint32_t>(spilled.value);
+          spilled = next_spilled(pool, s.spilled[lane]);
+        }
+        const std::uint32_t predicted =
+            raw + static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
+        const std::uint32_t v = l.constant          ? static_cast<std::uint32_t>(l.value)
+                                : done + j < l.from ? raw
+                                                    : predicted;
+        row[j] = static_cast<std::int32_t>(v << l.wasted);
 #pragma unroll
-      for (unsigned q = P - 1; q > 0; --q) past[q] = past[q - 1];
-      past[0] = v;
-    }
+        for (unsigned q = P - 1; q > 0; --q) past[q] = past[q - 1];
+        past[0] = v;
+      }
+    };
+    if (kNarrow && __any_sync(0xFFFFFFFFu, spilled.at < done + kRestoreTile))
+      run(std::true_type{});
+    else
+      run(std::false_type{});
     __syncwarp();
     emit(s, static_cast<const std::int32_t*>(tile), done);
     __syncwarp();
   }
-  if (l.alone) {
-    restore_lpc64(l.x, l.n, l.p->coef, l.p->order, l.p->shift);
-    if (l.wasted)
-      for (unsigned i = 0; i < l.n; ++i)
-        l.x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(l.x[i]) << l.wasted);
+  if constexpr (!kNarrow) {
+    if (l.alone) {
+      restore_lpc64(l.x, l.n, l.p->coef, l.p->order, l.p->shift);
+      if (l.wasted)
+        for (unsigned i = 0; i < l.n; ++i)
+          l.x[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(l.x[i]) << l.wasted);
+    }
   }
 }
 
@@ -173,25 +259,27 @@ struct WriteBackTile {
 #pragma unroll
     for (unsigned q = 0; q < 32; ++q) {
       const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-      if (lane < have && !(skip >> q & 1)) s.at[q][done + lane] = tile[q * kRestorePitch + lane];
+      if (lane < have && !(skip >> q & 1))
+        static_cast<std::int32_t*>(s.at[q])[done + lane] = tile[q * kRestorePitch + lane];
     }
   }
 };
 
 /// warp_restore with the warp's order rounded up to 4, 8, 12, 16 or 32.
-template <typename Emit>
-__device__ inline void warp_restore_any(const RestoreLane& l, RestoreWarpSmem& s, Emit&& emit) {
+template <typename S, typename Emit>
+__device__ inline void warp_restore_any(const RestoreLane<S>& l, RestoreWarpSmem& s,
+                                        const NarrowException* pool, Emit&& emit) {
   const unsigned order = __reduce_max_sync(0xFFFFFFFFu, l.order);
   if (order <= 4)
-    warp_restore<4>(l, s, emit);
+    warp_restore<4>(l, s, pool, emit);
   else if (order <= 8)
-    warp_restore<8>(l, s, emit);
+    warp_restore<8>(l, s, pool, emit);
   else if (order <= 12)
-    warp_restore<12>(l, s, emit);
+    warp_restore<12>(l, s, pool, emit);
   else if (order <= 16)
-    warp_restore<16>(l, s, emit);
+    warp_restore<16>(l, s, pool, emit);
   else
-    warp_restore<32>(l, s, emit);
+    warp_restore<32>(l, s, pool, emit);
 }
 
 }  // namespace sigpu::flac::cuda
