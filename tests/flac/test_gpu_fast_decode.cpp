@@ -495,6 +495,45 @@ TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {
       }
 }
 
+// The flat parse's 16-bit scratch (parse_narrow): a stream whose residuals and side channel
+// pass 16 bits now and then lists those values beside the scratch, and one where nearly every
+// side-channel value does fills the list and is decoded again with 32-bit scratch; both exactly
+// as the plain kernel decodes them.
+TEST_F(FlacGpuFastDecode, NarrowScratchListsTheValuesThatDoNotFit) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  test::LibflacEncoderOptions o;
+  o.level = 8;
+  // Music with a full-scale click every 3000 samples, the channels apart.
+  auto pcm = test::make_signal(test::Signal::music, 2, 16, 60000, 11);
+  for (std::size_t i = 1500; i < 60000; i += 3000) {
+    pcm[2 * i] = 32767;
+    pcm[2 * i + 1] = -32768;
+  }
+  const auto clicks = test::encode_with_libflac(pcm, 2, 16, 48000, o);
+  // Full-scale noise with the channels in antiphase: a 17-bit side channel everywhere (a random
+  // low bit, or the encoder takes the side's even values as a wasted bit and stores 16).
+  const auto noise = test::make_signal(test::Signal::white_noise, 2, 16, 60000, 5);
+  std::vector<std::int32_t> antiphase(noise.size());
+  for (std::size_t i = 0; i < noise.size(); i += 2) {
+    antiphase[i] = noise[i];
+    antiphase[i + 1] = std::clamp(-noise[i] + (noise[i + 1] & 1), -32768, 32767);
+  }
+  const auto side = test::encode_with_libflac(antiphase, 2, 16, 48000, o);
+
+  ASSERT_FALSE(run(clicks, DecodePath::fast_flat, SampleFormat::s16, Layout::interleaved).threw);
+  cuda::NarrowLog log = cuda::narrow_log();
+  EXPECT_EQ(log.decodes, 1u);
+  EXPECT_GT(log.spilled, 0u) << "no value passed 16 bits";
+  EXPECT_EQ(log.refused, 0u);
+  expect_twins(clicks, "clicks", SampleFormat::s16);
+
+  ASSERT_FALSE(run(side, DecodePath::fast_flat, SampleFormat::s16, Layout::interleaved).threw);
+  log = cuda::narrow_log();
+  EXPECT_EQ(log.decodes, 1u);
+  EXPECT_EQ(log.refused, 1u) << "the list held " << log.spilled << " values";
+  expect_twins(side, "antiphase noise", SampleFormat::s16);
+}
+
 TEST_F(FlacGpuFastDecode, FormatsLayoutsAndSignals) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   for (auto sig : {test::Signal::music, test::Signal::white_noise, test::Signal::silence,

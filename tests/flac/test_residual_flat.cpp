@@ -67,6 +67,34 @@ Parsed parse_flat(const std::vector<std::uint8_t>& d, FrameSpan span, unsigned b
   return parse(d, span, bps, FlatBulk{d.data(), d.size()});
 }
 
+/// The flat parse into a 16-bit scratch (as the GPU's parse_narrow does), read back as the
+/// restore reads it: every value from the scratch, or from the spill list where it did not fit.
+/// `listed` gets the list's length, `ordered` whether it is in sample order.
+Parsed parse_narrow(const std::vector<std::uint8_t>& d, FrameSpan span, unsigned bps,
+                    std::size_t* listed, bool* ordered) {
+  Parsed r;
+  const std::size_t avail = std::min<std::size_t>(d.size() - span.pos, kMaxHeaderBytes);
+  r.error = parse_frame_header(d.data() + span.pos, avail, r.header, kCrcTables.crc8);
+  if (r.error != FrameError::ok) return r;
+  const FrameHeader& h = r.header;
+  std::vector<std::int16_t> narrow(std::size_t(h.channels) * h.block_size, 0x5A5A);
+  std::vector<NarrowException> pool(narrow.size());
+  std::uint32_t used = 0;
+  NarrowSpill spill{pool.data(), &used, static_cast<std::uint32_t>(pool.size()), narrow.data()};
+  r.error = decode_frame(d.data(), d.size(), span, h, bps, narrow.data(), kCrcTables.crc16, true,
+                         &r.end, r.params, FlatBulk{d.data(), d.size(), nullptr, nullptr, &spill});
+  r.scratch.assign(narrow.begin(), narrow.end());
+  *listed = used;
+  *ordered = true;
+  std::uint32_t last = 0;
+  for (std::uint32_t e = spill.head; e != kNoException; e = pool[e].next) {
+    *ordered = *ordered && (e == spill.head || pool[e].at > last);
+    last = pool[e].at;
+    r.scratch.at(pool[e].at) = pool[e].value;
+  }
+  return r;
+}
+
 /// The predictor fields restore_subframe reads.
 bool same_predictor(const SubframeParams& a, const SubframeParams& b) {
   return a.kind == b.kind && a.order == b.order && a.wasted == b.wasted && a.bits == b.bits &&
@@ -161,6 +189,41 @@ TEST(FlacResidualFlat, LibflacStreamsGiveThePlainResidualsAndTheEncodedSamples) 
     EXPECT_GT(kinds[kind], 0u) << "no subframe of kind " << int(kind);
 }
 
+TEST(FlacResidualFlat, NarrowScratchListsEveryValuePast16Bits) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  std::size_t listed_total = 0;
+  for (const StreamCase& s : stream_cases()) {
+    if (s.bps > 16) continue;
+    const auto pcm = test::make_signal(s.signal, s.channels, s.bps, 20000, 3 + s.level);
+    const auto f = encode(s, pcm);
+    for (std::size_t pos = first_frame(f); pos < f.size();) {
+      const std::string what = name(s) + " frame at byte " + std::to_string(pos);
+      const Parsed plain = parse_plain(f, {pos, 0}, s.bps);
+      ASSERT_EQ(plain.error, FrameError::ok) << what;
+      std::size_t listed = 0;
+      bool ordered = false;
+      Parsed narrow = parse_narrow(f, {pos, 0}, s.bps, &listed, &ordered);
+      // A CONSTANT subframe leaves its scratch as it was (poisoned, at either width).
+      const unsigned n = plain.header.block_size;
+      for (unsigned c = 0; c < plain.header.channels; ++c)
+        if (plain.params[c].kind == SubframeParams::constant)
+          std::copy_n(plain.scratch.begin() + c * n, n, narrow.scratch.begin() + c * n);
+      ASSERT_TRUE(same_parse(plain, narrow, what + " (16-bit scratch)"));
+      std::size_t past = 0;
+      for (unsigned c = 0; c < plain.header.channels; ++c)
+        if (plain.params[c].kind != SubframeParams::constant)
+          past += static_cast<std::size_t>(
+              std::count_if(plain.scratch.begin() + c * n, plain.scratch.begin() + (c + 1) * n,
+                            [](std::int32_t v) { return v < -32768 || v > 32767; }));
+      EXPECT_EQ(listed, past) << what << ": the list holds exactly the values past 16 bits";
+      EXPECT_TRUE(ordered) << what;
+      listed_total += listed;
+      pos = plain.end;
+    }
+  }
+  EXPECT_GT(listed_total, 100u) << "the streams hardly reached the list";
+}
+
 using test::BitWriter;
 
 /// A residual section: coding method, partition order, then partitions with random
@@ -229,6 +292,32 @@ ResidualRun run_residual(const std::vector<std::uint8_t>& d, std::uint64_t start
   return r;
 }
 
+/// run_residual into a 16-bit scratch (offset as there), every value read back from it or from
+/// the spill list, which must be in sample order and hold exactly the values past 16 bits.
+ResidualRun run_residual_narrow(const std::vector<std::uint8_t>& d, std::uint64_t start, unsigned n,
+                                unsigned order, unsigned offset) {
+  BitReader br(d.data(), d.size(), static_cast<std::size_t>(start >> 3));
+  br.skip(start & 7);
+  std::vector<std::int16_t> out(n + offset, 0x5A5A);
+  std::vector<NarrowException> pool(n);
+  std::uint32_t used = 0;
+  NarrowSpill spill{pool.data(), &used, n, out.data() + offset};
+  ResidualRun r{FrameError::ok, 0, {}};
+  r.error = FlatBulk{d.data(), d.size(), nullptr, nullptr, &spill}.residual(br, out.data() + offset,
+                                                                            n, order);
+  r.end = br.bit_position();
+  r.out.assign(out.begin() + offset, out.end());
+  for (unsigned i = 0; i < order; ++i) r.out[i] = 0x5A5A5A5A;  // the warm-up's, not written
+  std::uint32_t listed = 0;
+  for (std::uint32_t e = spill.head; e != kNoException; e = pool[e].next, ++listed) {
+    EXPECT_TRUE(e == spill.head || pool[e].at > 0);
+    EXPECT_FALSE(fits_narrow(pool[e].value));
+    r.out.at(pool[e].at) = pool[e].value;
+  }
+  EXPECT_EQ(listed, used);
+  return r;
+}
+
 TEST(FlacResidualFlat, SyntheticResidualsDamagedAndTruncated) {
   test::Rng rng{17};
   std::map<int, unsigned> errors;
@@ -256,6 +345,10 @@ TEST(FlacResidualFlat, SyntheticResidualsDamagedAndTruncated) {
     if (plain.error != FrameError::ok) continue;
     ASSERT_EQ(plain.end, flat.end) << what;
     ASSERT_EQ(plain.out, flat.out) << what;
+    const ResidualRun narrow = run_residual_narrow(d, start, n, order, rng.below(8));
+    ASSERT_EQ(int(plain.error), int(narrow.error)) << what << " (16-bit scratch)";
+    ASSERT_EQ(plain.end, narrow.end) << what << " (16-bit scratch)";
+    ASSERT_EQ(plain.out, narrow.out) << what << " (16-bit scratch)";
   }
   // Every way a residual can end was met, each more than a few times.
   for (FrameError e : {FrameError::ok, FrameError::truncated, FrameError::rice_overflow,

@@ -47,6 +47,7 @@ std::atomic<bool> log_frame_errors_on{false};
 std::atomic<int> output_fill{0};
 std::mutex log_mutex;
 std::vector<std::uint8_t> frame_errors;
+NarrowLog narrow_decodes;
 }  // namespace
 
 void set_decode_path(DecodePath p) {
@@ -85,7 +86,19 @@ std::vector<std::uint8_t> frame_errors_log() {
 void clear_frame_errors_log() {
   std::lock_guard lock(log_mutex);
   frame_errors.clear();
+  narrow_decodes = {};
   log_frame_errors_on = true;
+}
+NarrowLog narrow_log() {
+  std::lock_guard lock(log_mutex);
+  return narrow_decodes;
+}
+void log_narrow_decode(const std::uint32_t* counters) {
+  if (!log_frame_errors_on) return;
+  std::lock_guard lock(log_mutex);
+  ++narrow_decodes.decodes;
+  narrow_decodes.spilled += counters[0];
+  narrow_decodes.refused += counters[1] != 0;
 }
 RestoreRun restore_on_device(std::span<const std::int32_t> samples,
                              std::span<const std::uint32_t> block_sizes, unsigned channels,
@@ -263,6 +276,7 @@ FrameResults DecodeSlot::collect(bool log) {
   const std::uint32_t n = std::exchange(launched_.n, 0);
   if (n == 0) return {};
   stream.synchronize();
+  if (narrow_ && log) cuda::log_narrow_decode(narrow_counters_host.get());
   if (narrow_ && narrow_counters_host.get()[1]) {
     launched_.n = n;
     enqueue(false);

@@ -79,4 +79,12 @@ std::vector<FrameEntry> chain_on_device(std::span<const std::uint8_t> file);
 std::vector<std::uint8_t> frame_errors_log();
 void clear_frame_errors_log();
 
+/// What the 16-bit scratch (parse_narrow) did in the decodes since clear_frame_errors_log:
+/// decodes made with it, values listed beside it (NarrowException), and decodes it refused
+/// (made again with 32-bit scratch).
+struct NarrowLog {
+  std::uint64_t decodes = 0, spilled = 0, refused = 0;
+};
+NarrowLog narrow_log();
+
 }  // namespace sigpu::flac::cuda

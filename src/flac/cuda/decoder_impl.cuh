@@ -27,6 +27,8 @@ namespace cuda {
 std::uint8_t output_fill_byte();
 /// Adds a decode round's per-frame errors to the test log, when a test asked for it.
 void log_frame_errors(const FrameResultDevice* results, std::uint32_t n);
+/// Adds a narrow decode's NarrowPool counters to narrow_log().
+void log_narrow_decode(const std::uint32_t* counters);
 }  // namespace cuda
 
 /// The buffers and stream of one frame decode in flight. Buffers grow to the largest decode
