@@ -94,9 +94,22 @@ ChainInfo chain_info(const Stream& stream);
 /// samples end to end and as many as STREAMINFO says. Each frame ends where the next starts; the
 /// last one's end is left 0: the index takes it from a decode of that frame. Lets a GPU decode
 /// start while the links and the index are still being made; the index must then agree (the
-/// CUDA backend compares them).
+/// CUDA backend compares them, index_is_chain).
 std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& stream, bool linked,
                            FrameEntry* out);
+
+/// Whether build_frame_index listed the same frames as chained_frames did, its `chained`
+/// frames of as many candidates (the last frame's end aside), told from counts alone: every
+/// candidate is a frame of the index and the index found no damage. The index's walk only
+/// moves forward, so its frame k is candidate k; a frame that ends short of the next candidate
+/// leaves a gap, and a stream that does not start at the audio a leading gap, both damage, so
+/// frame k ends where candidate k + 1 starts; its first sample then follows from the numbering
+/// as chained_frames checked it. Comparing the frames one by one took 0.15-0.19 ms of the
+/// tiled hour on the H100's host, after its kernels; the tests compare them
+/// (FlacFrameIndex.IndexIsChainOnlyWhenItListsTheChain).
+inline bool index_is_chain(const FrameIndex& index, std::size_t chained) {
+  return chained > 0 && index.frames.size() == chained && index.damage.empty();
+}
 
 /// A stream shorter than STREAMINFO says is damage (truncation); a longer one only odd.
 void check_total_samples(std::uint64_t have, const Stream& stream, std::uint64_t data_size,

@@ -252,9 +252,13 @@ void DecodeSlot::enqueue(bool narrow) {
                                             params.get(), target, store, nullptr);
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(2);
-    StoreFramesKernel<<<frame_blocks(n), 256, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
-                                                        states.get(), target);
-    SIGPU_CUDA_CHECK_LAUNCH();
+    // A narrow decode leaves no frame pending: its restore stores every frame (one it could not
+    // store was refused by the parse).
+    if (!narrow_) {
+      StoreFramesKernel<<<frame_blocks(n), 256, 0, s()>>>(n, channels, scratch.get(), scratch_bytes,
+                                                          states.get(), target);
+      SIGPU_CUDA_CHECK_LAUNCH();
+    }
     if (narrow_)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(narrow_counters_host.get(), narrow_counters.get(),
                                        2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s()));
@@ -558,19 +562,10 @@ class Executor : public FrameExecutor {
   bool same_as_chained(const FrameIndex& index) const {
     const PcmTarget t = target();
     impl_.chain_checked.synchronize();
-    if (*impl_.chain_broken_host.get() || chain_.size() != chained_frames_ ||
-        index.frames.size() != chained_frames_ || t.data != chained_.data ||
-        t.channels != chained_.channels || t.bits_per_sample != chained_.bits_per_sample ||
-        t.samples != chained_.samples)
-      return false;
-    const FrameEntry* c = chain_.data();
-    for (std::uint32_t k = 0; k < chained_frames_; ++k) {
-      const FrameEntry& f = index.frames[k];
-      if (f.pos != c[k].pos || f.out_sample != c[k].out_sample || f.block_size != c[k].block_size ||
-          (k + 1 < chained_frames_ && f.end != c[k].end))
-        return false;
-    }
-    return true;
+    return !*impl_.chain_broken_host.get() && chain_.size() == chained_frames_ &&
+           index_is_chain(index, chained_frames_) && t.data == chained_.data &&
+           t.channels == chained_.channels && t.bits_per_sample == chained_.bits_per_sample &&
+           t.samples == chained_.samples;
   }
 
   /// Waits for the chain's decode and forgets it (and its errors: not a round of the index's).
