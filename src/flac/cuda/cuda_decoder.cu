@@ -390,10 +390,14 @@ std::uint32_t CudaDecoder::Impl::find_candidates_async(const std::uint8_t* d, st
                                                  cands.get());
   SIGPU_CUDA_CHECK_LAUNCH();
   candidates_built.record(s());
+  // The candidates' copy to the host goes on the links' stream, ahead of the links (which write
+  // their `next`): on the main stream the early decode waited for its 1.7 MB (the hour).
+  const cudaStream_t ls = link_stream.get();
+  candidates_built.wait_in(ls);
   cands_pinned.reserve(n);
   SIGPU_CUDA_CHECK(cudaMemcpyAsync(cands_pinned.get(), cands.get(), n * sizeof(Candidate),
-                                   cudaMemcpyDeviceToHost, s()));
-  candidates_landed.record(s());
+                                   cudaMemcpyDeviceToHost, ls));
+  candidates_landed.record(ls);
   return n;
 }
 
@@ -411,8 +415,7 @@ void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
 
 void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n) {
   if (n == 0) return;
-  const cudaStream_t ls = link_stream.get();
-  candidates_built.wait_in(ls);
+  const cudaStream_t ls = link_stream.get();  // after the candidates' copy to the host
   const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
   // A warp per candidate; as many blocks as could be resident at once (8 per SM), their warps
   // taking candidates from a counter until none is left.

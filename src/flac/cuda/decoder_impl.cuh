@@ -127,7 +127,7 @@ struct CudaDecoder::Impl {
   sigpu::cuda::PinnedBuffer<std::uint32_t> chain_broken_host;
   sigpu::cuda::Stream link_stream;
   sigpu::cuda::Event candidates_built;   ///< on the main stream, after find_candidates
-  sigpu::cuda::Event candidates_landed;  ///< and after their copy to cands_pinned
+  sigpu::cuda::Event candidates_landed;  ///< on link_stream, after their copy to cands_pinned
   sigpu::cuda::Event chain_checked;      ///< and after chain_broken's copy to the host
   std::unique_ptr<sigpu::cuda::Stager> stager;
   std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
