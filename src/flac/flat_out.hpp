@@ -56,6 +56,12 @@ struct NarrowSpill {
   std::uint32_t head = kNoException, tail = kNoException;
   bool refused = false;
 
+  /// `value`, to be stored at `where` cut to 16 bits: listed when it does not fit.
+  SIGPU_HD SIGPU_FORCEINLINE void keep(const std::int16_t* where, std::int32_t value) {
+    if (!fits_narrow(value)) add(where, value);
+  }
+
+ private:
   SIGPU_HD void add(const std::int16_t* where, std::int32_t value) {
 #ifdef __CUDA_ARCH__
     const std::uint32_t e = atomicAdd(used, 1u);
@@ -110,9 +116,7 @@ class FlatOut {
   FlatOut& operator=(const FlatOut&) = delete;
 
   SIGPU_HD SIGPU_FORCEINLINE void put(unsigned i, std::int32_t v) {
-    if constexpr (sizeof(S) == 2) {
-      if (!fits_narrow(v)) spill_->add(out_ + i, v);
-    }
+    if constexpr (sizeof(S) == 2) spill_->keep(out_ + i, v);
 #ifdef __CUDA_ARCH__
     if (stage_) {
       stage_[slot(i)] = static_cast<S>(v);
@@ -127,8 +131,7 @@ class FlatOut {
     const auto w = [&](unsigned j) { return static_cast<std::uint32_t>(v[j]); };
     if constexpr (sizeof(S) == 2) {
       if (((w(0) + 0x8000u) | (w(1) + 0x8000u) | (w(2) + 0x8000u) | (w(3) + 0x8000u)) >> 16)
-        for (unsigned j = 0; j < 4; ++j)
-          if (!fits_narrow(v[j])) spill_->add(out_ + i + j, v[j]);
+        for (unsigned j = 0; j < 4; ++j) spill_->keep(out_ + i + j, v[j]);
     }
 #ifdef __CUDA_ARCH__
     if constexpr (sizeof(S) == 4) {

@@ -389,7 +389,7 @@ struct FlatBulk : SerialBulk {
     if constexpr (sizeof(S) == 2) {
       for (unsigned i = 0; i < n; ++i) {
         const std::int32_t v = br.read_signed(bits);  // bits <= 17: the side channel
-        if (!fits_narrow(v)) spill->add(out + i, v);
+        spill->keep(out + i, v);
         out[i] = static_cast<S>(v);
       }
     } else {

@@ -461,19 +461,19 @@ constexpr std::size_t kMaxFillCalls = 64;
 /// An unbroken stream (chained_frames) is decoded before its index is built: start_chained()
 /// tests the candidates as a chain on the device and queues its decode right after the search,
 /// and the host builds the index (its walk, and the decodes of the first and last frames on
-/// the host) while the GPU decodes; the index must then list the same frames as the host's own
-/// listing of the chain (candidates_landed), which the device must have found unbroken, or the
-/// output is made again from the index. That took the host's index (0.8-1.1 ms of the hour on
-/// the H100), the candidates' trip to the host and the frame list's back off the decode's path.
+/// the host) while the GPU decodes; the device must have found the chain unbroken and the index
+/// must list it (index_is_chain), or the output is made again from the index. That took the
+/// host's index (0.8-1.1 ms of the hour on the H100), the candidates' trip to the host and the
+/// frame list's back off the decode's path.
 class Executor : public FrameExecutor {
  public:
   Executor(CudaDecoder::Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
            DeviceBuffer<std::uint8_t>& out, Pcm& shape, const Stopwatch& clock)
       : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape), clock_(clock) {}
 
-  /// When (seconds on the clock given) the host listed the chain, its decode was queued, the
-  /// last index was ready and its decode done.
-  double listed_at = 0, launched_at = 0, indexed_at = 0, decoded_at = 0;
+  /// When (seconds on the clock given) the chain's decode was queued, the last index was ready
+  /// and its decode done.
+  double launched_at = 0, indexed_at = 0, decoded_at = 0;
 
   /// Before the search: whether an unbroken stream could be decoded early (not when tests
   /// poison the output with set_output_fill: they check the order that fills it first), and if
@@ -506,15 +506,6 @@ class Executor : public FrameExecutor {
                       info.channels, info.total_samples, chained_, nullptr,
                       impl_.chain_broken.get());
     launched_at = clock_.seconds();
-  }
-
-  /// With the candidates on the host: the chain's frames as the host lists them (the GPU
-  /// decodes meanwhile), for same_as_chained.
-  void candidates_landed(const std::vector<Candidate>& cands, const Stream& st) {
-    if (!chained_frames_) return;
-    chain_.resize(cands.size());
-    chain_.resize(chained_frames(cands, st, false, chain_.data()));
-    listed_at = clock_.seconds();
   }
 
   void prepare_output(const FrameIndex& index) override {
@@ -565,10 +556,9 @@ class Executor : public FrameExecutor {
   bool same_as_chained(const FrameIndex& index) const {
     const PcmTarget t = target();
     impl_.chain_checked.synchronize();
-    return !*impl_.chain_broken_host.get() && chain_.size() == chained_frames_ &&
-           index_is_chain(index, chained_frames_) && t.data == chained_.data &&
-           t.channels == chained_.channels && t.bits_per_sample == chained_.bits_per_sample &&
-           t.samples == chained_.samples;
+    return !*impl_.chain_broken_host.get() && index_is_chain(index, chained_frames_) &&
+           t.data == chained_.data && t.channels == chained_.channels &&
+           t.bits_per_sample == chained_.bits_per_sample && t.samples == chained_.samples;
   }
 
   /// Waits for the chain's decode and forgets it (and its errors: not a round of the index's).
@@ -602,7 +592,6 @@ class Executor : public FrameExecutor {
 
   PcmTarget chained_;
   std::uint32_t chained_frames_ = 0;  ///< frames of the chain's decode in flight, or 0
-  std::vector<FrameEntry> chain_;     ///< the host's list of them (candidates_landed)
   bool want_chain_ = false, use_chained_ = false;
 
   CudaDecoder::Impl& impl_;
@@ -679,7 +668,6 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   launch_links(d, st, n);
   std::vector<Candidate> cands_host = landed_candidates(n);
   const double t_search = clock.seconds();
-  executor.candidates_landed(cands_host, st);
   ProbeMemo memo(probe);
   memo.prefetch(cands_host, st, o.params);
   links_landed(cands_host);
@@ -693,10 +681,9 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   if (origin) {
     std::fprintf(stderr,
                  "sigpu cuda: %zu candidates, %zu frames; early decode launched at %.2f ms, "
-                 "search %.2f ms, chain listed at %.2f ms, index %.2f ms, decode %.2f ms, "
-                 "results %.2f ms\n",
+                 "search %.2f ms, index %.2f ms, decode %.2f ms, results %.2f ms\n",
                  cands_host.size(), pr.index.frames.size(), executor.launched_at * 1e3,
-                 t_search * 1e3, executor.listed_at * 1e3, (executor.indexed_at - t_search) * 1e3,
+                 t_search * 1e3, (executor.indexed_at - t_search) * 1e3,
                  (executor.decoded_at - executor.indexed_at) * 1e3,
                  (clock.seconds() - executor.decoded_at) * 1e3);
     main.trace_origin = nullptr;
