@@ -425,6 +425,37 @@ TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
     }
 }
 
+// The header search appends its candidates in no order and sorts them (FindHeadersKernel). A
+// stream whose audio is a real frame header over and over (one every 7 bytes, two or three to a
+// thread's 16 bytes) has more candidates than the search makes room for at first, so that it
+// searches again: every candidate as the CPU finds it, in order.
+TEST_F(FlacGpuFastDecode, DenseHeadersAreFoundInOrder) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  const auto real = libflac(test::Signal::music, 2, 16, 20000, 5);
+  const Stream st = parse_stream(real);
+  FrameHeader h;
+  ASSERT_EQ(parse_frame_header(real.data() + st.audio_offset, kMaxHeaderBytes, h, kCrcTables.crc8),
+            FrameError::ok);
+  const std::size_t header = h.header_bytes;
+  ThreadPool pool(2);
+  for (const std::size_t copies : {std::size_t{3}, std::size_t{3000}, std::size_t{150000}}) {
+    std::vector<std::uint8_t> f(real.begin(),
+                                real.begin() + static_cast<std::ptrdiff_t>(st.audio_offset));
+    for (std::size_t i = 0; i < copies; ++i)
+      f.insert(f.end(), real.begin() + static_cast<std::ptrdiff_t>(st.audio_offset),
+               real.begin() + static_cast<std::ptrdiff_t>(st.audio_offset + header));
+    const std::vector<Candidate> gpu = cuda::search_on_device(f);
+    const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
+    ASSERT_EQ(cpu.size(), copies);
+    ASSERT_EQ(gpu.size(), cpu.size()) << copies;
+    for (std::size_t i = 0; i < gpu.size(); ++i) {
+      ASSERT_EQ(gpu[i].pos, cpu[i].pos) << copies << " headers, candidate " << i;
+      ASSERT_EQ(gpu[i].number, cpu[i].number) << copies << " headers, candidate " << i;
+      ASSERT_EQ(gpu[i].next, cpu[i].next) << copies << " headers, candidate " << i;
+    }
+  }
+}
+
 TEST_F(FlacGpuFastDecode, ChainOnTheDeviceIsTheHostsChain) {
   // ChainFramesKernel against chained_frames over the CPU search's candidates: the same frames
   // for an unbroken stream of one block size, none where the chain breaks, none for variable
