@@ -427,8 +427,9 @@ TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
 
 // The header search appends its candidates in no order and sorts them (FindHeadersKernel). A
 // stream whose audio is a real frame header over and over (one every 7 bytes, two or three to a
-// thread's 16 bytes) has more candidates than the search makes room for at first, so that it
-// searches again: every candidate as the CPU finds it, in order.
+// thread's 16 bytes): 3,000 of them fit the room the search makes at first (a candidate per 512
+// bytes and 4,096 more), 150,000 do not, and it searches again. Every candidate as the CPU finds
+// it, in order.
 TEST_F(FlacGpuFastDecode, DenseHeadersAreFoundInOrder) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   const auto real = libflac(test::Signal::music, 2, 16, 20000, 5);
