@@ -151,6 +151,42 @@ class Walker {
   const FrameProbe& probe_;
 };
 
+/// The frames of an unbroken stream into index.frames, in one pass: every candidate from
+/// `first` (the first frame, at the audio's start) on linked to the next and agreeing with the
+/// stream, all but the last of one block size, numbered in a row (the links' rule), and the
+/// last frame decoding to the end of the data. What the walk and the pass over its chain give
+/// such a stream, without the chain between them: the two passes took 0.55-0.66 ms of the
+/// tiled hour's 42,181 frames on the H100's host, the last step before its output was done.
+/// False, with index.frames untouched, for any other stream.
+bool unbroken_index(const std::vector<Candidate>& cands, std::size_t first, const Walker& walker,
+                    std::uint64_t audio_offset, std::uint64_t data_size, FrameIndex& index) {
+  const std::size_t n = cands.size();
+  const Candidate& head = cands[first];
+  if (head.pos != audio_offset || head.variable) return false;
+  const std::uint32_t nominal = head.block_size;
+  const std::uint64_t base = head.number * nominal;
+  std::vector<FrameEntry>& frames = index.frames;
+  frames.reserve(n - first);
+  for (std::size_t i = first; i + 1 < n; ++i) {
+    const Candidate &c = cands[i], &next = cands[i + 1];
+    if (c.next != static_cast<std::int32_t>(i + 1) || c.block_size != nominal || next.variable ||
+        next.number != c.number + 1 || !walker.consistent(next)) {
+      frames.clear();
+      return false;
+    }
+    frames.push_back({c.pos, next.pos, c.number * nominal - base, c.block_size});
+  }
+  const Candidate& last = cands[n - 1];
+  const auto last_end = walker.verify(static_cast<std::uint32_t>(n - 1));
+  if (!last_end || *last_end < data_size) {
+    frames.clear();
+    return false;
+  }
+  frames.push_back({last.pos, *last_end, last.number * nominal - base, last.block_size});
+  index.total_samples = frames.back().out_sample + last.block_size;
+  return true;
+}
+
 void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_size,
                  std::uint64_t frame_number) {
   check_total_samples(index.total_samples, stream, data_size, frame_number, index.damage,
@@ -260,6 +296,11 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   }
 
   Walker walker(cands, fmt, probe);
+  if (found && unbroken_index(cands, static_cast<std::size_t>(first - cands.begin()), walker,
+                              stream.audio_offset, data_size, index)) {
+    check_total(index, stream, data_size, index.frames.size());
+    return index;
+  }
   // The walk starts at the frame that set the format: headers before it did not decode with
   // their own parameters (as the serial decoder judges them), and must not be taken in with the
   // format of a later frame (a bit depth deferred to STREAMINFO read as that frame's).

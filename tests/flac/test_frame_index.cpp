@@ -91,6 +91,63 @@ TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
   }
 }
 
+// An unbroken stream's index is made in one pass (unbroken_index); with its first frame left
+// unlinked the walk makes it instead, and the two must agree in everything. Junk after the
+// last frame, a cut last frame and a damaged frame are not unbroken: the walk makes both.
+TEST(FlacFrameIndex, UnbrokenStreamsIndexAsTheWalkIndexesThem) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  ThreadPool pool(2);
+  struct Case {
+    unsigned channels, bps, level, blocksize;
+    std::size_t samples;
+  };
+  std::size_t compared = 0;
+  for (const Case& k :
+       {Case{2, 16, 8, 4096, 100000}, Case{1, 24, 0, 1152, 50000}, Case{6, 16, 5, 576, 30000},
+        Case{2, 16, 5, 4096, 4096}, Case{2, 8, 3, 192, 7001}})
+    for (int variant = 0; variant < 4; ++variant) {
+      const std::string what = std::to_string(k.channels) + " ch, " + std::to_string(k.bps) +
+                               " bit, -" + std::to_string(k.level) + ", blocks of " +
+                               std::to_string(k.blocksize) + ", variant " + std::to_string(variant);
+      test::LibflacEncoderOptions o;
+      o.level = k.level;
+      o.blocksize = k.blocksize;
+      const auto pcm = test::make_signal(test::Signal::music, k.channels, k.bps, k.samples, 5);
+      auto f = test::encode_with_libflac(pcm, k.channels, k.bps, 48000, o);
+      const Stream st = parse_stream(f);
+      const std::size_t audio = st.audio_offset;
+      if (variant == 1) f.insert(f.end(), {0x12, 0x34, 0x56});      // junk after the last frame
+      if (variant == 2) f.resize(f.size() - 7);                     // the last frame cut
+      if (variant == 3) f[audio + (f.size() - audio) / 2] ^= 0x08;  // a damaged frame
+      const std::vector<Candidate> cands = search_frames_cpu(f, st, pool);
+      ASSERT_FALSE(cands.empty()) << what;
+      std::vector<Candidate> unlinked = cands;
+      unlinked.front().next = -1;
+      const FrameIndex a = build_frame_index(cands, st, std::nullopt, f.size(), host_probe(f));
+      const FrameIndex b = build_frame_index(unlinked, st, std::nullopt, f.size(), host_probe(f));
+      ASSERT_EQ(a.frames.size(), b.frames.size()) << what;
+      for (std::size_t i = 0; i < a.frames.size(); ++i) {
+        const FrameEntry &x = a.frames[i], &y = b.frames[i];
+        ASSERT_TRUE(x.pos == y.pos && x.end == y.end && x.out_sample == y.out_sample &&
+                    x.block_size == y.block_size)
+            << what << ", frame " << i;
+      }
+      EXPECT_EQ(a.total_samples, b.total_samples) << what;
+      EXPECT_EQ(a.warnings, b.warnings) << what;
+      ASSERT_EQ(a.damage.size(), b.damage.size()) << what;
+      for (std::size_t i = 0; i < a.damage.size(); ++i) {
+        const Damage &x = a.damage[i], &y = b.damage[i];
+        EXPECT_TRUE(x.byte_offset == y.byte_offset && x.byte_length == y.byte_length &&
+                    x.frame_number == y.frame_number && x.first_sample == y.first_sample &&
+                    x.samples == y.samples && x.what == y.what)
+            << what << ", damage " << i;
+      }
+      EXPECT_EQ(a.damage.empty() && a.warnings.empty(), variant == 0) << what;
+      ++compared;
+    }
+  EXPECT_EQ(compared, 20u);
+}
+
 // index_is_chain tells from counts alone that the index lists the chain's frames; here every
 // frame is compared wherever it says so, over clean streams and hundreds of damaged copies
 // (bytes flipped, cut, syncs planted in the audio, frames dropped or doubled).

@@ -151,7 +151,13 @@ inline bool parse_narrow(DecodePath path, unsigned bps, unsigned channels) {
 /// StoreFramesKernel; the rest (64-bit sums, a frame with other channels than the stream's)
 /// is restored in place for StoreFramesKernel. S: the scratch's samples (std::int16_t: narrow,
 /// every frame stored, the values that do not fit taken from `exceptions`).
-template <typename S>
+///
+/// Launched twice over the same subframes (launch_restore): without kLongOrders a warp restores
+/// its subframes when their orders are at most kRestoreShortOrders, with it when one is longer.
+/// In one kernel, the 64 registers of the long orders' coefficients and history made the
+/// common orders spill values that every tile reloaded, from L2 (the restore's L1 is mostly its
+/// shared memory).
+template <typename S, bool kLongOrders>
 __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
     RestoreSubframesKernel(std::uint32_t count, unsigned channels, void* scratch,
                            unsigned scratch_bytes, FrameStateDevice* states,
@@ -174,6 +180,8 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
   RestoreLane<S> l = mine ? restore_lane(*p, x, st.block_size) : RestoreLane<S>{};
   l.spilled = mine ? st.exceptions : kNoException;
   l.first = c * st.block_size;
+  const unsigned order = __reduce_max_sync(0xFFFFFFFFu, l.order);
+  if ((order > kRestoreShortOrders) != kLongOrders) return;  // the other launch's warp
   // The frames this warp stores: every channel's lane restores through the tile.
   const std::uint32_t whole =
       __ballot_sync(0xFFFFFFFFu, store && mine && !l.alone && st.channels == channels);
@@ -194,6 +202,9 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
   auto store_pairs = [&](const std::int32_t* tile, unsigned done, auto words_per_pair,
                          auto to_words) {
     constexpr unsigned kWords = decltype(words_per_pair)::value, kPairs = 4 / kWords;
+    // s16 from a narrow scratch (at most 16-bit audio) keeps the low 16 bits of each sample,
+    // which 32-bit sums give exactly, whatever a hostile stream's values.
+    using Sums = std::conditional_t<sizeof(S) == 2 && kWords == 1, std::int32_t, std::int64_t>;
     if (!(stored_lanes >> lane & 1) || st.block_size <= done) return;
     const unsigned valid = min(kRestoreTile, st.block_size - done);
     const std::int32_t* pair = tile + (lane & ~1u) * kRestorePitch;
@@ -206,7 +217,8 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
 #pragma unroll
       for (unsigned j = 0; j < kPairs; ++j) {
         std::int32_t left, right;
-        decorrelated_pair(st.assignment, pair[g + j], pair[g + j + kRestorePitch], left, right);
+        decorrelated_pair<Sums>(st.assignment, pair[g + j], pair[g + j + kRestorePitch], left,
+                                right);
         to_words(left, right, w + j * kWords);
       }
       if (aligned) {
@@ -246,7 +258,7 @@ __global__ void __launch_bounds__(kRestoreBlock, kRestoreBlocksPerSm)
             decorrelated_sample(fr.assignment, tile + q * kRestorePitch, kRestorePitch, lane, cc));
     }
   };
-  warp_restore_any(l, smem[threadIdx.x / 32], exceptions, emit);
+  warp_restore_any<kLongOrders>(order, l, smem[threadIdx.x / 32], exceptions, emit);
   if (c == 0 && (stored_lanes >> lane & 1)) states[k].pending = 0;
   // The index keeps every frame at the stream's channel count; this only guards that (a narrow
   // parse refuses such a frame).

@@ -48,6 +48,18 @@ std::atomic<int> output_fill{0};
 std::mutex log_mutex;
 std::vector<std::uint8_t> frame_errors;
 NarrowLog narrow_decodes;
+
+/// RestoreSubframesKernel over `subframes` on stream s: its launch for the warps of orders up to
+/// kRestoreShortOrders, then the one for the warps of longer orders (whose blocks mostly end at
+/// once).
+template <typename S, typename... Args>
+void launch_restore(std::uint64_t subframes, cudaStream_t s, Args... args) {
+  const auto grid = static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock);
+  RestoreSubframesKernel<S, false><<<grid, kRestoreBlock, 0, s>>>(args...);
+  SIGPU_CUDA_CHECK_LAUNCH();
+  RestoreSubframesKernel<S, true><<<grid, kRestoreBlock, 0, s>>>(args...);
+  SIGPU_CUDA_CHECK_LAUNCH();
+}
 }  // namespace
 
 void set_decode_path(DecodePath p) {
@@ -132,10 +144,8 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
   SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, pcm_bytes));
   const PcmTarget target{d_pcm.get(), format, Layout::interleaved, channels, bits, at};
   const std::uint64_t subframes = std::uint64_t(n) * channels;
-  RestoreSubframesKernel<std::int32_t>
-      <<<static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock), kRestoreBlock>>>(
-          n, channels, d_x.get(), 4, d_states.get(), d_params.get(), target, store, nullptr);
-  SIGPU_CUDA_CHECK_LAUNCH();
+  launch_restore<std::int32_t>(subframes, nullptr, n, channels, d_x.get(), 4u, d_states.get(),
+                               d_params.get(), target, store, nullptr);
   RestoreRun r;
   r.samples.resize(samples.size());
   SIGPU_CUDA_CHECK(
@@ -240,17 +250,16 @@ void DecodeSlot::enqueue(bool narrow) {
     SIGPU_CUDA_CHECK_LAUNCH();
     mark(1);
     const std::uint64_t subframes = std::uint64_t(n) * channels;
-    const auto grid = static_cast<unsigned>((subframes + kRestoreBlock - 1) / kRestoreBlock);
     const bool store = restore_stores_frames(channels, scratch_bytes);
+    const NarrowException* exceptions = narrow_ ? pool.entries : nullptr;
+    auto restore = [&](auto sample) {
+      launch_restore<decltype(sample)>(subframes, s(), n, channels, scratch.get(), scratch_bytes,
+                                       states.get(), params.get(), target, store, exceptions);
+    };
     if (narrow_)
-      RestoreSubframesKernel<std::int16_t>
-          <<<grid, kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
-                                            params.get(), target, store, pool.entries);
+      restore(std::int16_t{});
     else
-      RestoreSubframesKernel<std::int32_t>
-          <<<grid, kRestoreBlock, 0, s()>>>(n, channels, scratch.get(), scratch_bytes, states.get(),
-                                            params.get(), target, store, nullptr);
-    SIGPU_CUDA_CHECK_LAUNCH();
+      restore(std::int32_t{});
     mark(2);
     // A narrow decode leaves no frame pending: its restore stores every frame (one it could not
     // store was refused by the parse).
@@ -671,6 +680,7 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   ProbeMemo memo(probe);
   memo.prefetch(cands_host, st, o.params);
   links_landed(cands_host);
+  const double t_links = clock.seconds();
   ParallelDecodeResult pr = decode_in_rounds(
       cands_host, st, o.params, size,
       [&memo](const Candidate& c, unsigned bps) { return memo(c, bps); }, executor, host_bytes);
@@ -681,9 +691,10 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   if (origin) {
     std::fprintf(stderr,
                  "sigpu cuda: %zu candidates, %zu frames; early decode launched at %.2f ms, "
-                 "search %.2f ms, index %.2f ms, decode %.2f ms, results %.2f ms\n",
+                 "search %.2f ms, links landed at %.2f ms, index %.2f ms, decode %.2f ms, "
+                 "results %.2f ms\n",
                  cands_host.size(), pr.index.frames.size(), executor.launched_at * 1e3,
-                 t_search * 1e3, (executor.indexed_at - t_search) * 1e3,
+                 t_search * 1e3, t_links * 1e3, (executor.indexed_at - t_search) * 1e3,
                  (executor.decoded_at - executor.indexed_at) * 1e3,
                  (clock.seconds() - executor.decoded_at) * 1e3);
     main.trace_origin = nullptr;
@@ -711,8 +722,10 @@ CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
   // blocks per SM of the flat parse (the hour's 1,319 on 132 SMs) 220 KB, with a block of the
   // links beside them 224 KB: all they can have.
   for (const void* kernel :
-       {reinterpret_cast<const void*>(RestoreSubframesKernel<std::int32_t>),
-        reinterpret_cast<const void*>(RestoreSubframesKernel<std::int16_t>),
+       {reinterpret_cast<const void*>(RestoreSubframesKernel<std::int32_t, false>),
+        reinterpret_cast<const void*>(RestoreSubframesKernel<std::int32_t, true>),
+        reinterpret_cast<const void*>(RestoreSubframesKernel<std::int16_t, false>),
+        reinterpret_cast<const void*>(RestoreSubframesKernel<std::int16_t, true>),
         reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_flat>),
         reinterpret_cast<const void*>(ParseFramesKernel<DecodePath::fast_warp_parse>)})
     SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,

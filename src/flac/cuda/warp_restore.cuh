@@ -157,43 +157,60 @@ __device__ void warp_restore(const RestoreLane<S>& l, RestoreWarpSmem& s,
   // registers, 3 blocks per SM and 1.67 waves for the hour.) 32-bit samples: subframe q's run
   // one sample per lane. Narrow: two runs per turn, a pair of samples per lane, by 4-byte copies
   // where the run is 4-byte aligned.
+  //
+  // A tile whole in every lane's subframe (all but a subframe's last) whose narrow runs lie
+  // 4-byte aligned (all but those of odd block sizes) is fetched without the per-run checks:
+  // they were a fifth of the hour's restore (Nsight Compute, 2026-11-23).
+  const unsigned least = __reduce_min_sync(0xFFFFFFFFu, l.tiled());
+  const bool aligned = __all_sync(0xFFFFFFFFu, reinterpret_cast<std::uintptr_t>(l.x) % 4 == 0);
+  auto shared_at = [](const std::int32_t* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+  };
   auto fetch = [&](unsigned done) {
     std::int32_t* tile = s.tile[done / kRestoreTile % 2];
+    const bool whole = aligned && done + kRestoreTile <= least;
+    auto have = [&](unsigned q) { return s.left[q] > done ? s.left[q] - done : 0; };
     if constexpr (kNarrow) {
       const unsigned half = lane / 16, pair = lane % 16;
+      auto at = [&](unsigned q) { return tile + q * kRestorePitch + kNarrowRowOffset + pair; };
+      auto from = [&](unsigned q) { return static_cast<const S*>(s.at[q]) + done + 2 * pair; };
+      if (whole) {
 #pragma unroll
-      for (unsigned r = 0; r < 32; r += 2) {
-        const unsigned q = r + half;
-        const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-        std::int32_t* at = tile + q * kRestorePitch + kNarrowRowOffset + pair;
-        const S* from = static_cast<const S*>(s.at[q]) + done + 2 * pair;
-        if (2 * pair >= have) {
-          *at = 0;
-        } else if (reinterpret_cast<std::uintptr_t>(from) % 4 == 0) {
-          // A last odd sample brings the one after it along: the scratch has room past the
-          // narrow samples (it is sized for 32-bit ones), and past `left` nothing is stored.
-          copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)), from);
-        } else {
-          *at =
-              static_cast<std::uint16_t>(from[0]) |
-              (2 * pair + 1 < have ? std::uint32_t{static_cast<std::uint16_t>(from[1])} << 16 : 0u);
+        for (unsigned q = half; q < 32; q += 2) copy_async_4(shared_at(at(q)), from(q));
+      } else {
+#pragma unroll
+        for (unsigned q = half; q < 32; q += 2) {
+          const unsigned n = have(q);
+          if (2 * pair >= n) {
+            *at(q) = 0;
+          } else if (reinterpret_cast<std::uintptr_t>(from(q)) % 4 == 0) {
+            // A last odd sample brings the one after it along: the scratch has room past the
+            // narrow samples (it is sized for 32-bit ones), and past `left` nothing is stored.
+            copy_async_4(shared_at(at(q)), from(q));
+          } else {
+            *at(q) = static_cast<std::uint16_t>(from(q)[0]) |
+                     (2 * pair + 1 < n ? std::uint32_t{static_cast<std::uint16_t>(from(q)[1])} << 16
+                                       : 0u);
+          }
         }
       }
     } else {
+      auto at = [&](unsigned q) { return tile + q * kRestorePitch + lane; };
+      auto from = [&](unsigned q) { return static_cast<const S*>(s.at[q]) + done + lane; };
 #pragma unroll
       for (unsigned q = 0; q < 32; ++q) {
-        const unsigned have = s.left[q] > done ? s.left[q] - done : 0;
-        std::int32_t* at = tile + q * kRestorePitch + lane;
-        if (lane < have) {
-          copy_async_4(static_cast<unsigned>(__cvta_generic_to_shared(at)),
-                       static_cast<const S*>(s.at[q]) + done + lane);
-        } else {
-          *at = 0;
-        }
+        if (whole || lane < have(q))
+          copy_async_4(shared_at(at(q)), from(q));
+        else
+          *at(q) = 0;
       }
     }
     copy_async_commit();
   };
+  // A CONSTANT subframe's value laid over its run (which holds nothing) without a branch: a
+  // choice between the value and the prediction was a branch around the sum at every sample.
+  const std::uint32_t keep = l.constant ? 0u : ~0u;
+  const std::uint32_t fill = l.constant ? static_cast<std::uint32_t>(l.value) : 0u;
   fetch(0);
   for (unsigned done = 0; done < most; done += kRestoreTile) {
     if (done + kRestoreTile < most) {
@@ -208,6 +225,7 @@ __device__ void warp_restore(const RestoreLane<S>& l, RestoreWarpSmem& s,
     const std::int16_t* narrow_row = reinterpret_cast<const std::int16_t*>(row + kNarrowRowOffset);
     // With `spills`, the loop also takes the values the narrow scratch could not hold; a
     // separate loop for the few tiles that have any, so that the others keep their registers.
+    const unsigned warm = l.from > done ? l.from - done : 0;  // samples passed through
     auto run = [&](auto spills) {
 #pragma unroll
       for (unsigned j = 0; j < kRestoreTile; ++j) {
@@ -222,9 +240,7 @@ __device__ void warp_restore(const RestoreLane<S>& l, RestoreWarpSmem& s,
         }
         const std::uint32_t predicted =
             raw + static_cast<std::uint32_t>(static_cast<std::int32_t>(sum) >> l.shift);
-        const std::uint32_t v = l.constant          ? static_cast<std::uint32_t>(l.value)
-                                : done + j < l.from ? raw
-                                                    : predicted;
+        const std::uint32_t v = ((j < warm ? raw : predicted) & keep) | fill;
         row[j] = static_cast<std::int32_t>(v << l.wasted);
 #pragma unroll
         for (unsigned q = P - 1; q > 0; --q) past[q] = past[q - 1];
@@ -265,21 +281,25 @@ struct WriteBackTile {
   }
 };
 
-/// warp_restore with the warp's order rounded up to 4, 8, 12, 16 or 32.
-template <typename S, typename Emit>
-__device__ inline void warp_restore_any(const RestoreLane<S>& l, RestoreWarpSmem& s,
+/// The longest order the restore runs in the same kernel as the common ones (see
+/// RestoreSubframesKernel).
+inline constexpr unsigned kRestoreShortOrders = 16;
+
+/// warp_restore with the warp's order (the largest of its lanes') rounded up to 4, 8, 12 or 16,
+/// or with kLong (an order past kRestoreShortOrders) to 32.
+template <bool kLong, typename S, typename Emit>
+__device__ inline void warp_restore_any(unsigned order, const RestoreLane<S>& l, RestoreWarpSmem& s,
                                         const NarrowException* pool, Emit&& emit) {
-  const unsigned order = __reduce_max_sync(0xFFFFFFFFu, l.order);
-  if (order <= 4)
+  if constexpr (kLong)
+    warp_restore<32>(l, s, pool, emit);
+  else if (order <= 4)
     warp_restore<4>(l, s, pool, emit);
   else if (order <= 8)
     warp_restore<8>(l, s, pool, emit);
   else if (order <= 12)
     warp_restore<12>(l, s, pool, emit);
-  else if (order <= 16)
-    warp_restore<16>(l, s, pool, emit);
   else
-    warp_restore<32>(l, s, pool, emit);
+    warp_restore<16>(l, s, pool, emit);
 }
 
 }  // namespace sigpu::flac::cuda
