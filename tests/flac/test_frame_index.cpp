@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "core/thread_pool.hpp"
 #include "flac/backends.hpp"
@@ -36,23 +38,31 @@ TEST(FlacFrameIndex, UncoveredSamplesAreTheGapsBetweenFramesAndAtTheEnds) {
   EXPECT_EQ(uncovered_samples(index_of({{0, 100}, {50, 20}, {100, 10}}, 120)), (Spans{{110, 120}}));
 }
 
+/// A libFLAC stream of music: its shape and encoder settings.
+struct Encoded {
+  unsigned channels, bps, level, blocksize;
+  std::size_t samples;
+
+  std::string what() const {
+    return std::to_string(channels) + " ch, " + std::to_string(bps) + " bit, -" +
+           std::to_string(level) + ", blocks of " + std::to_string(blocksize);
+  }
+  std::vector<std::uint8_t> bytes(unsigned seed) const {
+    test::LibflacEncoderOptions o;
+    o.level = level;
+    o.blocksize = blocksize;
+    const auto pcm = test::make_signal(test::Signal::music, channels, bps, samples, seed);
+    return test::encode_with_libflac(pcm, channels, bps, 48000, o);
+  }
+};
+
 TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   ThreadPool pool(2);
-  struct Case {
-    unsigned channels, bps, level, blocksize;
-    std::size_t samples;
-  };
-  for (const Case& k : {Case{2, 16, 8, 4096, 100000}, Case{1, 24, 0, 1152, 50000},
-                        Case{6, 16, 5, 576, 30000}, Case{2, 16, 5, 4096, 4096}}) {
-    const std::string what = std::to_string(k.channels) + " ch, " + std::to_string(k.bps) +
-                             " bit, -" + std::to_string(k.level) + ", blocks of " +
-                             std::to_string(k.blocksize);
-    test::LibflacEncoderOptions o;
-    o.level = k.level;
-    o.blocksize = k.blocksize;
-    const auto pcm = test::make_signal(test::Signal::music, k.channels, k.bps, k.samples, 3);
-    auto f = test::encode_with_libflac(pcm, k.channels, k.bps, 48000, o);
+  for (const Encoded& k : {Encoded{2, 16, 8, 4096, 100000}, Encoded{1, 24, 0, 1152, 50000},
+                           Encoded{6, 16, 5, 576, 30000}, Encoded{2, 16, 5, 4096, 4096}}) {
+    const std::string what = k.what();
+    auto f = k.bytes(3);
     const Stream st = parse_stream(f);
     const std::vector<Candidate> cands = search_frames_cpu(f, st, pool);
     const FrameIndex index = build_frame_index(cands, st, std::nullopt, f.size(), host_probe(f));
@@ -97,23 +107,13 @@ TEST(FlacFrameIndex, ChainedFramesAreTheIndexOfAnUnbrokenStream) {
 TEST(FlacFrameIndex, UnbrokenStreamsIndexAsTheWalkIndexesThem) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   ThreadPool pool(2);
-  struct Case {
-    unsigned channels, bps, level, blocksize;
-    std::size_t samples;
-  };
   std::size_t compared = 0;
-  for (const Case& k :
-       {Case{2, 16, 8, 4096, 100000}, Case{1, 24, 0, 1152, 50000}, Case{6, 16, 5, 576, 30000},
-        Case{2, 16, 5, 4096, 4096}, Case{2, 8, 3, 192, 7001}})
+  for (const Encoded& k :
+       {Encoded{2, 16, 8, 4096, 100000}, Encoded{1, 24, 0, 1152, 50000},
+        Encoded{6, 16, 5, 576, 30000}, Encoded{2, 16, 5, 4096, 4096}, Encoded{2, 8, 3, 192, 7001}})
     for (int variant = 0; variant < 4; ++variant) {
-      const std::string what = std::to_string(k.channels) + " ch, " + std::to_string(k.bps) +
-                               " bit, -" + std::to_string(k.level) + ", blocks of " +
-                               std::to_string(k.blocksize) + ", variant " + std::to_string(variant);
-      test::LibflacEncoderOptions o;
-      o.level = k.level;
-      o.blocksize = k.blocksize;
-      const auto pcm = test::make_signal(test::Signal::music, k.channels, k.bps, k.samples, 5);
-      auto f = test::encode_with_libflac(pcm, k.channels, k.bps, 48000, o);
+      const std::string what = k.what() + ", variant " + std::to_string(variant);
+      auto f = k.bytes(5);
       const Stream st = parse_stream(f);
       const std::size_t audio = st.audio_offset;
       if (variant == 1) f.insert(f.end(), {0x12, 0x34, 0x56});      // junk after the last frame
