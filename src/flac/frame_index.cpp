@@ -157,7 +157,7 @@ class Walker {
 /// last frame decoding to the end of the data. What the walk and the pass over its chain give
 /// such a stream, without the chain between them: the two passes took 0.55-0.66 ms of the
 /// tiled hour's 42,181 frames on the H100's host, the last step before its output was done.
-/// False, with index.frames untouched, for any other stream.
+/// False, with index.frames left empty, for any other stream.
 bool unbroken_index(const std::vector<Candidate>& cands, std::size_t first, const Walker& walker,
                     std::uint64_t audio_offset, std::uint64_t data_size, FrameIndex& index) {
   const std::size_t n = cands.size();
