@@ -26,6 +26,20 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The input cannot be read (missing, a directory, no permission) or is not of the format
+/// asked for (no stream found, nothing decodable in it). The CLI exits with 3.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The input is of the format but uses a feature this build or decoder does not support (a
+/// profile, a coding tool, a container without its library). The CLI exits with 4.
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Raised when a CUDA call fails; the message names the call and file:line.
 class CudaError : public Error {
  public:
