@@ -40,6 +40,19 @@ class UnsupportedError : public Error {
   using Error::Error;
 };
 
+/// The caller asked for something impossible: a bad option value, an output format that cannot
+/// be told, an output that exists (without force) or is one of the inputs. The CLI exits with 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An output cannot be written (no permission, disk full, a closed pipe). The CLI exits with 5.
+class OutputError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Raised when a CUDA call fails; the message names the call and file:line.
 class CudaError : public Error {
  public:

@@ -1,5 +1,5 @@
 # prores: MOV input through libavformat (optional: without it only raw 'icpf' frames are read),
-# 16-bit PNG output in the CLI through libpng, and the benchmark's FFmpeg peer through
+# and the benchmark's FFmpeg peer through
 # libavcodec. SIGPU_PRORES_FFMPEG_STATIC links a static, ProRes-only FFmpeg build instead of
 # the system's shared one, for the GPU machine's bundle (Debian's libavcodec drags in ~230 MB):
 # point PKG_CONFIG_PATH at its lib/pkgconfig (docs/prores.md says how to build it).
@@ -21,9 +21,4 @@ if(PRORES_AV_FOUND)
     target_include_directories(prores_bench PRIVATE ${_prores_av_inc})
     target_compile_definitions(prores_bench PRIVATE SIGPU_HAVE_LIBAVCODEC=1)
   endif()
-endif()
-pkg_check_modules(PRORES_PNG IMPORTED_TARGET libpng)
-if(PRORES_PNG_FOUND AND TARGET sigpu_cli)
-  target_link_libraries(sigpu_cli PRIVATE PkgConfig::PRORES_PNG)
-  target_compile_definitions(sigpu_cli PRIVATE SIGPU_HAVE_LIBPNG=1)
 endif()

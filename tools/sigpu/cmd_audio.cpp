@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sigpu/audio.hpp>
+#include <sigpu/io.hpp>
 
 #include "audio/bench_scenarios.hpp"
 #include "audio/bench_search.hpp"
@@ -56,7 +57,9 @@ int run_check(const CheckArgs& a) {
 }
 
 struct RenderArgs {
-  std::string graph, in, out, backend = "auto";
+  std::string graph, in, backend = "auto";
+  OutputArgs out;
+  std::string out_positional;
   std::vector<std::string> sets;
   int period = 1024;
   double tail = 0;
@@ -77,11 +80,18 @@ int run_render(const RenderArgs& a) {
     bar->add_bytes(done - shown);
     shown = done;
   };
-  const auto r = audio::render(g, a.in, a.out, o);
+  if (!a.out.output.empty() && !a.out_positional.empty())
+    throw UsageError("name the output once: as the third argument or with -o");
+  const std::string path = a.out.output.empty() ? a.out_positional : a.out.output;
+  if (path.empty()) throw UsageError("name the output file with -o (.wav or .flac)");
+  io::Input in(a.in);
+  io::Output out(path, {.force = a.out.force, .inputs = {&in}});
+  const auto r = audio::render(g, a.in, out.staging_path(), o);
+  out.commit();
   bar.reset();
-  std::printf("%s -> %s: %llu frames at %.0f Hz in %.2f s (%.0fx real time)\n", a.in.c_str(),
-              a.out.c_str(), static_cast<unsigned long long>(r.frames), r.sample_rate, r.seconds,
-              r.realtime());
+  std::fprintf(stderr, "%s -> %s: %llu frames at %.0f Hz in %.2f s (%.0fx real time)\n",
+               in.name().c_str(), out.name().c_str(), static_cast<unsigned long long>(r.frames),
+               r.sample_rate, r.seconds, r.realtime());
   return kExitOk;
 }
 
@@ -438,7 +448,9 @@ void add_audio_commands(CLI::App& app, Action& action) {
   auto* cr = audio->add_subcommand("render", "Render a sound file through a graph (WAV, FLAC)");
   cr->add_option("graph", render->graph, "Graph file (JSON)")->required();
   cr->add_option("input", render->in, "Input sound file")->required();
-  cr->add_option("output", render->out, "Output: .wav (float32) or .flac (24-bit)")->required();
+  cr->add_option("output", render->out_positional, "Output: .wav (float32) or .flac (24-bit)");
+  cr->add_option("-o,--output", render->out.output, "Output (instead of the third argument)");
+  cr->add_flag("-f,--force", render->out.force, "Overwrite an existing output file");
   cr->add_option("--backend", render->backend, "cpu, cpu-parallel, cuda or auto")
       ->capture_default_str();
   cr->add_option("--period", render->period, "Frames per period")->capture_default_str();

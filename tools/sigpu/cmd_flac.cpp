@@ -2,6 +2,7 @@
 // the others still run; the exit code says whether any failed.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -10,18 +11,15 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <sigpu/flac.hpp>
+#include <sigpu/io.hpp>
 
 #include "commands.hpp"
-#include "core/mapped_file.hpp"
-#include "core/md5.hpp"
-#include "core/timer.hpp"
-#include "flac/decoder_common.hpp"
-#include "flac/wav_writer.hpp"
 #include "progress.hpp"
 
 namespace sigpu::cli {
@@ -37,13 +35,12 @@ struct DecodeArgs {
   std::vector<std::string> inputs;  ///< files and directories (searched for *.flac)
   std::string list;                 ///< a file naming one input per line
   std::string shard;                ///< "I/N": every N-th input from the I-th (0-based)
-  std::string output;
+  OutputArgs out;
   std::string backend = "auto";
-  std::string format = "wav";
   std::string sample_format;  ///< empty: the coded width, as `flac -d` writes it
   int device = 0;
   std::string devices;  ///< "all" or "0,1": several GPUs at once
-  bool no_md5 = false, stop_on_damage = false, force = false, quiet = false;
+  bool no_md5 = false, stop_on_damage = false, quiet = false;
   std::string skip, until;  ///< a range, as `flac -d --skip/--until` takes it
 };
 
@@ -61,19 +58,31 @@ std::uint64_t size_or_zero(const std::string& path) {
   return ec ? 0 : n;
 }
 
-std::uint64_t total_size(const std::vector<std::string>& paths) {
-  std::uint64_t n = 0;
-  for (const auto& p : paths) n += size_or_zero(p);
-  return n;
+std::string hex(std::span<const std::uint8_t> bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (auto b : bytes) s += {kDigits[b >> 4], kDigits[b & 15]};
+  return s;
 }
 
-std::vector<std::uint8_t> read_prefix(const std::string& path, std::uint64_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "'");
-  std::vector<std::uint8_t> bytes(std::min(size_or_zero(path), max_bytes));
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (std::uint64_t(in.gcount()) != bytes.size()) throw Error("cannot read '" + path + "'");
-  return bytes;
+io::PcmView view_of(const flac::Pcm& p) {
+  const io::SampleType type = p.format == flac::SampleFormat::s16   ? io::SampleType::s16
+                              : p.format == flac::SampleFormat::s32 ? io::SampleType::s32
+                              : p.format == flac::SampleFormat::f32 ? io::SampleType::f32
+                                                                    : io::SampleType::raw32;
+  return {type,
+          p.layout == flac::Layout::planar,
+          p.sample_rate,
+          p.channels,
+          p.bits_per_sample,
+          p.samples,
+          p.bytes.data()};
+}
+
+/// The file's bytes: mapped for a regular file, read whole from a stream.
+std::span<const std::uint8_t> bytes_of(io::Input& in) {
+  constexpr std::uint64_t kMaxStream = std::uint64_t{16} << 30;
+  return in.all(kMaxStream);
 }
 
 std::string duration(std::uint64_t samples, std::uint32_t rate) {
@@ -108,19 +117,13 @@ std::string md5_text(const flac::DecodeReport& r) {
 
 // ---- info ----------------------------------------------------------------------------------
 
+/// Metadata comes first and is small: a stream is read only as far as the first 16 MB.
 flac::Stream parse_file(const std::string& path) {
-  // Metadata is usually a few KB: try a prefix before reading a whole (large) file.
-  constexpr std::uint64_t kPrefix = 4 << 20;
-  try {
-    return flac::parse_stream(read_prefix(path, kPrefix));
-  } catch (const Error& e) {
-    if (size_or_zero(path) <= kPrefix) throw Error(path + ": " + e.what());
-  }
-  try {
-    return flac::parse_stream(read_prefix(path, UINT64_MAX));
-  } catch (const Error& e) {
-    throw Error(path + ": " + e.what());
-  }
+  io::Input in(path);
+  if (in.seekable()) return flac::parse_stream(in.map());
+  std::vector<std::uint8_t> prefix(16 << 20);
+  prefix.resize(in.read(prefix));
+  return flac::parse_stream(prefix);
 }
 
 void print_stream(const std::string& path, const flac::Stream& s) {
@@ -147,8 +150,7 @@ void print_stream(const std::string& path, const flac::Stream& s) {
       std::printf("  frames            not in STREAMINFO ('sigpu flac test' counts them)\n");
     if (i.min_frame_size || i.max_frame_size)
       std::printf("  frame size        %u..%u bytes\n", i.min_frame_size, i.max_frame_size);
-    std::printf("  MD5               %s\n",
-                i.md5_set() ? to_hex(i.md5.data(), i.md5.size()).c_str() : "not set");
+    std::printf("  MD5               %s\n", i.md5_set() ? hex(i.md5).c_str() : "not set");
   } else {
     std::printf("  no STREAMINFO: the data starts at a frame header\n");
   }
@@ -174,21 +176,13 @@ int run_info(const InfoArgs& a) {
       print_stream(a.inputs[n], parse_file(a.inputs[n]));
     } catch (const std::exception& e) {
       std::fflush(stdout);
-      print_error(e.what());
-      rc = kExitFailed;
+      rc = std::max(rc, report_error(e, a.inputs[n]));
     }
   }
   return rc;
 }
 
 // ---- decode --------------------------------------------------------------------------------
-
-/// For comparing paths; /dev/stdout on a pipe has no canonical form.
-std::string canonical_or_as_is(const std::string& path) {
-  std::error_code ec;
-  const auto p = fs::weakly_canonical(path, ec);
-  return ec ? path : p.string();
-}
 
 /// One file to decode and the name its output gets under an output directory.
 struct Input {
@@ -209,7 +203,7 @@ std::vector<Input> expand_inputs(const DecodeArgs& a, bool* several) {
   std::vector<Input> all;
   *several = a.inputs.size() > 1 || !a.list.empty();
   for (const auto& in : a.inputs) {
-    if (!fs::is_directory(in)) {
+    if (in == "-" || !fs::is_directory(in)) {
       all.push_back({in, fs::path(in).filename()});
       continue;
     }
@@ -243,40 +237,41 @@ std::vector<Input> expand_inputs(const DecodeArgs& a, bool* several) {
   return mine;
 }
 
-std::string extension_of(const std::string& format) {
-  return format == "raw" ? ".raw" : format == "npy" ? ".npy" : ".wav";
-}
+/// Where each input's PCM goes and in which format. One input: -o names a file, a folder or
+/// stdout (default: the input's name with the format's extension). Several: -o names a folder
+/// that mirrors the inputs' names.
+struct Destination {
+  std::string path;
+  io::PcmFormat format;
+};
 
-std::vector<std::string> output_paths(const DecodeArgs& a, const std::vector<Input>& inputs,
+std::vector<Destination> destinations(const DecodeArgs& a, const std::vector<Input>& inputs,
                                       bool several) {
-  const std::string ext = extension_of(a.format);
-  std::vector<std::string> out;
+  std::vector<Destination> out;
+  const io::PcmFormat named = io::pcm_format(a.out.format.empty() ? "wav" : a.out.format, "-");
+  auto under = [&](const std::string& dir, const fs::path& name) {
+    return (fs::path(dir) / fs::path(name).replace_extension(io::extension(named))).string();
+  };
   if (!several) {
-    const auto& in = inputs.at(0).path;
-    if (a.output == "-")
-      out.push_back("/dev/stdout");  // the writer needs no seeking when the length is known
-    else if (a.output.empty())
-      out.push_back(fs::path(in).replace_extension(ext).string());
-    else if (fs::is_directory(a.output))
-      out.push_back((fs::path(a.output) / fs::path(in).filename().replace_extension(ext)).string());
+    const auto& in = inputs.at(0);
+    if (a.out.output.empty())
+      out.push_back({io::default_output(in.path, io::extension(named)), named});
+    else if (a.out.output != "-" && fs::is_directory(a.out.output))
+      out.push_back({under(a.out.output, in.name), named});
     else
-      out.push_back(a.output);
-  } else {
-    if (a.output.empty() || a.output == "-")
-      throw UsageError("several inputs (or a directory, or a list) need -o OUTDIR");
-    if (fs::exists(a.output) && !fs::is_directory(a.output))
-      throw UsageError("-o '" + a.output + "' is not a directory");
-    for (const auto& in : inputs)
-      out.push_back((fs::path(a.output) / fs::path(in.name).replace_extension(ext)).string());
+      out.push_back({a.out.output, io::pcm_format(a.out.format, a.out.output)});
+    return out;
   }
+  if (a.out.output.empty() || a.out.output == "-")
+    throw UsageError("several inputs (or a directory, or a list) need -o OUTDIR");
+  if (fs::exists(a.out.output) && !fs::is_directory(a.out.output))
+    throw UsageError("-o '" + a.out.output + "' is not a directory");
   std::map<std::string, std::string> seen;
-  for (std::size_t n = 0; n < out.size(); ++n) {
-    const auto canon = canonical_or_as_is(out[n]);
-    if (canon == canonical_or_as_is(inputs[n].path))
-      throw UsageError("output '" + out[n] + "' would overwrite its input");
-    if (auto [it, fresh] = seen.emplace(canon, inputs[n].path); !fresh)
-      throw UsageError("inputs '" + it->second + "' and '" + inputs[n].path +
-                       "' would both write '" + out[n] + "'");
+  for (const auto& in : inputs) {
+    out.push_back({under(a.out.output, in.name), named});
+    if (auto [it, fresh] = seen.emplace(out.back().path, in.path); !fresh)
+      throw UsageError("inputs '" + it->second + "' and '" + in.path + "' would both write '" +
+                       out.back().path + "'");
   }
   return out;
 }
@@ -289,21 +284,27 @@ flac::SampleFormat sample_format(const std::string& name) {
 }
 
 /// Streams the PCM out in pieces, crediting the progress bar with the input bytes it stands for.
-void write_output(const std::string& path, const flac::Pcm& pcm, flac::FileFormat format,
-                  Progress& progress, std::uint64_t input_bytes) {
-  flac::PcmFileWriter w(path, flac::shape_of(pcm),
-                        {.format = format, .expected_samples = pcm.samples});
+void write_output(io::Output& out, io::PcmFormat format, const flac::Pcm& pcm, Progress& progress,
+                  std::uint64_t input_bytes) {
+  const io::PcmView view = view_of(pcm);
+  io::PcmWriter w(out, format, view, pcm.samples);
   constexpr std::uint64_t kStep = 1 << 18;
   std::uint64_t credited = 0;
   for (std::uint64_t at = 0; at < pcm.samples; at += kStep) {
     const std::uint64_t n = std::min(kStep, pcm.samples - at);
-    w.append(pcm, at, n);
+    w.append(view, at, n);
     const auto due = std::uint64_t(double(input_bytes) * double(at + n) / double(pcm.samples));
     progress.add_bytes(due - std::min(due, credited));
     credited = std::max(credited, due);
   }
-  w.finalize();
+  w.finish();
   progress.add_bytes(input_bytes - std::min(input_bytes, credited));
+}
+
+/// A decode that found no audio in a non-empty input did not find FLAC.
+void check_found_audio(const std::string& path, std::uint64_t size, const flac::Decoded& d) {
+  if (d.report.frames == 0 && d.stream.info.total_samples != 0)
+    throw InputError(path + ": no FLAC frame found in " + std::to_string(size) + " bytes");
 }
 
 /// Prints what went wrong (or, unless quiet, what was written); returns the file's exit code.
@@ -323,7 +324,7 @@ int report_decode(const std::string& in, const std::string& out, const flac::Dec
                  p.bits_per_sample, md5_text(d.report).c_str(),
                  std::string(to_string(d.report.backend)).c_str(), seconds);
   }
-  return d.report.ok() ? kExitOk : kExitFailed;
+  return d.report.ok() ? kExitOk : kExitDamaged;
 }
 
 /// A position as `flac -d --skip/--until` takes one: samples (digits), or mm:ss.ss.
@@ -340,11 +341,10 @@ std::uint64_t parse_position(const std::string& text, unsigned rate, const char*
 }
 
 /// The samples --skip/--until select in a file (the whole file when neither is given).
-flac::Decoded decode_input(const std::string& path, const DecodeArgs& a,
-                           const flac::DecodeOptions& opt) {
-  if (a.skip.empty() && a.until.empty()) return flac::decode_file(path, opt);
-  const MappedFile file(path);  // the range's pages are read, not the whole file
-  const std::span<const std::uint8_t> bytes = file.bytes();
+flac::Decoded decode_input(io::Input& in, const DecodeArgs& a, const flac::DecodeOptions& opt) {
+  if (a.skip.empty() && a.until.empty()) return flac::decode(bytes_of(in), opt);
+  if (!in.seekable()) throw UsageError("--skip and --until need a file, not " + in.name());
+  const std::span<const std::uint8_t> bytes = in.map();  // the range's pages alone are read
   const unsigned rate = flac::parse_stream(bytes).info.sample_rate;
   const std::uint64_t first = a.skip.empty() ? 0 : parse_position(a.skip, rate, "--skip");
   std::uint64_t end = ~std::uint64_t{0};
@@ -365,10 +365,10 @@ int run_decode(const DecodeArgs& a) {
   const std::vector<Input> inputs = expand_inputs(a, &several);
   if (inputs.empty()) {
     print_error("no input files" + std::string(a.shard.empty() ? "" : " in this shard"));
-    return kExitOk;
+    return a.shard.empty() ? kExitInput : kExitOk;
   }
-  const auto outputs = output_paths(a, inputs, several);
-  if (several) fs::create_directories(a.output);
+  const auto outputs = destinations(a, inputs, several);
+  if (several) fs::create_directories(a.out.output);
   flac::DecodeOptions opt;
   opt.backend = resolve(parse_backend(a.backend));
   opt.format = sample_format(a.sample_format);
@@ -381,28 +381,29 @@ int run_decode(const DecodeArgs& a) {
       throw UsageError("--devices needs the cuda backend (and a CUDA device)");
     opt.devices = flac::parse_devices(a.devices);
   }
-  const auto format = a.format == "raw"   ? flac::FileFormat::raw
-                      : a.format == "npy" ? flac::FileFormat::npy
-                                          : flac::FileFormat::wav;
 
-  std::vector<std::string> paths;
-  for (const auto& in : inputs) paths.push_back(in.path);
-  Progress progress(total_size(paths), inputs.size());
+  std::uint64_t total = 0;
+  for (const auto& in : inputs) total += size_or_zero(in.path);
+  Progress progress(total, inputs.size());
   int rc = kExitOk;
-  auto fail = [&](const std::string& message) {
+  auto fail = [&](const std::exception& e, const std::string& context) {
     progress.clear();
-    print_error(message);
-    rc = kExitFailed;
+    rc = std::max(rc, report_error(e, context));
   };
-  auto write = [&](std::size_t n, const flac::Decoded& decoded, double seconds) {
-    fs::create_directories(fs::path(outputs[n]).parent_path());
-    write_output(outputs[n], decoded.pcm, format, progress, size_or_zero(inputs[n].path));
+  auto write = [&](std::size_t n, io::Input& in, const flac::Decoded& decoded, double seconds) {
+    check_found_audio(in.name(), in.size(), decoded);
+    const auto& dest = outputs[n];
+    if (several) fs::create_directories(fs::path(dest.path).parent_path());
+    io::Output out(dest.path, {.force = a.out.force, .inputs = {&in}});
+    write_output(out, dest.format, decoded.pcm, progress, in.size());
     progress.clear();
-    rc = std::max(rc, report_decode(inputs[n].path, outputs[n], decoded, seconds, a.quiet));
+    rc = std::max(rc, report_decode(in.name(), out.name(), decoded, seconds, a.quiet));
   };
+  // Refused before any decoding: an output that exists (without --force).
   auto exists = [&](std::size_t n) {
-    if (a.force || !fs::is_regular_file(outputs[n])) return false;
-    fail("'" + outputs[n] + "' exists (use --force to overwrite)");
+    if (a.out.force || !fs::is_regular_file(outputs[n].path)) return false;
+    fail(UsageError("'" + outputs[n].path + "' exists (use --force to overwrite it)"),
+         inputs[n].path);
     progress.file_done();
     return true;
   };
@@ -412,11 +413,12 @@ int run_decode(const DecodeArgs& a) {
       progress.set_current(inputs[n].path);
       if (exists(n)) continue;
       try {
-        Stopwatch clock;
-        const auto decoded = decode_input(inputs[n].path, a, opt);
-        write(n, decoded, clock.seconds());
+        io::Input in(inputs[n].path);
+        const auto start = std::chrono::steady_clock::now();
+        const auto decoded = decode_input(in, a, opt);
+        write(n, in, decoded, seconds_since(start));
       } catch (const std::exception& e) {
-        fail(e.what());
+        fail(e, inputs[n].path);
       }
       progress.file_done();
     }
@@ -428,14 +430,7 @@ int run_decode(const DecodeArgs& a) {
   // One device keeps its decoder between batches; several split each batch (a single file by
   // bytes at frame starts, several files into shares by bytes).
   std::unique_ptr<flac::CudaDecoder> gpu;
-  if (opt.devices.empty()) {
-    try {
-      gpu = std::make_unique<flac::CudaDecoder>(opt.device);
-    } catch (const std::exception& e) {
-      fail(e.what());
-      return rc;
-    }
-  }
+  if (opt.devices.empty()) gpu = std::make_unique<flac::CudaDecoder>(opt.device);
   auto decode_files = [&](std::span<const std::span<const std::uint8_t>> files) {
     if (gpu) return gpu->decode_batch(files, opt);
     if (files.size() > 1) return flac::decode_batch(files, opt);
@@ -445,44 +440,45 @@ int run_decode(const DecodeArgs& a) {
   };
   for (std::size_t first = 0; first < inputs.size();) {
     std::vector<std::size_t> batch;
-    std::vector<flac::ByteBuffer> bytes;
+    std::vector<io::Input> opened;
+    std::vector<std::span<const std::uint8_t>> spans;
     std::uint64_t used = 0;
     std::size_t n = first;
     for (; n < inputs.size() && (batch.empty() || used < kBatchBytes); ++n) {
       if (exists(n)) continue;
       try {
-        bytes.push_back(flac::read_file(inputs[n].path));
-        used += bytes.back().size();
+        opened.emplace_back(inputs[n].path);
+        spans.push_back(bytes_of(opened.back()));
+        used += spans.back().size();
         batch.push_back(n);
       } catch (const std::exception& e) {
-        fail(e.what());
+        fail(e, inputs[n].path);
         progress.file_done();
       }
     }
     first = n;
     if (batch.empty()) continue;
     progress.set_current(inputs[batch.front()].path + (batch.size() > 1 ? " ..." : ""));
-    std::vector<std::span<const std::uint8_t>> spans(bytes.begin(), bytes.end());
-    Stopwatch clock;
+    const auto start = std::chrono::steady_clock::now();
     std::vector<flac::BatchResult> results;
     try {
       results = decode_files(spans);
     } catch (const std::exception& e) {
       for (std::size_t k = 0; k < batch.size(); ++k) {
-        fail(inputs[batch[k]].path + ": " + e.what());
+        fail(e, inputs[batch[k]].path);
         progress.file_done();
       }
       continue;
     }
-    const double seconds = clock.seconds() / double(batch.size());
+    const double seconds = seconds_since(start) / double(batch.size());
     for (std::size_t k = 0; k < batch.size(); ++k) {
       const std::size_t i = batch[k];
       progress.set_current(inputs[i].path);
       try {
-        if (!results[k].error.empty()) throw Error(inputs[i].path + ": " + results[k].error);
-        write(i, results[k].decoded, seconds);
+        if (!results[k].error.empty()) throw InputError(inputs[i].path + ": " + results[k].error);
+        write(i, opened[k], results[k].decoded, seconds);
       } catch (const std::exception& e) {
-        fail(e.what());
+        fail(e, inputs[i].path);
       }
       progress.file_done();
     }
@@ -497,28 +493,31 @@ int run_test(const TestArgs& a) {
   opt.backend = parse_backend(a.backend);
   opt.device = a.device;
   opt.verify_md5 = true;
-  Progress progress(total_size(a.inputs), a.inputs.size());
+  std::uint64_t total = 0;
+  for (const auto& in : a.inputs) total += size_or_zero(in);
+  Progress progress(total, a.inputs.size());
   int rc = kExitOk;
-  for (const auto& in : a.inputs) {
-    progress.set_current(in);
+  for (const auto& path : a.inputs) {
+    progress.set_current(path);
     try {
-      const auto d = flac::decode_file(in, opt);
+      io::Input in(path);
+      const auto d = flac::decode(bytes_of(in), opt);
+      check_found_audio(in.name(), in.size(), d);
       progress.clear();
       const auto& r = d.report;
-      std::printf("%s: %s (%s, %llu frames)\n", in.c_str(), r.ok() ? "OK" : "FAILED",
+      std::printf("%s: %s (%s, %llu frames)\n", in.name().c_str(), r.ok() ? "OK" : "FAILED",
                   md5_text(r).c_str(), static_cast<unsigned long long>(r.frames));
       for (const auto& dmg : r.damage) std::printf("  %s\n", dmg.message().c_str());
       for (const auto& w : r.warnings) std::printf("  warning: %s\n", w.c_str());
-      if (!r.ok()) rc = kExitFailed;
+      if (!r.ok()) rc = std::max<int>(rc, kExitDamaged);
     } catch (const std::exception& e) {
       progress.clear();
-      std::printf("%s: FAILED\n", in.c_str());
+      std::printf("%s: FAILED\n", path.c_str());
       std::fflush(stdout);
-      print_error(e.what());
-      rc = kExitFailed;
+      rc = std::max(rc, report_error(e, path));
     }
     std::fflush(stdout);
-    progress.add_bytes(size_or_zero(in));
+    progress.add_bytes(size_or_zero(path));
     progress.file_done();
   }
   return rc;
@@ -530,26 +529,20 @@ void add_flac_commands(CLI::App& app, Action& action) {
 
   auto info = std::make_shared<InfoArgs>();
   auto* ci = flac->add_subcommand("info", "Print STREAMINFO, the metadata blocks and warnings");
-  ci->add_option("files", info->inputs, "FLAC files")->required();
+  ci->add_option("files", info->inputs, "FLAC files (- for stdin)")->required();
   ci->callback([&action, info] { action = [info] { return run_info(*info); }; });
 
   auto dec = std::make_shared<DecodeArgs>();
   auto* cd = flac->add_subcommand("decode", "Decode FLAC files to WAV or raw PCM");
-  cd->add_option("files", dec->inputs, "FLAC files, or directories searched for *.flac");
+  cd->add_option("files", dec->inputs,
+                 "FLAC files (- for stdin), or directories searched for *.flac");
   cd->add_option("--list", dec->list, "A file naming one input per line ('#' comments)");
   cd->add_option("--shard", dec->shard,
                  "I/N: decode only inputs I, I+N, I+2N, ... (0-based) of the sorted list, "
                  "to split a corpus over the tasks of a cluster job");
-  cd->add_option("-o,--output", dec->output,
-                 "Output file ('-': stdout), or directory (required with several inputs); "
-                 "default: the input with a .wav/.raw extension");
-  cd->add_option("--backend", dec->backend, "cpu, cpu-parallel, cuda or auto")
-      ->check(CLI::IsMember(kBackendNames))
-      ->capture_default_str();
-  cd->add_option("--format", dec->format,
-                 "Output container: wav, raw, or npy (NumPy array of shape (samples, channels))")
-      ->check(CLI::IsMember({"wav", "raw", "npy"}))
-      ->capture_default_str();
+  add_output_options(cd, dec->out, "wav, raw or npy (a NumPy array of shape (samples, channels))",
+                     "the input's name with the format's extension; with several inputs -o "
+                     "names a folder");
   cd->add_option("--sample-format", dec->sample_format,
                  "s16, s32 or f32 (default: the stream's own bit depth)")
       ->check(CLI::IsMember({"s16", "s32", "f32"}));
@@ -564,13 +557,12 @@ void add_flac_commands(CLI::App& app, Action& action) {
   cd->add_flag("--no-md5", dec->no_md5, "Skip the MD5 check");
   cd->add_flag("--stop-on-damage", dec->stop_on_damage,
                "Fail at the first damaged frame instead of silencing it and going on");
-  cd->add_flag("-f,--force", dec->force, "Overwrite existing output files");
   cd->add_flag("-q,--quiet", dec->quiet, "Print only problems");
   cd->callback([&action, dec] { action = [dec] { return run_decode(*dec); }; });
 
   auto test = std::make_shared<TestArgs>();
   auto* ct = flac->add_subcommand("test", "Decode and verify (CRCs, MD5) without writing output");
-  ct->add_option("files", test->inputs, "FLAC files")->required();
+  ct->add_option("files", test->inputs, "FLAC files (- for stdin)")->required();
   ct->add_option("--backend", test->backend, "cpu, cpu-parallel, cuda or auto")
       ->check(CLI::IsMember(kBackendNames))
       ->capture_default_str();

@@ -1,8 +1,10 @@
-// The subcommands of the `sigpu` tool, and the conventions they share: exit codes and how
-// errors are printed.
+// The subcommands of the `sigpu` tool, and the conventions they share: exit codes, how errors
+// are printed, the options every command that writes files takes.
 #pragma once
 
+#include <exception>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -10,17 +12,26 @@
 
 namespace sigpu::cli {
 
+/// One table for every command (docs/cli.md). With several inputs a run exits with the highest
+/// code any of them had.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailed = 1,  ///< a file was damaged, failed its MD5 check or could not be processed
-  kExitUsage = 2,
+  kExitDamaged = 1,      ///< damage reported (output written, damaged units silenced or marked)
+  kExitUsage = 2,        ///< bad options, unknown format, output exists or is an input
+  kExitInput = 3,        ///< input unreadable or not of the format; nothing decoded
+  kExitUnsupported = 4,  ///< a feature this build or decoder does not support
+  kExitOutput = 5,       ///< output cannot be written
 };
 
-/// A usage mistake only visible after parsing, e.g. several inputs but no output directory.
-class UsageError : public Error {
- public:
-  using Error::Error;
-};
+/// The exit code an exception stands for (its sigpu::Error class).
+int exit_code_of(const std::exception& e);
+
+/// Prints "sigpu: <message>" on stderr.
+void print_error(std::string_view message);
+
+/// Prints the exception's message, prefixed by `context` unless the message already names it,
+/// and returns its exit code.
+int report_error(const std::exception& e, const std::string& context = {});
 
 /// What main runs once the command line parsed; the chosen subcommand's callback sets it.
 using Action = std::function<int()>;
@@ -37,7 +48,12 @@ struct CommandRegistration {
 /// Adds every registered command to app, in order.
 void add_registered_commands(CLI::App& app, Action& action);
 
-/// Prints "sigpu: <message>" on stderr.
-void print_error(std::string_view message);
+/// The options of a command that writes one output: -o/--output, --format, -f/--force.
+struct OutputArgs {
+  std::string output, format;
+  bool force = false;
+};
+void add_output_options(CLI::App* cmd, OutputArgs& a, const std::string& formats,
+                        const std::string& default_output);
 
 }  // namespace sigpu::cli

@@ -1,10 +1,12 @@
-// sigpu: `sigpu <module> <verb> ...`. Parsing is CLI11's; every failure ends up here as an
-// exit code: 0 ok, 1 damaged or failed input, 2 usage.
+// sigpu: `sigpu <module> <verb> ...`. Parsing is CLI11's; every failure ends up here as an exit
+// code from the one table in commands.hpp.
 #include <algorithm>
 #include <exception>
 #include <iostream>
 #include <utility>
 #include <vector>
+
+#include <sigpu/io.hpp>
 
 #include "commands.hpp"
 
@@ -12,6 +14,32 @@ namespace sigpu::cli {
 
 void print_error(std::string_view message) {
   std::cerr << "sigpu: " << message << "\n";
+}
+
+int exit_code_of(const std::exception& e) {
+  if (dynamic_cast<const UsageError*>(&e)) return kExitUsage;
+  if (dynamic_cast<const InputError*>(&e)) return kExitInput;
+  if (dynamic_cast<const UnsupportedError*>(&e)) return kExitUnsupported;
+  if (dynamic_cast<const OutputError*>(&e)) return kExitOutput;
+  return kExitDamaged;
+}
+
+int report_error(const std::exception& e, const std::string& context) {
+  const std::string message = e.what();
+  if (context.empty() || message.find(context) != std::string::npos)
+    print_error(message);
+  else
+    print_error(context + ": " + message);
+  return exit_code_of(e);
+}
+
+void add_output_options(CLI::App* cmd, OutputArgs& a, const std::string& formats,
+                        const std::string& default_output) {
+  cmd->add_option("-o,--output", a.output,
+                  "Output file, or - for stdout; default: " + default_output);
+  cmd->add_option("--format", a.format,
+                  formats + " (default: from the output's extension; stdout: the first)");
+  cmd->add_flag("-f,--force", a.force, "Overwrite an existing output file");
 }
 
 namespace {
@@ -40,6 +68,9 @@ int main(int argc, char** argv) {
   CLI::App app{"sigpu: signal decoding on NVIDIA GPUs, with a multi-threaded CPU path", "sigpu"};
   app.set_version_flag("--version", std::string(sigpu::version()));
   app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 ok; 1 damage reported (output written); 2 usage; 3 input unreadable or "
+      "not of the format; 4 unsupported feature; 5 output cannot be written; 130 interrupted.");
   Action action;
   add_registered_commands(app, action);
 
@@ -51,13 +82,10 @@ int main(int argc, char** argv) {
     std::cerr << "Run 'sigpu --help' (or 'sigpu <command> --help') for usage.\n";
     return kExitUsage;
   }
+  sigpu::io::install_interrupt_cleanup();
   try {
     return action ? action() : kExitUsage;
-  } catch (const UsageError& e) {
-    print_error(e.what());
-    return kExitUsage;
   } catch (const std::exception& e) {
-    print_error(e.what());
-    return kExitFailed;
+    return report_error(e);
   }
 }

@@ -9,6 +9,11 @@
 
 namespace sigpu::cli {
 
+/// Seconds since `start`, for the timings commands print.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 class Progress {
  public:
   Progress(std::uint64_t total_bytes, std::size_t total_files);
