@@ -26,9 +26,9 @@ constexpr int kMaxLstmLayers = 16;
 constexpr long kMaxReceptiveField = 1L << 20;
 constexpr long kMaxWeights = 1L << 26;
 
-/// A weight is at least two characters ("0,"), so kMaxWeights needs at most 128 MiB of text;
-/// real models are 0.1 to 10 MB. Larger files are refused before they are read.
-constexpr std::size_t kMaxFileBytes = std::size_t{1} << 28;
+/// Real models are 0.1 to 10 MB of JSON; larger files are refused before they are read whole.
+/// At two characters a weight ("0,") this also keeps a file under kMaxWeights / 2 weights.
+constexpr std::size_t kMaxFileBytes = std::size_t{1} << 26;
 
 class Reader {
  public:
