@@ -267,7 +267,7 @@ Graph Graph::parse(std::string_view text, const Variables& vars) {
 }
 
 Graph parse_graph(std::string_view text, const Variables& overrides, const std::string& base_dir) {
-  const Json doc = parse_json(text);
+  Json doc = parse_json(text);
   if (!doc.is_object()) fail("the top level must be an object");
   check_keys(doc, {"name", "description", "variables", "inputs", "nodes", "outputs"}, "graph");
 
