@@ -14,6 +14,7 @@
 // or parameter.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,12 +32,22 @@ namespace sigpu::audio {
 /// "variables" give the defaults, these override them.
 using Variables = std::map<std::string, std::int64_t>;
 
+/// Limits on graph files, checked before anything is allocated for what the file asks: a real
+/// graph is a few KB (examples/audio/: at most 2.3 KB). Text beyond kMaxGraphBytes is refused
+/// before it is parsed; the parser stops at the first value past the other limits.
+inline constexpr std::size_t kMaxGraphBytes = std::size_t{1} << 20;  ///< 1 MiB of JSON
+inline constexpr int kMaxGraphDepth = 32;                            ///< nesting of [ and {
+inline constexpr std::size_t kMaxGraphNodes = 4096;
+inline constexpr std::size_t kMaxGraphValues = std::size_t{1} << 18;  ///< JSON values in all
+
 /// A parsed and validated graph (routing, effect types, parameters). It does not depend on the
 /// period or the sample rate; frequencies are checked against Nyquist when an Engine is made.
 class Graph {
  public:
-  /// Throws Error naming the node and port or parameter (cycles, unknown nodes or effects,
-  /// channel-count mismatches, dangling ports, malformed JSON with its line and column).
+  /// Throws InputError naming the node and port or parameter (cycles, unknown nodes or
+  /// effects, channel-count mismatches, dangling ports, malformed JSON with its byte, a file
+  /// or text past the limits above), UnsupportedError for a valid file this build cannot run
+  /// (an effect of a module it lacks, a .nam model of an unsupported architecture).
   /// load() resolves relative file names in parameters (IRs) against the file's folder.
   static Graph parse(std::string_view json, const Variables& vars = {});
   static Graph load(const std::string& path, const Variables& vars = {});

@@ -38,12 +38,19 @@ class ParamError : public Error {
   static ParamError port(std::string name, const std::string& what) {
     return ParamError(std::move(name), what, true);
   }
+  /// A valid value this build cannot use (a .nam architecture it does not run).
+  static ParamError unsupported(std::string name, const std::string& what) {
+    ParamError e(std::move(name), what);
+    e.unsupported_ = true;
+    return e;
+  }
   const std::string& param() const { return param_; }
   bool is_port() const { return port_; }
+  bool is_unsupported() const { return unsupported_; }
 
  private:
   std::string param_;
-  bool port_ = false;
+  bool port_ = false, unsupported_ = false;
 };
 
 /// Reads an effect's "params" object: each read checks type and range; finish() rejects

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "audio/expression.hpp"
 
@@ -14,12 +14,11 @@ namespace sigpu::audio {
 namespace {
 
 constexpr int kMaxChannels = 65536;
-constexpr std::size_t kMaxNodes = 100000;
-constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxRoutedChannels = std::size_t{1} << 20;  ///< all ports together
 
+/// A graph that cannot be one: the CLI's "not of the format" (exit 3).
 [[noreturn]] void fail(const std::string& what) {
-  throw Error("graph: " + what);
+  throw InputError("graph: " + what);
 }
 
 std::string node_port(const std::string& id, std::string_view port) {
@@ -40,12 +39,48 @@ void check_depth(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        fail("nesting deeper than " + std::to_string(kMaxDepth) + " at byte " + std::to_string(i));
+      if (++depth > kMaxGraphDepth) {
+        fail("nesting deeper than " + std::to_string(kMaxGraphDepth) + " at byte " +
+             std::to_string(i));
       }
     } else if (c == ']' || c == '}') {
       --depth;
     }
+  }
+}
+
+/// Parses with the node and value counts checked as the tree grows, so a file of a million
+/// tiny nodes stops at node kMaxGraphNodes + 1 instead of after the whole tree is built.
+Json parse_json(std::string_view text) {
+  if (text.size() > kMaxGraphBytes) {
+    fail(std::to_string(text.size()) + " bytes, more than the limit of " +
+         std::to_string(kMaxGraphBytes) + " (graph files are a few KB)");
+  }
+  check_depth(text);
+  std::size_t values = 0, nodes = 0;
+  bool in_nodes = false;  // below the top-level key "nodes"
+  const auto count = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    if (event == E::key) {
+      if (depth == 1)
+        in_nodes = parsed.is_string() && parsed.get_ref<const std::string&>() == "nodes";
+      return true;
+    }
+    if (event == E::object_end || event == E::array_end) return true;
+    if (++values > kMaxGraphValues) {
+      fail("more than " + std::to_string(kMaxGraphValues) + " JSON values");
+    }
+    if (in_nodes && depth == 2 && ++nodes > kMaxGraphNodes) {
+      fail("more than " + std::to_string(kMaxGraphNodes) + " nodes");
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text, count);
+  } catch (const Json::parse_error& e) {
+    fail("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const Json::exception& e) {
+    fail(std::string("malformed JSON: ") + e.what());
   }
 }
 
@@ -198,13 +233,30 @@ std::vector<std::string> Graph::nodes() const {
 }
 
 Graph Graph::load(const std::string& path, const Variables& vars) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("graph: cannot open '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
+  if (!in) throw InputError(path + ": cannot open the graph file");
+  // One byte past the limit is enough to refuse: pipes and /dev/zero are never read whole.
+  std::string text(kMaxGraphBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw InputError(path + ": read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxGraphBytes) {
+    throw InputError(path + ": graph: larger than the limit of " + std::to_string(kMaxGraphBytes) +
+                     " bytes (graph files are a few KB)");
+  }
   const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  // The same error class with the file named first.
   try {
-    return parse_graph(text.str(), vars, slash == std::string::npos ? "" : path.substr(0, slash));
+    return parse_graph(text, vars, dir);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(path + ": " + e.what());
+  } catch (const CudaError&) {
+    throw;
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
@@ -215,13 +267,7 @@ Graph Graph::parse(std::string_view text, const Variables& vars) {
 }
 
 Graph parse_graph(std::string_view text, const Variables& overrides, const std::string& base_dir) {
-  check_depth(text);
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::exception& e) {
-    fail(std::string("malformed JSON: ") + e.what());
-  }
+  Json doc = parse_json(text);
   if (!doc.is_object()) fail("the top level must be an object");
   check_keys(doc, {"name", "description", "variables", "inputs", "nodes", "outputs"}, "graph");
 
@@ -248,7 +294,6 @@ Graph parse_graph(std::string_view text, const Variables& overrides, const std::
 
   if (!doc.contains("nodes") || !doc["nodes"].is_array()) fail("'nodes' must be an array");
   const Json& nodes = doc["nodes"];
-  if (nodes.size() > kMaxNodes) fail("more than " + std::to_string(kMaxNodes) + " nodes");
   std::vector<RawNode> raw;
   std::map<std::string, int, std::less<>> ids;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -338,10 +383,13 @@ Graph parse_graph(std::string_view text, const Variables& overrides, const std::
     spec.id = r.id;
     spec.type = r.type;
     spec.effect = make_effect(r.type);
+    if (!spec.effect && (r.type == "convolution" || r.type == "nam")) {
+      throw UnsupportedError("graph: node '" + r.id + "': this build of sigpu has no " + r.type +
+                             " module");
+    }
     if (!spec.effect) {
       fail("node '" + r.id + "': unknown effect type '" + r.type + "' (known: " + effect_types() +
-           ")" +
-           (r.type == "convolution" ? "; this build of sigpu has no convolution module" : ""));
+           ")");
     }
     spec.input = resolve(r.input, node_port(r.id, "input"));
     if (spec.input.empty()) fail(node_port(r.id, "input") + " is not connected");
@@ -363,8 +411,10 @@ Graph parse_graph(std::string_view text, const Variables& overrides, const std::
       spec.effect->parse(reader, ports);
       reader.finish();
     } catch (const ParamError& e) {
-      fail("node '" + r.id + "' " + (e.is_port() ? "port '" : "parameter '") + e.param() +
-           "': " + e.what());
+      const std::string what = "node '" + r.id + "' " + (e.is_port() ? "port '" : "parameter '") +
+                               e.param() + "': " + e.what();
+      if (e.is_unsupported()) throw UnsupportedError("graph: " + what);
+      fail(what);
     }
     spec.outputs = ports.output;
     impl->nodes.push_back(std::move(spec));

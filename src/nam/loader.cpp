@@ -26,12 +26,25 @@ constexpr int kMaxLstmLayers = 16;
 constexpr long kMaxReceptiveField = 1L << 20;
 constexpr long kMaxWeights = 1L << 26;
 
+/// Real models are 0.1 to 10 MB of JSON; larger files are refused before they are read whole.
+/// At two characters a weight ("0,") this also keeps a file under kMaxWeights / 2 weights.
+constexpr std::size_t kMaxFileBytes = std::size_t{1} << 26;
+
 class Reader {
  public:
   explicit Reader(std::string_view source) : source_(source) {}
 
+  /// Not a .nam model, or an inconsistent one: the CLI's exit 3.
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw Error(source_ + ": " + (path.empty() ? "" : path + ": ") + what);
+    throw InputError(message(path, what));
+  }
+  /// A well-formed model using what sigpu does not run (a version, an architecture, a size
+  /// past the limits above): the CLI's exit 4.
+  [[noreturn]] void unsupported(const std::string& path, const std::string& what) const {
+    throw UnsupportedError(message(path, what));
+  }
+  std::string message(const std::string& path, const std::string& what) const {
+    return source_ + ": " + (path.empty() ? "" : path + ": ") + what;
   }
 
   const json& member(const json& obj, const std::string& path, const char* key) const {
@@ -46,7 +59,10 @@ class Reader {
   }
 
   int integer(const json& v, const std::string& path, long lo, long hi) const {
-    if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+    if (v.is_number_integer() && v.get<long long>() > hi)
+      unsupported(path, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                            " (sigpu's limit), got " + v.dump().substr(0, 40));
+    if (!v.is_number_integer() || v.get<long long>() < lo)
       fail(path, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
                      ", got " + v.dump().substr(0, 40));
     return static_cast<int>(v.get<long long>());
@@ -78,12 +94,15 @@ class Reader {
     };
     for (const auto& [n, a] : names)
       if (name == n) return a;
-    fail(join(path, "activation"), "unsupported activation \"" + name.substr(0, 40) + "\"");
+    unsupported(join(path, "activation"), "unsupported activation \"" + name.substr(0, 40) + "\"");
   }
   std::vector<int> dilations(const json& obj, const std::string& path) const {
     const std::string p = join(path, "dilations");
     const json& v = member(obj, path, "dilations");
-    if (!v.is_array() || v.empty() || v.size() > kMaxLayersPerArray)
+    if (v.is_array() && v.size() > kMaxLayersPerArray)
+      unsupported(p, std::to_string(v.size()) + " layers, more than the limit of " +
+                         std::to_string(kMaxLayersPerArray));
+    if (!v.is_array() || v.empty())
       fail(p, "expected an array of 1.." + std::to_string(kMaxLayersPerArray) + " integers");
     std::vector<int> out;
     for (std::size_t i = 0; i < v.size(); ++i)
@@ -103,7 +122,11 @@ class Reader {
 WaveNet read_wavenet(const Reader& r, const json& config) {
   WaveNet w;
   const json& layers = r.member(config, "config", "layers");
-  if (!layers.is_array() || layers.empty() || layers.size() > kMaxLayerArrays)
+  if (layers.is_array() && layers.size() > kMaxLayerArrays)
+    r.unsupported("config.layers", std::to_string(layers.size()) +
+                                       " layer arrays, more than the limit of " +
+                                       std::to_string(kMaxLayerArrays));
+  if (!layers.is_array() || layers.empty())
     r.fail("config.layers",
            "expected an array of 1.." + std::to_string(kMaxLayerArrays) + " layer arrays");
   long receptive_field = 0;
@@ -121,8 +144,8 @@ WaveNet read_wavenet(const Reader& r, const json& config) {
     a.gated = r.boolean(l, p, "gated");
     a.head_bias = r.boolean(l, p, "head_bias");
     // The signal is mono: it is both the first array's input and every array's condition.
-    if (a.condition_size != 1) r.fail(p + ".condition_size", "must be 1 (the mono input)");
-    if (i == 0 && a.input_size != 1) r.fail(p + ".input_size", "must be 1 (the mono input)");
+    if (a.condition_size != 1) r.unsupported(p + ".condition_size", "must be 1 (the mono input)");
+    if (i == 0 && a.input_size != 1) r.unsupported(p + ".input_size", "must be 1 (the mono input)");
     if (i > 0) {
       const LayerArray& prev = w.layer_arrays.back();
       if (a.input_size != prev.channels)
@@ -138,14 +161,15 @@ WaveNet read_wavenet(const Reader& r, const json& config) {
     w.layer_arrays.push_back(std::move(a));
   }
   if (w.layer_arrays.back().head_size != 1)
-    r.fail("config.layers[" + std::to_string(layers.size() - 1) + "].head_size",
-           "the last layer array's head_size must be 1 (the mono output)");
+    r.unsupported("config.layers[" + std::to_string(layers.size() - 1) + "].head_size",
+                  "the last layer array's head_size must be 1 (the mono output)");
   if (receptive_field > kMaxReceptiveField)
-    r.fail("config.layers", "receptive field " + std::to_string(receptive_field) +
-                                " exceeds the limit of " + std::to_string(kMaxReceptiveField));
+    r.unsupported("config.layers", "receptive field " + std::to_string(receptive_field) +
+                                       " exceeds the limit of " +
+                                       std::to_string(kMaxReceptiveField));
   if (const json* head = r.optional_member(config, "head"))
-    r.fail("config.head", "a WaveNet post-stack head is not supported (only null), got " +
-                              head->dump().substr(0, 40));
+    r.unsupported("config.head", "a WaveNet post-stack head is not supported (only null), got " +
+                                     head->dump().substr(0, 40));
   // The weights carry head_scale too (read last); the config's copy is only checked.
   r.number(r.member(config, "config", "head_scale"), "config.head_scale");
   return w;
@@ -168,7 +192,8 @@ ConvNet read_convnet(const Reader& r, const json& config) {
   long rf = 0;
   for (int d : c.dilations) rf += d;
   if (rf > kMaxReceptiveField)
-    r.fail("config.dilations", "receptive field " + std::to_string(rf) + " exceeds the limit");
+    r.unsupported("config.dilations",
+                  "receptive field " + std::to_string(rf) + " exceeds the limit");
   return c;
 }
 
@@ -187,14 +212,59 @@ void check_version(const Reader& r, const std::string& v) {
   in >> major >> dot1 >> minor >> dot2 >> patch;
   const bool well_formed = in && dot1 == '.' && dot2 == '.' && !(in >> extra);
   if (!well_formed || major != 0 || minor != 5 || patch < 0)
-    r.fail("version", "unsupported version \"" + v.substr(0, 40) + "\" (sigpu reads 0.5.x)");
+    r.unsupported("version", "unsupported version \"" + v.substr(0, 40) + "\" (sigpu reads 0.5.x)");
 }
+
+/// The top-level "weights" array, taken out of the JSON tree as it is parsed: a tree node per
+/// weight would cost 16 bytes or more for each, where the model keeps a 4-byte float. The
+/// first bad element is remembered and reported once the count is known to be right.
+struct Weights {
+  std::vector<float> values;
+  long count = 0;  ///< elements seen, good or bad
+  long bad = -1;   ///< index of the first element that is not a finite number
+  std::string why;
+
+  /// nlohmann's parser callback: returns whether to keep the event's value in the tree.
+  bool event(const Reader& r, int depth, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 1 && ev == E::key) in_weights_ = parsed.get_ref<const std::string&>() == "weights";
+    if (!in_weights_ || depth < 2) return true;
+    if (depth > 2 || ev == E::key || ev == E::object_end || ev == E::array_end) return false;
+    if (++count > kMaxWeights)
+      r.unsupported("weights", "more than the limit of " + std::to_string(kMaxWeights));
+    const float f = parsed.is_number() ? static_cast<float>(parsed.get<double>()) : 0.0f;
+    if (ev != E::value || !parsed.is_number() || !std::isfinite(f)) {
+      if (bad < 0) {
+        bad = count - 1;
+        why = ev == E::object_start  ? "expected a number, got object"
+              : ev == E::array_start ? "expected a number, got array"
+              : !parsed.is_number()  ? "expected a number, got " + Reader::type(parsed)
+                                     : "not a finite float: " + parsed.dump();
+      }
+      return false;
+    }
+    values.push_back(f);
+    return false;
+  }
+
+ private:
+  bool in_weights_ = false;
+};
 
 }  // namespace
 
 Model parse(std::string_view text, std::string_view source) {
   const Reader r(source);
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (text.size() > kMaxFileBytes)
+    r.unsupported("", std::to_string(text.size()) + " bytes, more than the limit of " +
+                          std::to_string(kMaxFileBytes));
+  Weights w;
+  json j = json::parse(
+      text.begin(), text.end(),
+      [&](int depth, json::parse_event_t ev, json& parsed) {
+        return w.event(r, depth, ev, parsed);
+      },
+      /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     JsonSyntaxError e;
     if (!find_json_syntax_error(text, e)) r.fail("", "invalid JSON");
@@ -224,8 +294,8 @@ Model parse(std::string_view text, std::string_view source) {
     m.architecture = Architecture::linear;
     m.linear = read_linear(r, config);
   } else {
-    r.fail("architecture", "unknown architecture \"" + arch.substr(0, 40) +
-                               "\" (sigpu reads WaveNet, LSTM, ConvNet and Linear)");
+    r.unsupported("architecture", "unknown architecture \"" + arch.substr(0, 40) +
+                                      "\" (sigpu reads WaveNet, LSTM, ConvNet and Linear)");
   }
 
   if (const json* rate = r.optional_member(j, "sample_rate")) {
@@ -247,29 +317,33 @@ Model parse(std::string_view text, std::string_view source) {
   if (!weights.is_array()) r.fail("weights", "expected an array, got " + Reader::type(weights));
   const long expected = expected_weight_count(m);
   if (expected > kMaxWeights)
-    r.fail("config", "the model needs " + std::to_string(expected) +
-                         " weights, more than the limit of " + std::to_string(kMaxWeights));
-  if (static_cast<long>(weights.size()) != expected)
+    r.unsupported("config", "the model needs " + std::to_string(expected) +
+                                " weights, more than the limit of " + std::to_string(kMaxWeights));
+  if (w.count != expected)
     r.fail("weights", "the config needs " + std::to_string(expected) + " weights, the file has " +
-                          std::to_string(weights.size()));
-  m.weights.reserve(weights.size());
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    const std::string p = "weights[" + std::to_string(i) + "]";
-    const double v = r.number(weights[i], p);
-    const float f = static_cast<float>(v);
-    if (!std::isfinite(f)) r.fail(p, "not a finite float: " + weights[i].dump());
-    m.weights.push_back(f);
-  }
+                          std::to_string(w.count));
+  if (w.bad >= 0) r.fail("weights[" + std::to_string(w.bad) + "]", w.why);
+  m.weights = std::move(w.values);
   if (m.architecture == Architecture::wavenet) m.wavenet.head_scale = m.weights.back();
   return m;
 }
 
 Model load(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string() + ": is a directory");
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path.string() + ": cannot open the file");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(path.string() + ": read error");
-  if (text.empty()) throw Error(path.string() + ": the file is empty");
+  if (!f) throw InputError(path.string() + ": cannot open the file");
+  // Read at most one byte past the limit, so /dev/zero or a pipe is refused, not swallowed.
+  std::string text;
+  char chunk[1 << 16];
+  while (f.read(chunk, sizeof chunk), f.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(f.gcount()));
+    if (text.size() > kMaxFileBytes)
+      throw UnsupportedError(path.string() + ": larger than the limit of " +
+                             std::to_string(kMaxFileBytes) + " bytes");
+  }
+  if (f.bad()) throw InputError(path.string() + ": read error");
+  if (text.empty()) throw InputError(path.string() + ": the file is empty");
   return parse(text, path.string());
 }
 

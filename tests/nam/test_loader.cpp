@@ -173,3 +173,38 @@ TEST(NamLoader, SampleRateMismatchIsRefused) {
         << e.what();
   }
 }
+
+// The error classes the CLI maps to exit codes: InputError (3) for a file that is not a usable
+// .nam model, UnsupportedError (4) for a well-formed one sigpu does not run.
+TEST(NamLoader, ErrorClasses) {
+  const std::string text = read_text("wavenet.nam");
+  const auto parse = [](const std::string& t) { nam::parse(t, "bad.nam"); };
+  EXPECT_THROW(parse(replace_once(text, "\"WaveNet\"", "\"Transformer\"")),
+               sigpu::UnsupportedError);
+  EXPECT_THROW(parse(replace_once(text, "\"0.5.4\"", "\"0.6.0\"")), sigpu::UnsupportedError);
+  EXPECT_THROW(parse(replace_once(text, "\"channels\": 3", "\"channels\": 100000")),
+               sigpu::UnsupportedError);
+  EXPECT_THROW(parse(replace_once(text, "\"channels\": 3", "\"channels\": 0")), sigpu::InputError);
+  EXPECT_THROW(parse(replace_once(text, "\"weights\": [-0.6180188059806824, ", "\"weights\": [")),
+               sigpu::InputError);
+  EXPECT_THROW(parse("{"), sigpu::InputError);
+  EXPECT_THROW(nam::load(std::filesystem::temp_directory_path()), sigpu::InputError);
+  EXPECT_THROW(nam::load("/nonexistent/model.nam"), sigpu::InputError);
+}
+
+// Weights are taken out of the JSON tree as they are parsed; elements that are containers are
+// still reported by index, and the config's dimensions are checked against the count first.
+TEST(NamLoader, WeightsThatAreNotNumbers) {
+  const std::string text = read_text("wavenet.nam");
+  const std::string arr =
+      load_error(replace_once(text, "[-0.6180188059806824, ", "[[-0.6180188059806824], "));
+  EXPECT_NE(arr.find("bad.nam: weights[0]: expected a number, got array"), std::string::npos)
+      << arr;
+  const std::string obj = load_error(replace_once(text, "-0.6180188059806824, ", "{\"a\": [1]}, "));
+  EXPECT_NE(obj.find("bad.nam: weights[0]: expected a number, got object"), std::string::npos)
+      << obj;
+  // A weight of another "weights" key nested in metadata is not one of the model's.
+  const nam::Model m = nam::parse(
+      replace_once(text, "\"metadata\": {", "\"metadata\": {\"weights\": [1, 2, 3], "), "ok.nam");
+  EXPECT_EQ(m.weights.size(), 131u);
+}

@@ -10,11 +10,16 @@
 #include <sndfile.h>
 #endif
 
+#include <algorithm>
+
 #include "audio/convolution_node.hpp"
 #include "audio/effects/effects.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
+
+/// libsndfile's own ceiling; the benchmark's IR files hold up to kMaxNodeIrs (1024) channels.
+constexpr int kMaxIrChannels = 1024;
 
 class Convolution : public EffectBase<Convolution> {
  public:
@@ -81,22 +86,47 @@ class Convolution : public EffectBase<Convolution> {
     SF_INFO info{};
     SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
     if (!f) throw ParamError("ir", "cannot read '" + path + "': " + sf_strerror(nullptr));
-    std::vector<float> inter;
-    if (info.frames > 0 && static_cast<std::size_t>(info.frames) <= convolution::kMaxIrTaps) {
-      inter.resize(static_cast<std::size_t>(info.frames) * info.channels);
-      if (sf_readf_float(f, inter.data(), info.frames) != info.frames) inter.clear();
+    const auto close = [&] { sf_close(f); };
+    if (info.channels < 1 || info.channels > kMaxIrChannels) {
+      close();
+      throw ParamError("ir", "'" + path + "' has " + std::to_string(info.channels) +
+                                 " channels, more than the limit of " +
+                                 std::to_string(kMaxIrChannels));
     }
-    sf_close(f);
-    if (info.frames <= 0) throw ParamError("ir", "'" + path + "' holds no samples");
-    if (static_cast<std::size_t>(info.frames) > convolution::kMaxIrTaps) {
+    if (info.frames > static_cast<sf_count_t>(convolution::kMaxIrTaps)) {
+      close();
       throw ParamError("ir", "'" + path + "' is longer than " +
                                  std::to_string(convolution::kMaxIrTaps) + " taps");
     }
-    if (inter.empty()) throw ParamError("ir", "'" + path + "' could not be read to the end");
+    // The header's frame count is a claim: read in chunks, so memory follows the samples that
+    // are actually there (a short file claiming 480000 frames of 1024 channels gets no 2 GB).
+    const auto C = static_cast<std::size_t>(info.channels);
+    std::vector<float> inter;
+    constexpr sf_count_t kChunk = 4096;
+    for (;;) {
+      const std::size_t have = inter.size() / C;
+      inter.resize((have + kChunk) * C);
+      const sf_count_t got = sf_readf_float(f, inter.data() + have * C, kChunk);
+      inter.resize((have + static_cast<std::size_t>(std::max<sf_count_t>(got, 0))) * C);
+      if (got < kChunk) break;
+      if (inter.size() / C > convolution::kMaxIrTaps) break;
+    }
+    close();
+    const std::size_t frames = inter.size() / C;
+    if (frames == 0) throw ParamError("ir", "'" + path + "' holds no samples");
+    if (frames > convolution::kMaxIrTaps) {
+      throw ParamError("ir", "'" + path + "' is longer than " +
+                                 std::to_string(convolution::kMaxIrTaps) + " taps");
+    }
+    if (info.frames > 0 && frames != static_cast<std::size_t>(info.frames)) {
+      throw ParamError("ir", "'" + path + "' could not be read to the end (" +
+                                 std::to_string(frames) + " of " + std::to_string(info.frames) +
+                                 " frames)");
+    }
     ir_rate_ = info.samplerate;
-    std::vector<std::vector<float>> irs(info.channels, std::vector<float>(info.frames));
-    for (sf_count_t i = 0; i < info.frames; ++i) {
-      for (int c = 0; c < info.channels; ++c) irs[c][i] = inter[i * info.channels + c];
+    std::vector<std::vector<float>> irs(C, std::vector<float>(frames));
+    for (std::size_t i = 0; i < frames; ++i) {
+      for (std::size_t c = 0; c < C; ++c) irs[c][i] = inter[i * C + c];
     }
     return irs;
 #else

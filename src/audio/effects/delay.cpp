@@ -8,6 +8,8 @@ namespace sigpu::audio::effects {
 namespace {
 
 constexpr double kMaxMs = 10000;
+/// 4 GiB of float lines; also keeps the ring's 32-bit offsets from wrapping.
+constexpr std::uint64_t kMaxRingSamples = std::uint64_t{1} << 30;
 
 class Delay : public EffectBase<Delay> {
  public:
@@ -31,6 +33,12 @@ class Delay : public EffectBase<Delay> {
   void setup(Plan& plan, const NodeIo& io) override {
     slot_ = static_cast<std::uint32_t>(plan.params.delay.size());
     plan.params.delay.emplace_back();
+    // Offsets into the ring are 32-bit: 10 s lines on thousands of channels would wrap them
+    // and the lines would overlap.
+    if (std::uint64_t{plan.ring} + std::uint64_t{length_} * channels_ > kMaxRingSamples) {
+      throw Error("delay: the graph's delay lines exceed " + std::to_string(kMaxRingSamples) +
+                  " samples (max_time_ms x channels, all delays together)");
+    }
     for (int c = 0; c < channels_; ++c) {
       plan.delay.push_back({io.in[c], io.out[c], plan.ring, plan.delay_state++, slot_});
       plan.ring += length_;

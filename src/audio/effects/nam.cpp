@@ -22,7 +22,9 @@ class Nam : public EffectBase<Nam> {
     output_gain_ = static_cast<float>(db_to_gain(p.number("output_gain_db", 0, kMinDb, kMaxDb)));
     try {
       model_ = std::make_shared<const nam::Model>(nam::load(p.path(model->get<std::string>())));
-    } catch (const Error& e) {  // the loader names the file and the field
+    } catch (const UnsupportedError& e) {  // the loader names the file and the field
+      throw ParamError::unsupported("model", e.what());
+    } catch (const Error& e) {
       throw ParamError("model", e.what());
     }
     ports.output = ports.input;
