@@ -14,34 +14,34 @@ std::size_t max_nal_bytes_for(std::int64_t max_luma_samples) {
          (std::size_t{1} << 20);
 }
 
-// Appends bytes that end no start code to the NAL unit in progress.
+// Appends bytes that end no start code to the NAL unit in progress. A run of zero bytes at
+// the end is only counted until something else follows: it may be trailing_zero_8bits or the
+// next start code's, which belong to no NAL unit (and a stream of zeros then takes no memory).
 void NalAssembler::take(std::span<const std::uint8_t> b) {
   if (b.empty()) return;
   std::size_t run = 0;
   while (run < b.size() && b[b.size() - 1 - run] == 0) ++run;
-  zeros_ = run == b.size() ? zeros_ + run : run;
   if (!in_nal_) {
     if (offset_ + b.size() > max_nal_bytes_)
       throw InputError("no start code (00 00 01) in the first " + std::to_string(max_nal_bytes_) +
                        " bytes: not an HEVC Annex B byte stream");
-  } else if (nal_.size() + b.size() > max_nal_bytes_) {
+  } else if (nal_.size() + zeros_ + b.size() > max_nal_bytes_) {
     throw InputError("NAL unit at byte " + std::to_string(nal_start_) + ": longer than " +
                      std::to_string(max_nal_bytes_) +
-                     " bytes without a start code, more than a picture of the decoder's size "
-                     "limit can take");
-  } else {
-    nal_.insert(nal_.end(), b.begin(), b.end());
+                     " bytes without a start code, more than a picture within the decoder's "
+                     "size limit can take");
+  } else if (run < b.size()) {
+    nal_.insert(nal_.end(), zeros_, 0);
+    nal_.insert(nal_.end(), b.begin(), b.end() - static_cast<std::ptrdiff_t>(run));
   }
+  zeros_ = run == b.size() ? zeros_ + run : run;
   offset_ += b.size();
 }
 
 void NalAssembler::end_nal(const OnNal& on_nal) {
   if (!in_nal_) return;
-  // trailing_zero_8bits and the next start code's zero bytes belong to no NAL unit.
-  std::size_t end = nal_.size();
-  while (end > 0 && nal_[end - 1] == 0) --end;
   ++nal_units_;
-  on_nal(std::span<const std::uint8_t>(nal_.data(), end), nal_start_);
+  on_nal(nal_, nal_start_);
 }
 
 void NalAssembler::push(std::span<const std::uint8_t> b, const OnNal& on_nal) {
@@ -53,7 +53,7 @@ void NalAssembler::push(std::span<const std::uint8_t> b, const OnNal& on_nal) {
     take(b.subspan(pos, one - pos));
     if (one == b.size()) break;
     if (zeros_ >= 2) {
-      // 00 00 01 ends here; the NAL unit in progress holds its two zero bytes (or more).
+      // 00 00 01 ends here: its zero bytes (and any before them) are only counted.
       const std::size_t prefix = offset_ - 2 - (zeros_ >= 3 ? 1 : 0);
       end_nal(on_nal);
       nal_.clear();

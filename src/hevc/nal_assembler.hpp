@@ -29,16 +29,17 @@ class NalAssembler {
 
   std::size_t bytes() const { return offset_; }  ///< bytes pushed since the stream began
   std::size_t nal_units() const { return nal_units_; }
+  std::size_t held() const { return nal_.capacity(); }  ///< bytes of memory held
 
  private:
   void take(std::span<const std::uint8_t> bytes);
   void end_nal(const OnNal& on_nal);
 
   std::size_t max_nal_bytes_;
-  std::vector<std::uint8_t> nal_;  ///< the NAL unit in progress (after its start code)
+  std::vector<std::uint8_t> nal_;  ///< the NAL unit in progress, trailing zeros not yet added
   bool in_nal_ = false;            ///< a start code has been seen
   std::size_t nal_start_ = 0;      ///< offset of the start code of the NAL unit in progress
-  std::size_t zeros_ = 0;          ///< zero bytes ending what has been taken so far
+  std::size_t zeros_ = 0;          ///< zero bytes ending what has been taken, not in nal_
   std::size_t offset_ = 0;         ///< stream offset of the next byte
   std::size_t nal_units_ = 0;
 };
