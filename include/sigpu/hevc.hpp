@@ -1,8 +1,11 @@
 // sigpu HEVC (H.265) decoding of intra pictures: Main, Main 10 and the Main Intra / Main 10
 // Intra profiles of the range extensions (what x265 writes for all-intra streams), 4:2:0.
 //
+//   auto src = sigpu::hevc::Source::open(path);  // .hevc, .mp4, .mkv, .ts, or "-" for stdin
 //   sigpu::hevc::Decoder dec({.backend = sigpu::Backend::cpu});
-//   dec.decode(bytes, [](const sigpu::hevc::Frame& f) { /* f.planes[0..2], f.hash */ });
+//   auto on_frame = [](const sigpu::hevc::Frame& f) { /* f.planes[0..2], f.hash */ };
+//   while (auto chunk = src.read()) dec.push(chunk, on_frame);
+//   dec.finish(on_frame);  // throws InputError / UnsupportedError when nothing was decodable
 //   for (const auto& p : dec.problems()) std::cerr << p.message << "\n";
 //
 // The front end parses and reconstructs every picture on the CPU and records the side
@@ -79,8 +82,26 @@ class Decoder {
   Decoder(Decoder&&) noexcept;
   Decoder& operator=(Decoder&&) noexcept;
 
-  /// Decodes a whole byte stream and calls on_frame (on the calling thread) for each picture in
-  /// output order. Never throws for bad input: each damaged unit becomes a Problem.
+  /// Feeds the next bytes of an Annex B byte stream, split anywhere (a start code may be cut
+  /// across calls), and calls on_frame (on the calling thread) for each picture that is ready,
+  /// in output order. The decoder holds the NAL unit in progress and the pictures in flight,
+  /// not the stream: memory does not grow with the input's length. Damaged or unsupported NAL
+  /// units become Problems. Throws InputError, naming the byte offset, when a NAL unit (or the
+  /// bytes before the first start code) grows beyond three bytes per luma sample of
+  /// DecodeOptions::max_luma_samples plus 1 MiB without a start code; the pictures decoded
+  /// before it are output first, and the decoder is ready for a new stream.
+  void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
+  /// Ends the stream: decodes what is pending, outputs the remaining pictures, and makes the
+  /// decoder ready for a new stream (parameter sets are kept). When the stream output no
+  /// picture it throws, so that a run that decoded nothing is never taken for success:
+  ///   - InputError "empty input" when no bytes were pushed;
+  ///   - InputError "no HEVC NAL units found in N bytes" when there was no start code;
+  ///   - UnsupportedError naming the first refused feature (a P or B slice, a profile) when
+  ///     pictures were found but refused as unsupported;
+  ///   - InputError "no decodable HEVC picture ..." when no picture could even be started.
+  /// A stream whose pictures were all found but damaged does not throw: problems() says why.
+  void finish(const std::function<void(const Frame&)>& on_frame);
+  /// push() of the whole stream, then finish().
   void decode(std::span<const std::uint8_t> stream,
               const std::function<void(const Frame&)>& on_frame);
 
@@ -93,12 +114,62 @@ class Decoder {
   std::unique_ptr<Impl> impl_;
 };
 
+/// A piece of an Annex B byte stream; false when empty (the end of the input).
+struct Chunk : std::span<const std::uint8_t> {
+  using std::span<const std::uint8_t>::span;
+  Chunk(std::span<const std::uint8_t> s) : std::span<const std::uint8_t>(s) {}
+  explicit operator bool() const { return !empty(); }
+};
+
+/// An HEVC stream's Annex B bytes, read from a file, a pipe or a container, a chunk at a time
+/// (memory does not grow with the input). What it reads is told by the content, not the name:
+///   - an Annex B byte stream (a start code at the beginning): read as it is, in 4 MiB chunks;
+///   - MPEG-TS (one pass: pipes and stdin too): the first HEVC video stream's packets;
+///   - MP4/MOV/Matroska (a seekable file only): the first HEVC video track's samples, their
+///     length-prefixed NAL units turned into Annex B, after the VPS/SPS/PPS/SEI arrays of the
+///     track's hvcC.
+/// Containers are read through libavformat; a build without it reads Annex B only and refuses
+/// containers with UnsupportedError. Byte offsets in Problems count the Annex B bytes read().
+class Source {
+ public:
+  /// Opens `path`, or standard input for "-". Throws InputError when the file cannot be opened
+  /// or read, or is not of a format above (no video track, MP4/MKV not seekable), and
+  /// UnsupportedError when its video is not HEVC ("the video track is h264, not HEVC") or the
+  /// build cannot read the container.
+  static Source open(const std::string& path);
+  /// Reads from an open file descriptor (left open), `name` naming it in messages: Annex B and
+  /// MPEG-TS in one pass; MP4/MKV when the descriptor is seekable.
+  static Source from_fd(int fd, const std::string& name);
+
+  Source(Source&&) noexcept;
+  Source& operator=(Source&&) noexcept;
+  ~Source();
+
+  /// The next bytes of the stream, valid until the next call; empty at the end. Throws
+  /// InputError when the input cannot be read.
+  Chunk read();
+  /// "Annex B", "MPEG-TS", or libavformat's name of the container ("mov,mp4,m4a,3gp,3g2,mj2",
+  /// "matroska,webm").
+  const std::string& format() const;
+  /// Damage found in the container (a NAL unit length beyond its packet, a read error), each a
+  /// Problem whose nal_index is the packet's number and byte_offset its position in the file.
+  const std::vector<Problem>& problems() const;
+
+ private:
+  struct Impl;
+  explicit Source(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 /// What `sigpu hevc info` prints: one line per parameter set, picture and slice segment.
 struct StreamSummary {
   std::vector<std::string> lines;
   std::vector<Problem> problems;
   std::size_t pictures = 0;
 };
+/// Summarizes an Annex B byte stream. Throws InputError when it is empty or holds no NAL unit.
 StreamSummary summarize(std::span<const std::uint8_t> stream);
+/// Summarizes what `source` reads (containers too), a chunk at a time.
+StreamSummary summarize(Source& source);
 
 }  // namespace sigpu::hevc

@@ -1,9 +1,9 @@
-// The decoder: NAL unit dispatch, parameter set activation, picture boundaries and POC (8.3.1),
-// then per picture: slice decoding, in-loop filters, picture hash check, cropping; output in POC
-// order (C.5.2). Intra pictures depend on no other picture, so with a parallel backend whole
-// pictures stream through the decoder's workers, many in flight, and come out in decoding
-// order; with the cuda backend each is filtered on the GPU stage as soon as it is reconstructed
-// (schedule.hpp).
+// The decoder: Annex B input in pieces (nal_assembler.hpp), NAL unit dispatch, parameter set
+// activation, picture boundaries and POC (8.3.1), then per picture: slice decoding, in-loop
+// filters, picture hash check, cropping; output in POC order (C.5.2). Intra pictures depend on no
+// other picture, so with a parallel backend whole pictures stream through the decoder's workers,
+// many in flight, and come out in decoding order; with the cuda backend each is filtered on the GPU
+// stage as soon as it is reconstructed (schedule.hpp).
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -17,6 +17,7 @@
 #include "hevc/errors.hpp"
 #include "hevc/filters.hpp"
 #include "hevc/nal.hpp"
+#include "hevc/nal_assembler.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
 #include "hevc/schedule.hpp"
@@ -86,12 +87,18 @@ namespace {
 constexpr int kGpuLanes = 4;
 
 struct Engine {
-  Engine(const DecodeOptions& o, const Schedule& s) : options(o), schedule(s) {}
+  Engine(const DecodeOptions& o, const Schedule& s)
+      : options(o), schedule(s), assembler(max_nal_bytes_for(o.max_luma_samples)) {}
 
   DecodeOptions options;
   Schedule schedule;
-  std::vector<Problem> problems;        ///< reported, in order
-  std::vector<Problem> parse_problems;  ///< found since the last picture was handed on
+  NalAssembler assembler;
+  /// This stream's outcome so far, for finish()'s verdict on a stream that output nothing.
+  std::size_t stream_pictures = 0, stream_frames = 0;
+  std::size_t stream_first_problem = 0;  ///< index in `problems` of this stream's first
+  std::string first_unsupported;         ///< the first Unsupported refusal's message
+  std::vector<Problem> problems;         ///< reported, in order
+  std::vector<Problem> parse_problems;   ///< found since the last picture was handed on
   std::shared_ptr<Sps> sps[16];
   std::shared_ptr<Pps> pps[64];
   std::vector<std::uint8_t> sps_rbsp[16], pps_rbsp[64];  ///< the RBSP each was parsed from
@@ -131,8 +138,11 @@ struct Engine {
   /// lane's CPU idle in turn, and the last pictures of a stream would queue behind each other).
   std::unique_ptr<WorkQueue> gpu_lanes[kGpuLanes];
 
-  void decode(std::span<const std::uint8_t> stream,
-              const std::function<void(const Frame&)>& on_frame);
+  void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
+  void finish(const std::function<void(const Frame&)>& on_frame);
+  void end_stream();
+  void new_stream();
+  void on_nal(std::span<const std::uint8_t> nal, std::size_t start_code);
   void handle(std::span<const std::uint8_t> bytes);
   void slice(const NalUnit& nal);
   void start_picture(const NalUnit& nal, const SliceHeader& sh);
@@ -173,7 +183,8 @@ std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& 
                                  std::span<const std::uint8_t> stream,
                                  const std::function<void(const Frame&)>& on_frame) {
   Engine e(options, schedule);
-  e.decode(stream, on_frame);
+  e.push(stream, on_frame);
+  e.finish(on_frame);
   return e.problems;
 }
 
@@ -189,26 +200,93 @@ bool Decoder::filters_available() {
   return hevc::filters_available();
 }
 
-void Decoder::decode(std::span<const std::uint8_t> stream,
-                     const std::function<void(const Frame&)>& on_frame) {
-  impl_->decode(stream, on_frame);
+void Decoder::push(std::span<const std::uint8_t> bytes,
+                   const std::function<void(const Frame&)>& on_frame) {
+  impl_->push(bytes, on_frame);
 }
 
-void Engine::decode(std::span<const std::uint8_t> stream,
-                    const std::function<void(const Frame&)>& on_frame) {
-  sink = &on_frame;
-  for (const NalSpan& s : split_annexb(stream)) {
-    here.offset = s.start_code;
-    here.type = s.end > s.begin ? (stream[s.begin] >> 1) & 0x3f : -1;
-    handle(stream.subspan(s.begin, s.end - s.begin));
-    ++here.index;
+void Decoder::finish(const std::function<void(const Frame&)>& on_frame) {
+  impl_->finish(on_frame);
+}
+
+void Decoder::decode(std::span<const std::uint8_t> stream,
+                     const std::function<void(const Frame&)>& on_frame) {
+  impl_->push(stream, on_frame);
+  impl_->finish(on_frame);
+}
+
+namespace {
+
+// Points Engine::sink at the caller's callback for one call.
+struct SinkScope {
+  const std::function<void(const Frame&)>*& sink;
+  SinkScope(const std::function<void(const Frame&)>*& s, const std::function<void(const Frame&)>& f)
+      : sink(s) {
+    sink = &f;
   }
+  ~SinkScope() { sink = nullptr; }
+};
+
+}  // namespace
+
+void Engine::push(std::span<const std::uint8_t> bytes,
+                  const std::function<void(const Frame&)>& on_frame) {
+  SinkScope scope(sink, on_frame);
+  try {
+    assembler.push(bytes, [this](auto nal, std::size_t at) { on_nal(nal, at); });
+  } catch (const InputError&) {
+    // No start code for longer than any picture needs: what was decoded before goes out, and
+    // the decoder is ready for a new stream.
+    end_stream();
+    new_stream();
+    throw;
+  }
+}
+
+void Engine::on_nal(std::span<const std::uint8_t> nal, std::size_t start_code) {
+  here.offset = start_code;
+  here.type = nal.empty() ? -1 : (nal[0] >> 1) & 0x3f;
+  handle(nal);
+  ++here.index;
+}
+
+// Decodes what is pending, outputs every picture and starts over for a new stream.
+void Engine::end_stream() {
   finish_picture();
   drain(0);
   problems.insert(problems.end(), parse_problems.begin(), parse_problems.end());
   parse_problems.clear();
   flush();
-  sink = nullptr;
+  assembler.reset();
+  here = {};
+}
+
+void Engine::new_stream() {
+  stream_pictures = stream_frames = 0;
+  first_unsupported.clear();
+  stream_first_problem = problems.size();
+}
+
+void Engine::finish(const std::function<void(const Frame&)>& on_frame) {
+  SinkScope scope(sink, on_frame);
+  assembler.finish([this](auto nal, std::size_t at) { on_nal(nal, at); });
+  const std::size_t bytes = assembler.bytes(), nals = assembler.nal_units();
+  end_stream();
+  const std::size_t pictures = stream_pictures, frames = stream_frames;
+  const std::string unsupported = std::move(first_unsupported);
+  const std::string problem =
+      problems.size() > stream_first_problem ? problems[stream_first_problem].message : "";
+  new_stream();
+  if (frames > 0) return;
+  if (bytes == 0) throw InputError("empty input");
+  if (nals == 0)
+    throw InputError("no HEVC NAL units found in " + std::to_string(bytes) +
+                     " bytes (no start code 00 00 01)");
+  if (!unsupported.empty()) throw UnsupportedError("no picture decoded: " + unsupported);
+  if (pictures == 0)
+    throw InputError("no decodable HEVC picture in " + std::to_string(bytes) + " bytes (" +
+                     std::to_string(nals) + " NAL units)" +
+                     (problem.empty() ? "" : "; the first problem: " + problem));
 }
 
 void Engine::handle(std::span<const std::uint8_t> bytes) {
@@ -261,6 +339,8 @@ void Engine::handle(std::span<const std::uint8_t> bytes) {
     }
   } catch (const Error& e) {
     parse_problems.push_back(here.problem(e.what()));
+    if (first_unsupported.empty() && dynamic_cast<const Unsupported*>(&e))
+      first_unsupported = parse_problems.back().message;
     if (is_vcl(nal.type) && cur) cur->pic->damaged = true;
   }
 }
@@ -352,6 +432,7 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   first_picture = false;
   after_eos = false;
 
+  ++stream_pictures;
   cur = std::make_unique<PictureJob>();
   if (spare_pictures.empty()) {
     cur->pic = std::make_unique<DecodedPicture>();
@@ -599,6 +680,7 @@ void Engine::output(Frame&& f, int max_reorder) {
     auto it = std::min_element(waiting.begin(), waiting.end(),
                                [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
     (*sink)(*it);
+    ++stream_frames;
     recycle(std::move(*it));
     waiting.erase(it);
   }
@@ -614,6 +696,7 @@ void Engine::flush() {
             [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
   for (Frame& f : waiting) {
     (*sink)(f);
+    ++stream_frames;
     recycle(std::move(f));
   }
   waiting.clear();

@@ -6,27 +6,48 @@
 
 #include "hevc/errors.hpp"
 #include "hevc/nal.hpp"
+#include "hevc/nal_assembler.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_header.hpp"
 
 namespace sigpu::hevc {
 
-StreamSummary summarize(std::span<const std::uint8_t> stream) {
+namespace {
+
+// One NAL unit at a time, as the NalAssembler hands them on.
+class Summarizer {
+ public:
+  void nal(std::span<const std::uint8_t> bytes, std::size_t start_code);
+  // Throws InputError when there was nothing to summarize.
+  StreamSummary finish(std::size_t bytes, std::size_t nal_units);
+
+ private:
   StreamSummary out;
   std::shared_ptr<Sps> sps[16];
   std::shared_ptr<Pps> pps[64];
   std::optional<SliceHeader> independent;
   std::size_t index = 0;
-  for (const NalSpan& s : split_annexb(stream)) {
-    const int type = s.end > s.begin ? (stream[s.begin] >> 1) & 0x3f : -1;
+};
+
+StreamSummary Summarizer::finish(std::size_t bytes, std::size_t nal_units) {
+  if (bytes == 0) throw InputError("empty input");
+  if (nal_units == 0)
+    throw InputError("no HEVC NAL units found in " + std::to_string(bytes) +
+                     " bytes (no start code 00 00 01)");
+  return std::move(out);
+}
+
+void Summarizer::nal(std::span<const std::uint8_t> bytes, std::size_t start_code) {
+  {
+    const int type = bytes.empty() ? -1 : (bytes[0] >> 1) & 0x3f;
     auto note = [&](const std::string& what) {
-      out.problems.push_back({index, type, s.start_code,
+      out.problems.push_back({index, type, start_code,
                               "NAL unit " + std::to_string(index) + " (" + nal_type_name(type) +
-                                  ", byte " + std::to_string(s.start_code) + "): " + what});
+                                  ", byte " + std::to_string(start_code) + "): " + what});
     };
     try {
-      const NalUnit nal = parse_nal(stream.subspan(s.begin, s.end - s.begin));
+      const NalUnit nal = parse_nal(bytes);
       if (nal.type == kNalSps) {
         auto p = std::make_shared<Sps>();
         parse_sps(nal.rbsp, *p);
@@ -75,6 +96,27 @@ StreamSummary summarize(std::span<const std::uint8_t> stream) {
     }
     ++index;
   }
+}
+
+}  // namespace
+
+StreamSummary summarize(std::span<const std::uint8_t> stream) {
+  Summarizer s;
+  NalAssembler a(max_nal_bytes_for(DecodeOptions{}.max_luma_samples));
+  const auto on_nal = [&s](auto nal, std::size_t at) { s.nal(nal, at); };
+  a.push(stream, on_nal);
+  a.finish(on_nal);
+  return s.finish(a.bytes(), a.nal_units());
+}
+
+StreamSummary summarize(Source& source) {
+  Summarizer s;
+  NalAssembler a(max_nal_bytes_for(DecodeOptions{}.max_luma_samples));
+  const auto on_nal = [&s](auto nal, std::size_t at) { s.nal(nal, at); };
+  while (const Chunk c = source.read()) a.push(c, on_nal);
+  a.finish(on_nal);
+  StreamSummary out = s.finish(a.bytes(), a.nal_units());
+  out.problems.insert(out.problems.begin(), source.problems().begin(), source.problems().end());
   return out;
 }
 

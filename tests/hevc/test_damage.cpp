@@ -19,12 +19,19 @@ namespace fs = std::filesystem;
 struct Result {
   std::vector<Frame> frames;
   std::vector<Problem> problems;
+  std::string input_error, unsupported;  ///< finish()'s verdict when nothing was decodable
 };
 
 Result run(const std::vector<std::uint8_t>& data, Backend backend = Backend::cpu) {
   Result r;
   Decoder dec({.backend = backend, .unfiltered = !Decoder::filters_available()});
-  dec.decode(data, [&](const Frame& f) { r.frames.push_back(f); });
+  try {
+    dec.decode(data, [&](const Frame& f) { r.frames.push_back(f); });
+  } catch (const InputError& e) {
+    r.input_error = e.what();
+  } catch (const UnsupportedError& e) {
+    r.unsupported = e.what();
+  }
   r.problems = dec.problems();
   return r;
 }
@@ -91,6 +98,9 @@ TEST(HevcDamage, MissingSpsNamesTheParameterSet) {
   ASSERT_FALSE(r.problems.empty());
   EXPECT_TRUE(any_problem_has(r, "SPS 0")) << r.problems.front().message;
   EXPECT_TRUE(any_problem_has(r, "byte ")) << r.problems.front().message;
+  // Nothing decodable and nothing refused as unsupported: the input is not usable.
+  EXPECT_NE(r.input_error.find("no decodable HEVC picture"), std::string::npos) << r.input_error;
+  EXPECT_NE(r.input_error.find("SPS 0"), std::string::npos) << r.input_error;
 }
 
 TEST(HevcDamage, InterSlicesAreRefusedAndIntraPicturesStillDecode) {
@@ -116,6 +126,7 @@ TEST(HevcDamage, Chroma444IsRefused) {
   const Result r = run(testing::read_file(out));
   EXPECT_TRUE(r.frames.empty());
   EXPECT_TRUE(any_problem_has(r, "chroma_format_idc 3"));
+  EXPECT_NE(r.unsupported.find("chroma_format_idc 3"), std::string::npos) << r.unsupported;
 }
 
 // Corrupted slice data never crashes or hangs, and a picture is output only when its hash
