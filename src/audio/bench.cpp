@@ -10,7 +10,7 @@
 #include "core/cuda/buffer.hpp"
 #endif
 
-#include "audio/bench_scenarios.hpp"
+#include <sigpu/audio_bench.hpp>
 
 namespace sigpu::audio {
 namespace {

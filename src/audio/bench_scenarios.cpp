@@ -1,4 +1,4 @@
-#include "audio/bench_scenarios.hpp"
+#include <sigpu/audio_bench.hpp>
 
 #include <unistd.h>
 
@@ -17,8 +17,6 @@
 #endif
 
 #include <nlohmann/json.hpp>
-
-#include "audio/bench_search.hpp"
 
 namespace sigpu::audio {
 namespace {

@@ -1,4 +1,4 @@
-#include "audio/bench_search.hpp"
+#include <sigpu/audio_bench.hpp>
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "audio/jack_client.hpp"
+#include <sigpu/audio.hpp>
 
 #ifdef SIGPU_HAVE_JACK
 #include <jack/jack.h>

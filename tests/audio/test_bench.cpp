@@ -9,8 +9,7 @@
 #include <fstream>
 #include <regex>
 
-#include "audio/bench_scenarios.hpp"
-#include "audio/bench_search.hpp"
+#include <sigpu/audio_bench.hpp>
 #include "support/shell.hpp"
 #include "util.hpp"
 

@@ -15,9 +15,7 @@
 #include <sigpu/audio.hpp>
 #include <sigpu/io.hpp>
 
-#include "audio/bench_scenarios.hpp"
-#include "audio/bench_search.hpp"
-#include "audio/jack_client.hpp"
+#include <sigpu/audio_bench.hpp>
 #include "commands.hpp"
 #include "progress.hpp"
 

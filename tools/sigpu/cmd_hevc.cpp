@@ -25,15 +25,23 @@ struct DecodeArgs {
   bool quiet = false;
 };
 
-constexpr std::uint64_t kMaxStream = std::uint64_t{16} << 30;
+/// Prints the container's and the stream's problems; true when there were any.
+bool print_problems(const std::string& name, const std::vector<hevc::Problem>& container,
+                    const std::vector<hevc::Problem>& stream) {
+  for (const auto& p : container) print_error(name + ": " + p.message);
+  for (const auto& p : stream) print_error(name + ": " + p.message);
+  return !container.empty() || !stream.empty();
+}
 
 int run_info(const InfoArgs& a) {
-  io::Input in(a.input);
-  const hevc::StreamSummary s = hevc::summarize(in.all(kMaxStream));
+  auto src = hevc::Source::open(a.input);
+  const hevc::StreamSummary s = hevc::summarize(src);
+  std::printf("format: %s\n", src.format().c_str());
   for (const auto& line : s.lines) std::printf("%s\n", line.c_str());
   std::printf("%zu pictures\n", s.pictures);
-  for (const auto& p : s.problems) print_error(in.name() + ": " + p.message);
-  return s.problems.empty() ? kExitOk : kExitDamaged;
+  std::fflush(stdout);
+  const std::string name = a.input == "-" ? "stdin" : a.input;
+  return print_problems(name, src.problems(), s.problems) ? kExitDamaged : kExitOk;
 }
 
 io::PictureView view_of(const hevc::Frame& f) {
@@ -51,6 +59,7 @@ io::PictureView view_of(const hevc::Frame& f) {
 }
 
 int run_decode(const DecodeArgs& a) {
+  // Opened first to compare the output with; the Source reads it (containers by name).
   io::Input in(a.input);
   const std::string path =
       a.out.output.empty() ? io::default_output(a.input, ".y4m") : a.out.output;
@@ -62,15 +71,21 @@ int run_decode(const DecodeArgs& a) {
                      .unfiltered = a.unfiltered,
                      .check_hash = !a.no_hash_check});
   std::size_t matched = 0, unchecked = 0;
-  dec.decode(in.all(kMaxStream), [&](const hevc::Frame& f) {
+  const auto on_frame = [&](const hevc::Frame& f) {
     writer.write(view_of(f));
     matched += f.hash == hevc::HashStatus::matched;
     unchecked += f.hash == hevc::HashStatus::unchecked;
-  });
-  for (const auto& p : dec.problems()) print_error(in.name() + ": " + p.message);
-  if (writer.pictures_written() == 0)
-    throw InputError(in.name() + ": no picture decoded" +
-                     (in.size() ? " from " + std::to_string(in.size()) + " bytes" : ""));
+  };
+  auto src = in.path() == "-" ? hevc::Source::from_fd(0, "stdin") : hevc::Source::open(in.path());
+  bool damaged = false;
+  try {
+    while (auto chunk = src.read()) dec.push(chunk, on_frame);
+    dec.finish(on_frame);
+  } catch (...) {
+    print_problems(in.name(), src.problems(), dec.problems());
+    throw;
+  }
+  damaged = print_problems(in.name(), src.problems(), dec.problems());
   writer.finish();
   if (!a.quiet) {
     std::fprintf(stderr, "%s -> %s: %llu pictures, %zu hashes matched", in.name().c_str(),
@@ -83,7 +98,7 @@ int run_decode(const DecodeArgs& a) {
                                    : "in-loop filters not in this build");
     std::fprintf(stderr, "\n");
   }
-  return dec.problems().empty() ? kExitOk : kExitDamaged;
+  return damaged ? kExitDamaged : kExitOk;
 }
 
 void add_hevc_commands(CLI::App& app, Action& action) {
@@ -92,13 +107,16 @@ void add_hevc_commands(CLI::App& app, Action& action) {
 
   auto info = std::make_shared<InfoArgs>();
   auto* ci = hevc->add_subcommand("info", "Print parameter sets, pictures and slice segments");
-  ci->add_option("file", info->input, "Annex B byte stream (.hevc, .h265), or - for stdin")
+  ci->add_option("file", info->input,
+                 "Annex B (.hevc, .h265), MP4, MOV, MKV or MPEG-TS; - for stdin (Annex B, MPEG-TS)")
       ->required();
   ci->callback([&action, info] { action = [info] { return run_info(*info); }; });
 
   auto dec = std::make_shared<DecodeArgs>();
   auto* cd = hevc->add_subcommand("decode", "Decode to raw planar YUV, Y4M, NumPy or one PNG");
-  cd->add_option("file", dec->input, "Annex B byte stream, or - for stdin")->required();
+  cd->add_option("file", dec->input,
+                 "Annex B, MP4, MOV, MKV or MPEG-TS; - for stdin (Annex B, MPEG-TS)")
+      ->required();
   add_output_options(cd, dec->out, "y4m, yuv, npy or png", "the input's name with .y4m");
   cd->add_option("--backend", dec->backend,
                  "cpu (serial reference), cpu-parallel (pictures on all cores), cuda (filters on "
