@@ -61,6 +61,10 @@ std::optional<std::size_t> metadata_end(std::span<const std::uint8_t> b, std::si
   }
 }
 
+/// The longest a frame can be: 65535 samples of 8 channels of 33 bits (a side channel of 32-bit
+/// audio), VERBATIM, with its header and footer.
+constexpr std::size_t kMaxFrameBytes = (std::size_t(65535) * 8 * 33 + 7) / 8 + 64;
+
 /// The sample a frame header codes.
 std::uint64_t coded_sample(const Candidate& f) {
   return f.variable ? f.number : f.number * f.block_size;
@@ -162,6 +166,10 @@ struct StreamDecoder::Impl {
     while (buf.size() >= want) {
       const auto c = linked_frames_from(buf, stream.info, search_from);
       if (!c) {
+        // A cut later found starts its three frames past all but the last few frames of what
+        // was searched: the next search need not go over the rest again.
+        const std::size_t tail = 3 * kMaxFrameBytes;
+        if (buf.size() > tail) search_from = std::max(search_from, buf.size() - tail);
         want = buf.size() + std::max<std::size_t>(window / 4, 1);
         return;
       }
@@ -266,16 +274,12 @@ struct StreamDecoder::Impl {
     finished = true;
     if (pushed == 0) throw InputError("empty input: no FLAC data");
     if (!audio) {
-      std::size_t need = 0;
-      audio = metadata_end(buf, need);
-      if (!audio) {
-        try {
-          parse_stream(buf);  // names what is missing
-        } catch (const Error& e) {
-          throw InputError(e.what());
-        }
-        throw InputError("the stream ends inside its metadata (" + std::to_string(buf.size()) +
-                         " bytes)");
+      // Too short for metadata_end to judge: parse_stream names what is missing, or finds a
+      // stream that starts at a frame.
+      try {
+        audio = parse_stream(buf).audio_offset;
+      } catch (const Error& e) {
+        throw InputError(e.what());
       }
       begin_audio();
     }
