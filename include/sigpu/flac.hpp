@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -221,6 +222,54 @@ std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
 /// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
 /// host memory they hold). Decoders in use finish first and are freed when they return.
 void release_gpu_memory();
+
+/// Decodes a FLAC stream of any length fed in pieces, in memory that does not grow with its
+/// length: PCM is handed to `on_pcm` in order as it is decoded, and nothing of it is kept.
+///
+///   sigpu::flac::StreamDecoder dec({.backend = sigpu::Backend::cpu_parallel},
+///                                  [&](const sigpu::flac::Pcm& block) { write(block); });
+///   while (auto n = read(buf)) dec.push({buf, n});
+///   sigpu::flac::Decoded d = dec.finish();   // d.report as decode() gives it; d.pcm has no bytes
+///
+/// The bytes are decoded in windows of about `window_bytes` (cut at frames the frame search
+/// verifies, as DecodeOptions::devices cuts a file), each by the chosen backend; memory is about
+/// the metadata plus the window plus its PCM. The samples handed on, joined, are exactly what
+/// decode() of the whole stream gives (damaged frames silenced alike), and the report is the same
+/// (frame numbers, samples and byte offsets are the stream's; the MD5 is computed as the blocks
+/// pass). Each block has the options' format and layout (planar: planar within the block).
+/// Errors: InputError for empty input, data that is neither FLAC nor starts at a frame, metadata
+/// cut short, or audio bytes in which no frame decodes; Error with the position for
+/// stop_on_damage and max_output_bytes. Not thread-safe: one caller pushes and finishes.
+class StreamDecoder {
+ public:
+  using PcmSink = std::function<void(const Pcm& block)>;
+  /// The window used when `window_bytes` is 0: larger on the GPU, where a launch has more fixed
+  /// cost to spread.
+  static constexpr std::size_t kDefaultWindow = std::size_t(16) << 20;
+  static constexpr std::size_t kDefaultWindowCuda = std::size_t(64) << 20;
+
+  StreamDecoder(const DecodeOptions& options, PcmSink on_pcm, std::size_t window_bytes = 0);
+  ~StreamDecoder();
+  StreamDecoder(StreamDecoder&&) noexcept;
+  StreamDecoder& operator=(StreamDecoder&&) noexcept;
+
+  /// The next bytes of the stream, split anywhere; decodes (and calls on_pcm) once a window of
+  /// frames is pending.
+  void push(std::span<const std::uint8_t> bytes);
+  /// Decodes what is left and returns the stream's metadata and report; pcm has the shape
+  /// (format, channels, total samples) but no bytes. The decoder takes no more bytes after it.
+  Decoded finish();
+
+  /// Stream bytes pushed so far.
+  std::uint64_t bytes_pushed() const;
+  /// The most input bytes held at once (the window plus the metadata and an unfinished tail).
+  std::size_t peak_buffered_bytes() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 /// Decoded PCM in device memory, for pipelines that want it on the GPU. Freed with the object.
 struct DevicePcm {

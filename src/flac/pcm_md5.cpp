@@ -35,7 +35,7 @@ void hash_range(const Pcm& p, Md5& md5, std::uint64_t first, std::uint64_t count
 }  // namespace
 
 void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
-  const Pcm& p = pcm_;
+  const Pcm& p = *pcm_;
   const unsigned bps = p.bits_per_sample;
   // 16-bit audio decoded to interleaved s16 is already the hashed byte layout (little-endian
   // hosts).

@@ -17,13 +17,20 @@ class PcmMd5 {
  public:
   /// The samples are at `data` (by default the Pcm's own bytes), in the Pcm's shape.
   explicit PcmMd5(const Pcm& pcm, const std::uint8_t* data = nullptr)
-      : pcm_(pcm), data_(data ? data : pcm.bytes.data()) {}
+      : pcm_(&pcm), data_(data ? data : pcm.bytes.data()) {}
+  /// Hashes all of `block`, the next piece of the same stream (same format and bit depth), and
+  /// makes it the Pcm that update() reads.
+  void update_all(const Pcm& block) {
+    pcm_ = &block;
+    data_ = block.bytes.data();
+    update(0, block.samples * block.channels);
+  }
   /// Values [first, first + count) in interleaved order (value = one sample of one channel).
   void update(std::uint64_t first, std::uint64_t count);
   std::array<std::uint8_t, 16> finish() { return md5_.finish(); }
 
  private:
-  const Pcm& pcm_;
+  const Pcm* pcm_;
   const std::uint8_t* data_;
   Md5 md5_;
 };

@@ -10,12 +10,6 @@
 #include "flac/backends.hpp"
 
 namespace sigpu::flac {
-namespace {
-
-/// The first frame at or after byte `from` that the frame search verifies twice over (its
-/// CRC-16 link to the next frame checks, and that frame's link to the one after it), and that
-/// next frame, which starts right where a good frame ends: searched over a window that doubles
-/// until it holds them or reaches the end (the last frames have no link: no place to cut).
 std::optional<std::pair<Candidate, Candidate>> linked_frames_from(
     std::span<const std::uint8_t> file, const StreamInfo& info, std::uint64_t from) {
   std::uint64_t span =
@@ -37,8 +31,6 @@ std::optional<std::pair<Candidate, Candidate>> linked_frames_from(
     span *= 2;
   }
 }
-
-}  // namespace
 
 std::vector<StreamPart> split_at_frames(std::span<const std::uint8_t> file, const Stream& stream,
                                         std::size_t parts) {

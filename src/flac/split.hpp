@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <sigpu/flac.hpp>
@@ -23,6 +25,14 @@ namespace sigpu::flac {
 struct StreamPart {
   std::uint64_t begin = 0, end = 0, first_sample = 0;
 };
+
+/// The first frame at or after byte `from` that the frame search verifies twice over (its
+/// CRC-16 link to the next frame checks, and that frame's link to the one after it), and that
+/// next frame, which starts right where a good frame ends: searched over a window that doubles
+/// until it holds them or reaches the end of `file` (the last frames have no link: no place to
+/// cut). Positions are `file`'s. The next frame is where a cut can go.
+std::optional<std::pair<Candidate, Candidate>> linked_frames_from(
+    std::span<const std::uint8_t> file, const StreamInfo& info, std::uint64_t from);
 
 /// At most `parts` parts of about equal audio bytes that cover the file in order, without gaps or
 /// overlaps; fewer when the stream has fewer frames (a cut needs three linked frames after its
