@@ -17,7 +17,7 @@ class ByteCursor {
   std::size_t left() const { return n_ - pos_; }
   void need(std::size_t k) const {
     if (k > left())
-      throw Error(std::string(what_) + " at byte " + std::to_string(base_ + pos_) + ": needs " +
+      throw InputError(std::string(what_) + " at byte " + std::to_string(base_ + pos_) + ": needs " +
                   std::to_string(k) + " more bytes, only " + std::to_string(left()) + " remain");
   }
   std::uint64_t be(unsigned bytes) {
@@ -57,11 +57,11 @@ std::size_t skip_id3v2(std::span<const std::uint8_t> f) {
   std::size_t size = 0;
   for (int i = 6; i < 10; ++i) {
     if (f[i] & 0x80)
-      throw Error("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
+      throw InputError("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
     size = (size << 7) | f[i];
   }
   std::size_t total = 10 + size + ((f[5] & 0x10) ? 10 : 0);
-  if (total > f.size()) throw Error("ID3v2 tag at byte 0: its size runs past the end of the file");
+  if (total > f.size()) throw InputError("ID3v2 tag at byte 0: its size runs past the end of the file");
   return total;
 }
 
@@ -79,7 +79,7 @@ void parse_streaminfo(ByteCursor c, Stream& s) {
   std::memcpy(i.md5.data(), c.here(), 16);
   s.has_streaminfo = true;
   if (i.bits_per_sample < 4)
-    throw Error("STREAMINFO: " + std::to_string(i.bits_per_sample) +
+    throw InputError("STREAMINFO: " + std::to_string(i.bits_per_sample) +
                 " bits per sample is below the minimum of 4");
   if (i.sample_rate == 0) s.warnings.push_back("STREAMINFO: sample rate is 0");
   if (i.max_block_size < 16 && !(i.min_block_size == i.max_block_size))
@@ -100,7 +100,7 @@ std::string parse_vorbis_comment(ByteCursor c, Stream& s) {
 
 std::string parse_seektable(ByteCursor c, std::uint32_t length, Stream& s) {
   if (length % 18)
-    throw Error("SEEKTABLE: length " + std::to_string(length) + " is not a multiple of 18");
+    throw InputError("SEEKTABLE: length " + std::to_string(length) + " is not a multiple of 18");
   for (std::uint32_t k = 0; k < length / 18; ++k) {
     SeekPoint p;
     p.sample = c.be(8);
@@ -159,27 +159,27 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
     return s;
   }
   if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0)
-    throw Error("not a FLAC stream: no fLaC marker or frame sync at byte " + std::to_string(pos));
+    throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " + std::to_string(pos));
   pos += 4;
   for (bool last = false; !last;) {
     if (f.size() < pos + 4)
-      throw Error("metadata block header at byte " + std::to_string(pos) +
+      throw InputError("metadata block header at byte " + std::to_string(pos) +
                   " runs past the end of the file");
     last = f[pos] & 0x80;
     const unsigned type = f[pos] & 0x7F;
     const std::uint32_t length = (std::uint32_t(f[pos + 1]) << 16) | (f[pos + 2] << 8) | f[pos + 3];
     const std::string where =
         std::string(block_name(type)) + " block at byte " + std::to_string(pos);
-    if (type == 127) throw Error(where + ": block type 127 is invalid");
+    if (type == 127) throw InputError(where + ": block type 127 is invalid");
     if (f.size() - pos - 4 < length)
-      throw Error(where + ": length " + std::to_string(length) + " runs past the end of the file");
+      throw InputError(where + ": length " + std::to_string(length) + " runs past the end of the file");
     MetadataBlock b{static_cast<std::uint8_t>(type), pos, length, {}};
     ByteCursor body(f.data() + pos + 4, length, pos + 4, block_name(type));
     switch (type) {
       case 0:
         if (length != 34)
-          throw Error(where + ": length " + std::to_string(length) + ", expected 34");
-        if (s.has_streaminfo) throw Error(where + ": second STREAMINFO block");
+          throw InputError(where + ": length " + std::to_string(length) + ", expected 34");
+        if (s.has_streaminfo) throw InputError(where + ": second STREAMINFO block");
         if (!s.blocks.empty()) s.warnings.push_back("STREAMINFO is not the first metadata block");
         parse_streaminfo(body, s);
         b.summary = std::to_string(s.info.sample_rate) + " Hz, " + std::to_string(s.info.channels) +

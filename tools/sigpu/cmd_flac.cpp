@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <span>
 #include <sstream>
@@ -340,9 +341,49 @@ std::uint64_t parse_position(const std::string& text, unsigned rate, const char*
                    ": give samples (digits) or a time as mm:ss.ss, as `flac -d` takes them");
 }
 
-/// The samples --skip/--until select in a file (the whole file when neither is given).
-flac::Decoded decode_input(io::Input& in, const DecodeArgs& a, const flac::DecodeOptions& opt) {
-  if (a.skip.empty() && a.until.empty()) return flac::decode(bytes_of(in), opt);
+constexpr std::size_t kReadBytes = 4 << 20;
+
+/// The stream's sample count from its STREAMINFO, read from the first bytes (0 when unknown),
+/// so that a WAV header on a pipe can be final from the start.
+std::uint64_t announced_samples(std::span<const std::uint8_t> first_bytes) {
+  try {
+    return flac::parse_stream(first_bytes).info.total_samples;
+  } catch (const Error&) {
+    return 0;  // the metadata runs past these bytes, or is bad: the decoder will say so
+  }
+}
+
+/// Feeds `in` to `dec` in pieces; `first` holds the bytes already read.
+void feed(io::Input& in, flac::StreamDecoder& dec, std::vector<std::uint8_t>& buf,
+          std::size_t first, Progress& progress) {
+  for (std::size_t n = first; n > 0; n = in.read(buf)) {
+    dec.push({buf.data(), n});
+    progress.add_bytes(n);
+  }
+}
+
+/// Decodes one whole input as it is read and writes the PCM as it comes: memory does not grow
+/// with the stream's length. The output exists (under a temporary name) from the start.
+flac::Decoded decode_streaming(io::Input& in, io::Output& out, io::PcmFormat format,
+                               const flac::DecodeOptions& opt, Progress& progress) {
+  std::vector<std::uint8_t> buf(kReadBytes);
+  const std::size_t first = in.read(buf);
+  const std::uint64_t expected = announced_samples({buf.data(), first});
+  std::optional<io::PcmWriter> writer;
+  flac::StreamDecoder dec(opt, [&](const flac::Pcm& block) {
+    if (!writer) writer.emplace(out, format, view_of(block), expected);
+    writer->append(view_of(block));
+  });
+  feed(in, dec, buf, first, progress);
+  flac::Decoded d = dec.finish();
+  check_found_audio(in.name(), dec.bytes_pushed(), d);
+  if (!writer) writer.emplace(out, format, view_of(d.pcm), 0);
+  writer->finish();
+  return d;
+}
+
+/// The samples --skip/--until select in a file, found without decoding the rest.
+flac::Decoded decode_range(io::Input& in, const DecodeArgs& a, const flac::DecodeOptions& opt) {
   if (!in.seekable()) throw UsageError("--skip and --until need a file, not " + in.name());
   const std::span<const std::uint8_t> bytes = in.map();  // the range's pages alone are read
   const unsigned rate = flac::parse_stream(bytes).info.sample_rate;
@@ -408,15 +449,26 @@ int run_decode(const DecodeArgs& a) {
     return true;
   };
 
-  if (opt.backend != Backend::cuda || !a.skip.empty() || !a.until.empty()) {
+  const bool range = !a.skip.empty() || !a.until.empty();
+  // The GPU's batches pay off for several files, and several GPUs split a whole file; anything
+  // else is decoded as it is read.
+  if (opt.backend != Backend::cuda || range || (!several && opt.devices.empty())) {
     for (std::size_t n = 0; n < inputs.size(); ++n) {
       progress.set_current(inputs[n].path);
       if (exists(n)) continue;
       try {
         io::Input in(inputs[n].path);
         const auto start = std::chrono::steady_clock::now();
-        const auto decoded = decode_input(in, a, opt);
-        write(n, in, decoded, seconds_since(start));
+        if (range) {
+          write(n, in, decode_range(in, a, opt), seconds_since(start));
+        } else {
+          const auto& dest = outputs[n];
+          if (several) fs::create_directories(fs::path(dest.path).parent_path());
+          io::Output out(dest.path, {.force = a.out.force, .inputs = {&in}});
+          const auto d = decode_streaming(in, out, dest.format, opt, progress);
+          progress.clear();
+          rc = std::max(rc, report_decode(in.name(), out.name(), d, seconds_since(start), a.quiet));
+        }
       } catch (const std::exception& e) {
         fail(e, inputs[n].path);
       }
@@ -501,8 +553,11 @@ int run_test(const TestArgs& a) {
     progress.set_current(path);
     try {
       io::Input in(path);
-      const auto d = flac::decode(bytes_of(in), opt);
-      check_found_audio(in.name(), in.size(), d);
+      std::vector<std::uint8_t> buf(kReadBytes);
+      flac::StreamDecoder dec(opt, [](const flac::Pcm&) {});
+      feed(in, dec, buf, in.read(buf), progress);
+      const auto d = dec.finish();
+      check_found_audio(in.name(), dec.bytes_pushed(), d);
       progress.clear();
       const auto& r = d.report;
       std::printf("%s: %s (%s, %llu frames)\n", in.name().c_str(), r.ok() ? "OK" : "FAILED",
@@ -517,7 +572,6 @@ int run_test(const TestArgs& a) {
       rc = std::max(rc, report_error(e, path));
     }
     std::fflush(stdout);
-    progress.add_bytes(size_or_zero(path));
     progress.file_done();
   }
   return rc;
