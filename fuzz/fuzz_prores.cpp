@@ -1,5 +1,5 @@
 // libFuzzer target: one raw ProRes frame ('icpf' box onwards) as untrusted bytes, decoded,
-// and split as a raw stream. Bad input must give sigpu::Error or a damage report, never a
+// and split as a raw stream (resynchronising past bad size fields). Bad input must give sigpu::Error or a damage report, never a
 // crash, a hang or an out-of-bounds write; the serial and parallel CPU decoders must agree
 // sample for sample.
 #include <cstddef>
@@ -28,11 +28,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const sigpu::Error&) {
   }
-  // The raw-stream splitter sees the same bytes as a file.
+  // The raw-stream splitter sees the same bytes as a file: frames and skipped ranges lie
+  // inside the input, in order, without overlapping; the first frames decode.
   try {
     const auto clip = sigpu::prores::read_raw({in.begin(), in.end()}, "fuzz");
-    for (std::size_t i = 0; i < clip.frames.size(); ++i)
-      if (clip.frames[i].offset + clip.frames[i].size > size) std::abort();
+    std::uint64_t end = 0;
+    for (const auto& f : clip.frames) {
+      if (f.offset < end || f.offset + f.size > size) std::abort();
+      end = f.offset + f.size;
+    }
+    for (const auto& d : clip.skipped)
+      if (d.bytes == 0 || d.offset + d.bytes > size) std::abort();
+    sigpu::prores::decode(clip, serial, 0, 4);
   } catch (const sigpu::Error&) {
   }
   return 0;

@@ -2,9 +2,11 @@
 // 4444 XQ), alpha, interlaced, on the CPU or the GPU, bit-exact with FFmpeg's decoder.
 //
 //   auto clip = sigpu::prores::open_file("clip.mov");       // MOV/QuickTime or raw 'icpf' frames
-//   auto out = sigpu::prores::decode(clip, {.backend = sigpu::Backend::cuda});
-//   for (auto& d : out.report.damage) std::cerr << d.message() << "\n";
-//   std::span<const std::uint16_t> y = out.frames[0].plane(0);
+//   for (std::size_t i = 0; i < clip.frames.size(); i += 16) {  // memory stays O(batch)
+//     auto out = sigpu::prores::decode(clip, {.backend = sigpu::Backend::cuda}, i, 16);
+//     for (auto& d : out.report.damage) std::cerr << d.message() << "\n";
+//     std::span<const std::uint16_t> y = out.frames[0].plane(0);
+//   }
 //
 // Frames come out planar, little-endian 16-bit words, in FFmpeg's pixel formats:
 // yuv422p10le for the 4:2:2 profiles, yuv444p12le (yuva444p12le with alpha) for 4444 and 4444 XQ.
@@ -63,13 +65,16 @@ struct Frame {
   std::span<std::uint16_t> plane(int plane);
 };
 
-/// One damaged slice (or a frame that could not be decoded at all: slice = -1).
+/// One damaged slice, a frame that could not be decoded at all (slice = -1), or bytes of a raw
+/// stream that held no frame and were skipped (`bytes` > 0; `frame` is the frame after them).
 struct Damage {
   std::uint64_t frame = 0;
   int picture = 0;  ///< 0, or 1 for the second field of an interlaced frame
   int slice = -1;
   int mb_x = 0, mb_y = 0;
   std::string what;
+  std::uint64_t offset = 0;  ///< skipped bytes: where they start in the input
+  std::uint64_t bytes = 0;   ///< skipped bytes: how many (0 for slice and frame damage)
   std::string message() const;
 };
 
@@ -93,7 +98,11 @@ struct DecodeOptions {
   std::uint64_t max_pixels = 0;
 };
 
-/// Coded frames from a file, held in memory.
+class ClipSource;
+
+/// The coded frames of a clip: a table of where each frame lies, and the bytes behind it,
+/// either held in `bytes` or in an open file that decode() reads frame by frame (so a long clip
+/// is decoded in memory proportional to the frames of one call). Copies share the file.
 struct Clip {
   std::string path;
   std::string container;     ///< "mov" or "raw"
@@ -101,24 +110,77 @@ struct Clip {
   int width = 0, height = 0;
   int fps_num = 0, fps_den = 1;  ///< frame rate when the container states it
   int sar_num = 0, sar_den = 0;  ///< sample aspect ratio when the container states it
+  /// The frames' bytes when held in memory (read_raw, RawStream, containers that do not store
+  /// frames as they are); empty when the frames are read from `source`.
   std::vector<std::uint8_t> bytes;
   struct Span {
-    std::size_t offset = 0, size = 0;
+    std::uint64_t offset = 0, size = 0;  ///< in the file, or in `bytes`
   };
   std::vector<Span> frames;
+  /// Bytes of a raw stream skipped because they held no frame (a bad size field, junk between
+  /// frames), each as Damage with its offset. decode() reports each once, in the call that
+  /// decodes the frame after it (or the clip's last frame).
+  std::vector<Damage> skipped;
+  /// Number of the clip's first frame in its stream: labels damage (RawStream counts on).
+  std::uint64_t first_frame = 0;
+  /// The open file the frames are read from; null when they are in `bytes`.
+  std::shared_ptr<const ClipSource> source;
+
+  /// The bytes of frame `i`: a view of `bytes`, or read from the file into `buffer` (valid
+  /// until `buffer` changes). Throws Error when the frame lies outside the bytes or the file.
+  std::span<const std::uint8_t> frame(std::size_t i, std::vector<std::uint8_t>& buffer) const;
+  /// The bytes of frame `i`, valid as long as the clip (or a copy) lives. From a file, each
+  /// frame asked for this way is kept in memory: for looking at a few frames, not decoding.
   std::span<const std::uint8_t> frame(std::size_t i) const;
+  /// True when the frames are held in `bytes` rather than read from a file on demand.
+  bool in_memory() const { return !source; }
+  /// Sum of the frames' sizes.
+  std::uint64_t coded_bytes() const;
   std::string fourcc_string() const;
   /// The output precision FFmpeg uses for this clip (see DecodeOptions::bit_depth).
   int bit_depth(const FrameHeader& first) const;
 };
 
-/// Splits a raw stream of concatenated frames, each starting with its 32-bit size and 'icpf'.
+/// Splits a raw stream of concatenated frames, each starting with its 32-bit size and 'icpf',
+/// held in memory. A frame whose size field is bad (too small, not followed by the next frame's
+/// 'icpf' tag) is skipped up to the next tag and listed in Clip::skipped; a last frame cut
+/// short is kept (its missing slices are reported when decoding). Throws InputError when the
+/// bytes are empty or hold no frame.
 Clip read_raw(std::vector<std::uint8_t> bytes, std::string path = {});
 /// Reads a QuickTime/MOV file (through libavformat): the first ProRes video track's frames;
-/// other tracks are ignored. Throws Error when sigpu was built without libavformat.
+/// other tracks are ignored. Frames stay in the file (read on demand) when the container
+/// stores them as they are, else (e.g. Matroska) they are held in memory. Throws InputError
+/// when the file is not one libavformat reads or has no ProRes track, UnsupportedError when
+/// sigpu was built without libavformat.
 Clip read_mov(const std::string& path);
-/// Raw 'icpf' frames when the file starts with one, else MOV.
+/// Raw 'icpf' frames when the file starts with one, else MOV; frames are read on demand.
+/// A non-seekable path (a pipe) is read whole into memory when raw, refused when MOV
+/// (UnsupportedError); RawStream reads raw frames from a pipe in bounded memory.
+/// Throws InputError for a missing, unreadable or empty file, a directory, or no frame.
 Clip open_file(const std::string& path);
+
+/// Raw 'icpf' frames read in one pass from a file descriptor (a pipe, stdin, a socket), in
+/// memory bounded by the frames of one call; bad size fields are resynchronised on as by
+/// read_raw. Each call to next() may run on any thread, one at a time.
+class RawStream {
+ public:
+  /// Reads from `fd` (not closed here); `name` labels errors. Throws InputError when the
+  /// input is empty, UnsupportedError when it is a MOV ("MOV needs a seekable file").
+  explicit RawStream(int fd, std::string name = "-");
+  ~RawStream();
+  RawStream(RawStream&&) noexcept;
+  RawStream& operator=(RawStream&&) noexcept;
+
+  /// The next frames, at most `max_frames` (0: 1), as a clip holding their bytes, numbered on
+  /// from the previous call's (Clip::first_frame); no frames once the input has ended. Throws
+  /// InputError when the input ends without having held any frame.
+  Clip next(std::size_t max_frames);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 /// Decodes one coded frame. `frame_number` only labels damage in the report.
 Frame decode_frame(std::span<const std::uint8_t> frame, int bit_depth, DecodeReport& report,
@@ -131,9 +193,9 @@ struct Decoded {
 
 class CudaDecoder;
 
-/// Decodes `count` frames of a clip starting at `first` (count 0: to the end). With the cuda
-/// backend, `gpu` (when given) is used instead of a decoder made for this call, so that
-/// repeated calls keep its buffers.
+/// Decodes `count` frames of a clip starting at `first` (count 0: to the end), reading only
+/// those frames' bytes. With the cuda backend, `gpu` (when given) is used instead of a decoder
+/// made for this call, so that repeated calls keep its buffers.
 Decoded decode(const Clip& clip, const DecodeOptions& options = {}, std::size_t first = 0,
                std::size_t count = 0, CudaDecoder* gpu = nullptr);
 

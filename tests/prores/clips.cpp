@@ -113,6 +113,12 @@ std::vector<std::uint8_t> read_file(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+std::vector<std::uint8_t> frame_bytes(const Clip& clip, std::size_t i) {
+  std::vector<std::uint8_t> buffer;
+  const auto f = clip.frame(i, buffer);
+  return {f.begin(), f.end()};
+}
+
 namespace {
 
 std::mutex g_make_mutex;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <sigpu/prores.hpp>
+
 namespace sigpu::prores::testing {
 
 struct ClipSpec {
@@ -41,5 +43,7 @@ std::filesystem::path find_clip(const ClipSpec& spec);
 std::vector<std::uint8_t> reference(const ClipSpec& spec, std::string& pix_fmt);
 
 std::vector<std::uint8_t> read_file(const std::filesystem::path& p);
+/// A copy of frame `i`'s bytes (file-backed clips read frames into a caller's buffer).
+std::vector<std::uint8_t> frame_bytes(const Clip& clip, std::size_t i);
 
 }  // namespace sigpu::prores::testing

@@ -29,8 +29,7 @@ class ProresDamage : public ::testing::Test {
     GTEST_SKIP() << "built without libavformat";
 #endif
     clip_ = open_file(path.string());
-    const auto f = clip_.frame(0);
-    bytes_.assign(f.begin(), f.end());
+    bytes_ = testing::frame_bytes(clip_, 0);
     parsed_ = parse_frame(bytes_, 10);
     DecodeReport r;
     clean_ = decode_frame(bytes_, 10, r, {.backend = Backend::cpu});
@@ -120,7 +119,10 @@ TEST_F(ProresDamage, ImpossibleDimensionsAreRefused) {
 }
 
 TEST_F(ProresDamage, BadFrameInAClipIsConcealedAndTheRestGoesOn) {
+  // The same frame table over the file's bytes held in memory, one of them broken.
   Clip c = clip_;
+  c.bytes = testing::read_file(clip_.path);
+  c.source = nullptr;
   c.bytes[c.frames[1].offset + 5] = 'X';  // breaks 'icpf'
   const Decoded d = decode(c, {.backend = Backend::cpu});
   ASSERT_EQ(d.frames.size(), 2u);
@@ -152,8 +154,10 @@ TEST_F(ProresDamage, RawFramesReadLikeTheMov) {
   const auto raw = dir / "two.icpf";
   {
     std::ofstream out(raw, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(clip_.bytes.data()),
-              static_cast<std::streamsize>(clip_.bytes.size()));
+    for (std::size_t i = 0; i < clip_.frames.size(); ++i) {
+      const auto f = testing::frame_bytes(clip_, i);
+      out.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size()));
+    }
     out.write(reinterpret_cast<const char*>(bytes_.data()), 100);  // truncated third frame
   }
   const Clip c = open_file(raw.string());

@@ -46,7 +46,7 @@ TEST(ProresGpu, DamagedSlicesMatchCpu) {
     const auto path = testing::find_clip(spec(name));
     if (path.empty()) GTEST_SKIP() << "clip not available";
     const Clip clip = open_file(path.string());
-    std::vector<std::uint8_t> f(clip.frame(0).begin(), clip.frame(0).end());
+    std::vector<std::uint8_t> f = testing::frame_bytes(clip, 0);
     const ParsedFrame pf = parse_frame(f, clip.bit_depth(parse_frame_header(f)));
     // Zero one slice's data, break another's header, and cut the frame short.
     const SliceRef& a = pf.slices[3];
@@ -69,18 +69,21 @@ TEST(ProresGpu, DamagedSlicesMatchCpu) {
 
 TEST(ProresGpu, MixedShapesAndLargeBatches) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  std::vector<Clip> clips;
+  std::vector<std::vector<std::vector<std::uint8_t>>> clips;  // frames of each clip
   for (const char* name : {"ks_p2", "tiny_16x16", "ks_4444xq_alpha8", "aw_tff"}) {
     const auto path = testing::find_clip(spec(name));
     if (path.empty()) GTEST_SKIP() << "clip not available";
-    clips.push_back(open_file(path.string()));
+    const Clip clip = open_file(path.string());
+    clips.emplace_back();
+    for (std::size_t i = 0; i < clip.frames.size(); ++i)
+      clips.back().push_back(testing::frame_bytes(clip, i));
   }
   // 200 frames cycling through the clips (same bit depth per call: 10 for the 4:2:2 ones).
   std::vector<std::span<const std::uint8_t>> spans;
   std::vector<Frame> expect;
   for (int i = 0; i < 200; ++i) {
-    const Clip& c = clips[i % 2 == 0 ? 0 : (i % 4 == 1 ? 1 : 3)];
-    spans.push_back(c.frame(i % c.frames.size()));
+    const auto& c = clips[i % 2 == 0 ? 0 : (i % 4 == 1 ? 1 : 3)];
+    spans.push_back(c[i % c.size()]);
     DecodeReport r;
     expect.push_back(decode_frame(spans.back(), 10, r, {.backend = Backend::cpu}));
   }
@@ -93,8 +96,8 @@ TEST(ProresGpu, MixedShapesAndLargeBatches) {
     EXPECT_TRUE(got[i].samples == expect[i].samples) << "frame " << i;
 
   // Device-resident: one shape, 64 frames of 4444 XQ with alpha.
-  const Clip& xq = clips[2];
-  std::vector<std::span<const std::uint8_t>> same(64, xq.frame(1));
+  const std::span<const std::uint8_t> xq1 = clips[2][1];
+  std::vector<std::span<const std::uint8_t>> same(64, xq1);
   DecodeReport r2;
   const BatchFrames d = gpu.decode_device(same, 12, r2);
   EXPECT_EQ(d.count, 64u);
@@ -105,7 +108,7 @@ TEST(ProresGpu, MixedShapesAndLargeBatches) {
   EXPECT_GT(stages.idct, 0.0);
   EXPECT_DOUBLE_EQ(stages.total(), stages.clear + stages.vld + stages.idct);
   DecodeReport r3;
-  const Frame ref = decode_frame(xq.frame(1), 12, r3, {.backend = Backend::cpu});
+  const Frame ref = decode_frame(xq1, 12, r3, {.backend = Backend::cpu});
   std::vector<std::uint16_t> last(d.frame_samples);
   gpu.download(d, 63, last.data());
   EXPECT_TRUE(last == ref.samples);

@@ -118,9 +118,11 @@ TEST_P(ProresKernelTwin, MatchesCpuDecoder) {
   const auto path = testing::find_clip(GetParam());
   if (path.empty()) GTEST_SKIP() << "clip not available";
   const Clip clip = open_file(path.string());
-  std::vector<std::span<const std::uint8_t>> spans;
-  for (std::size_t i = 0; i < clip.frames.size(); ++i) spans.push_back(clip.frame(i));
-  spans.push_back(clip.frame(0));  // the same frame twice in a batch
+  std::vector<std::vector<std::uint8_t>> held;
+  for (std::size_t i = 0; i < clip.frames.size(); ++i)
+    held.push_back(testing::frame_bytes(clip, i));
+  std::vector<std::span<const std::uint8_t>> spans(held.begin(), held.end());
+  spans.push_back(held[0]);  // the same frame twice in a batch
   expect_twin_matches_cpu(spans, clip.bit_depth(parse_frame_header(spans[0])), GetParam().name);
 }
 
@@ -147,14 +149,15 @@ TEST(ProresKernelTwinDamage, DamagedSlicesMatchCpu) {
     const auto path = testing::find_clip(spec);
     if (path.empty()) GTEST_SKIP() << "clip not available";
     const Clip clip = open_file(path.string());
-    std::vector<std::uint8_t> f(clip.frame(0).begin(), clip.frame(0).end());
+    std::vector<std::uint8_t> f = testing::frame_bytes(clip, 0);
+    const std::vector<std::uint8_t> f1 = testing::frame_bytes(clip, 1);
     const int depth = clip.bit_depth(parse_frame_header(f));
     const ParsedFrame pf = parse_frame(f, depth);
     const SliceRef& a = pf.slices[3];
     std::fill(f.begin() + a.offset + 8, f.begin() + a.offset + a.size, 0);
     f[pf.slices[9].offset + 2] = 0xFF;
     f.resize(pf.slices[pf.slices.size() - 5].offset + 10);
-    const std::vector<std::span<const std::uint8_t>> spans = {clip.frame(1), f};
+    const std::vector<std::span<const std::uint8_t>> spans = {f1, f};
     expect_twin_matches_cpu(spans, depth, spec.name);
   }
 }
