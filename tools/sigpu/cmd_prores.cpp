@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +56,9 @@ int run_info(const InfoArgs& a) {
   for (const auto& path : a.inputs) {
     try {
       const Clip clip = open_file(path);
-      std::printf("%s\n  container   %s, %zu frames, %zu bytes of frames\n", path.c_str(),
-                  clip.container.c_str(), clip.frames.size(), clip.bytes.size());
+      std::printf("%s\n  container   %s, %zu frames, %llu bytes of frames\n", path.c_str(),
+                  clip.container.c_str(), clip.frames.size(),
+                  static_cast<unsigned long long>(clip.coded_bytes()));
       if (clip.fourcc)
         std::printf("  fourcc      %s (ProRes %s)\n", clip.fourcc_string().c_str(),
                     profile_name(clip.fourcc_string()));
@@ -101,66 +104,91 @@ io::PictureView view_of(const Frame& f) {
   return v;
 }
 
+io::VideoInfo video_info(const Clip& clip, std::size_t frame, std::uint64_t count) {
+  io::VideoInfo info;
+  if (clip.fps_num) info.fps_num = clip.fps_num, info.fps_den = clip.fps_den;
+  if (clip.sar_num) info.sar_num = clip.sar_num, info.sar_den = clip.sar_den;
+  std::vector<std::uint8_t> buf;
+  info.matrix = parse_frame_header(clip.frame(frame, buf)).matrix;
+  info.range = io::Range::limited;
+  info.expected_pictures = count;
+  return info;
+}
+
+/// Decodes frames [first, first + count) of a clip in batches, writing each frame as it comes.
+/// The writer is made at the first frame (the header needs the clip's rate and matrix).
+void decode_frames(const Clip& clip, std::size_t first, std::size_t count, const DecodeOptions& o,
+                   CudaDecoder* gpu, std::size_t batch, const std::function<void(Decoded&)>& take,
+                   Progress& progress) {
+  for (std::size_t i = first; i < first + count; i += batch) {
+    Decoded d = decode(clip, o, i, std::min(batch, first + count - i), gpu);
+    take(d);
+    for (std::size_t j = i; j < std::min(first + count, i + batch); ++j)
+      progress.add_bytes(clip.frames[j].size);
+  }
+}
+
 int run_decode(const DecodeArgs& a) {
   const std::string path =
       a.out.output.empty() ? io::default_output(a.input, ".y4m") : a.out.output;
   const io::PictureFormat format =
       io::picture_format(a.out.output.empty() && a.out.format.empty() ? "y4m" : a.out.format, path);
+  const bool one_frame = a.frame >= 0 || format == io::PictureFormat::png;
   io::Input in(a.input);
+  if (!in.seekable() && one_frame)
+    throw UsageError("--frame and PNG output need a file, not " + in.name());
   io::Output out(path, {.force = a.out.force, .inputs = {&in}});
-  const Clip clip = open_file(a.input);
-  if (clip.frames.empty()) throw InputError(in.name() + ": no ProRes frame found");
   DecodeOptions o{.backend = parse_backend(a.backend),
                   .bit_depth = a.bit_depth,
                   .stop_on_damage = a.stop_on_damage,
                   .device = a.device,
                   .batch = a.batch};
-  std::size_t first = 0, count = clip.frames.size();
-  if (a.frame >= 0 || format == io::PictureFormat::png) {
-    first = static_cast<std::size_t>(std::max(0L, a.frame));
-    if (first >= clip.frames.size())
-      throw UsageError("--frame " + std::to_string(first) + " but the file has " +
-                       std::to_string(clip.frames.size()) + " frames");
-    count = 1;
-  }
-  io::VideoInfo info;
-  if (clip.fps_num) info.fps_num = clip.fps_num, info.fps_den = clip.fps_den;
-  if (clip.sar_num) info.sar_num = clip.sar_num, info.sar_den = clip.sar_den;
-  info.matrix = parse_frame_header(clip.frame(first)).matrix;
-  info.range = io::Range::limited;
-  info.expected_pictures = count;
-  io::PictureWriter writer(out, format, info);
-
-  // One GPU decoder for the whole file, made before decoding starts (it may refuse): its streams
-  // and buffers are made once.
+  // One GPU decoder for the whole input, made before decoding starts (it may refuse): its
+  // streams and buffers are made once.
   std::unique_ptr<CudaDecoder> gpu;
   if (resolve(o.backend) == Backend::cuda) gpu = std::make_unique<CudaDecoder>(a.device);
-  Progress progress(clip.bytes.size(), 1);
-  progress.set_current(fs::path(a.input).filename().string());
+  const std::size_t batch = static_cast<std::size_t>(std::max(1, a.batch));
+
+  std::optional<io::PictureWriter> writer;
   DecodeReport report;
   report.backend = resolve(o.backend);
-  const std::size_t chunk = static_cast<std::size_t>(std::max(1, a.batch));
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = first; i < first + count; i += chunk) {
-    Decoded d = decode(clip, o, i, std::min(chunk, first + count - i), gpu.get());
+  auto take = [&](Decoded& d) {
     report.frames += d.report.frames;
     for (auto& dmg : d.report.damage) {
-      progress.clear();
       print_error(in.name() + ": " + dmg.message());
       report.damage.push_back(std::move(dmg));
     }
-    for (const Frame& f : d.frames) writer.write(view_of(f));
-    for (std::size_t j = i; j < std::min(first + count, i + chunk); ++j)
-      progress.add_bytes(clip.frames[j].size);
+    for (const Frame& f : d.frames) writer->write(view_of(f));
+  };
+  const auto start = std::chrono::steady_clock::now();
+  if (in.seekable()) {
+    const Clip clip = open_file(a.input);
+    std::size_t first = 0, count = clip.frames.size();
+    if (one_frame) {
+      first = static_cast<std::size_t>(std::max(0L, a.frame));
+      if (first >= clip.frames.size())
+        throw UsageError("--frame " + std::to_string(first) + " but the file has " +
+                         std::to_string(clip.frames.size()) + " frames");
+      count = 1;
+    }
+    writer.emplace(out, format, video_info(clip, first, count));
+    Progress progress(clip.coded_bytes(), 1);
+    progress.set_current(fs::path(a.input).filename().string());
+    decode_frames(clip, first, count, o, gpu.get(), batch, take, progress);
+  } else {
+    // Raw frames from a pipe, a batch at a time.
+    RawStream stream(0, in.name());
+    Progress progress(0, 1);
+    for (Clip clip = stream.next(batch); !clip.frames.empty(); clip = stream.next(batch)) {
+      if (!writer) writer.emplace(out, format, video_info(clip, 0, 0));
+      decode_frames(clip, 0, clip.frames.size(), o, gpu.get(), batch, take, progress);
+    }
   }
-  writer.finish();
-  progress.file_done();
-  progress.clear();
+  if (!writer) throw InputError(in.name() + ": no ProRes frame found");
+  writer->finish();
   if (!a.quiet) {
     const double s = seconds_since(start);
-    std::fprintf(stderr,
-                 "%s -> %s: %llu frames decoded (%s) in %.3f s, %.1f fps, %zu damaged "
-                 "slices\n",
+    std::fprintf(stderr, "%s -> %s: %llu frames decoded (%s) in %.3f s, %.1f fps, %zu damaged\n",
                  in.name().c_str(), out.name().c_str(),
                  static_cast<unsigned long long>(report.frames),
                  std::string(to_string(report.backend)).c_str(), s,
@@ -182,7 +210,8 @@ void add_prores_commands(CLI::App& app, Action& action) {
   auto* cd = pr->add_subcommand(
       "decode",
       "Decode to raw planar YUV(A) (FFmpeg's pixel formats), Y4M, NumPy, or one frame to PNG");
-  cd->add_option("file", dec->input, "MOV file or raw 'icpf' frames")->required();
+  cd->add_option("file", dec->input, "MOV or MKV file, or raw 'icpf' frames (- for stdin)")
+      ->required();
   add_output_options(cd, dec->out, "y4m, yuv (or raw), npy or png (one frame)",
                      "the input's name with .y4m");
   cd->add_option("--frame", dec->frame, "Decode this frame only (PNG: default 0)");
