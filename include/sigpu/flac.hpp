@@ -201,6 +201,19 @@ struct BatchResult {
 std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                       const DecodeOptions& options = {});
 
+/// Receives each file of decode_files: its index in `paths` and its result (which the sink may
+/// move from).
+using FileSink = std::function<void(std::size_t index, BatchResult& result)>;
+/// decode_files' batch size when none is given.
+inline constexpr std::uint64_t kDefaultBatchBytes = std::uint64_t{512} << 20;
+
+/// Decodes files named by path, reading them in batches of about `batch_bytes` of input (0:
+/// kDefaultBatchBytes), each batch decoded as by decode_batch (on one GPU by a decoder kept for
+/// the whole call), and hands each file's result to `on_file` in order, so that memory holds
+/// one batch. A file that cannot be read or decoded is a result with an error; the others go on.
+void decode_files(std::span<const std::string> paths, const DecodeOptions& options,
+                  const FileSink& on_file, std::uint64_t batch_bytes = 0);
+
 /// Samples [first, first + count), per channel.
 struct SampleRange {
   std::uint64_t first = 0, count = 0;

@@ -31,22 +31,31 @@ bool same_shape(const PictureView& a, const PictureView& b) {
 
 /// Y4M's colour space tag, as FFmpeg writes and reads it; empty when Y4M has none.
 std::string y4m_colourspace(const PictureView& p) {
-  const std::string depth = p.bit_depth > 8 ? "p" + std::to_string(p.bit_depth) : "";
+  // Built by appending: GCC 12 warns falsely (-Wrestrict) about literal + string chains.
+  std::string tag;
+  const bool wide = p.bit_depth > 8;
   switch (p.chroma) {
     case Chroma::c400:
       if (p.alpha) return "";
-      return p.bit_depth > 8 ? "mono" + std::to_string(p.bit_depth) : "mono";
+      tag = "mono";
+      if (wide) tag += std::to_string(p.bit_depth);
+      return tag;
     case Chroma::c420:
       if (p.alpha) return "";
-      return p.bit_depth > 8 ? "420" + depth : "420jpeg";
+      if (!wide) return "420jpeg";
+      tag = "420";
+      break;
     case Chroma::c422:
       if (p.alpha) return "";
-      return "422" + depth;
+      tag = "422";
+      break;
     case Chroma::c444:
       if (p.alpha) return p.bit_depth == 8 ? "444alpha" : "";
-      return "444" + depth;
+      tag = "444";
+      break;
   }
-  return "";
+  if (wide) tag.append("p").append(std::to_string(p.bit_depth));
+  return tag;
 }
 
 }  // namespace
@@ -102,22 +111,28 @@ struct PictureWriter::Impl {
   /// 128 bytes, rewritten in place at finish() with the final count.
   std::vector<std::uint8_t> npy_header(std::uint64_t pictures) const {
     const PictureView& p = first;
-    std::string shape = "(" + std::to_string(pictures) + ", ";
     bool equal = true;
     for (int c = 1; c < plane_count(p); ++c)
       equal &= p.plane_width[c] == p.plane_width[0] && p.plane_height[c] == p.plane_height[0];
+    std::string dict = "{'descr': '";
+    dict.append(p.bit_depth > 8 ? "<u2" : "|u1").append("', 'fortran_order': False, 'shape': (");
+    dict.append(std::to_string(pictures)).append(", ");
     if (equal)
-      shape += std::to_string(plane_count(p)) + ", " + std::to_string(p.plane_height[0]) + ", " +
-               std::to_string(p.plane_width[0]) + ")";
+      dict.append(std::to_string(plane_count(p)))
+          .append(", ")
+          .append(std::to_string(p.plane_height[0]))
+          .append(", ")
+          .append(std::to_string(p.plane_width[0]));
     else
-      shape += std::to_string(samples_of(p)) + ")";
-    std::string dict = "{'descr': '" + std::string(p.bit_depth > 8 ? "<u2" : "|u1") +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+      dict.append(std::to_string(samples_of(p)));
+    dict.append("), }");
     dict.resize(128 - 10 - 1, ' ');
     dict += '\n';
-    const std::string h = std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) +
-                          char(dict.size() >> 8) + dict;
-    return {h.begin(), h.end()};
+    std::vector<std::uint8_t> h = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                   static_cast<std::uint8_t>(dict.size() & 0xFF),
+                                   static_cast<std::uint8_t>(dict.size() >> 8)};
+    h.insert(h.end(), dict.begin(), dict.end());
+    return h;
   }
 };
 

@@ -80,12 +80,6 @@ io::PcmView view_of(const flac::Pcm& p) {
           p.bytes.data()};
 }
 
-/// The file's bytes: mapped for a regular file, read whole from a stream.
-std::span<const std::uint8_t> bytes_of(io::Input& in) {
-  constexpr std::uint64_t kMaxStream = std::uint64_t{16} << 30;
-  return in.all(kMaxStream);
-}
-
 std::string duration(std::uint64_t samples, std::uint32_t rate) {
   if (rate == 0) return "?";
   const double s = double(samples) / rate;
@@ -477,64 +471,25 @@ int run_decode(const DecodeArgs& a) {
     return rc;
   }
 
-  // The GPU decodes files in batches of up to kBatchBytes of input, packed into shared launches.
-  constexpr std::uint64_t kBatchBytes = 512u << 20;
-  // One device keeps its decoder between batches; several split each batch (a single file by
-  // bytes at frame starts, several files into shares by bytes).
-  std::unique_ptr<flac::CudaDecoder> gpu;
-  if (opt.devices.empty()) gpu = std::make_unique<flac::CudaDecoder>(opt.device);
-  auto decode_files = [&](std::span<const std::span<const std::uint8_t>> files) {
-    if (gpu) return gpu->decode_batch(files, opt);
-    if (files.size() > 1) return flac::decode_batch(files, opt);
-    std::vector<flac::BatchResult> one(1);
-    one[0].decoded = flac::decode(files[0], opt);
-    return one;
-  };
-  for (std::size_t first = 0; first < inputs.size();) {
-    std::vector<std::size_t> batch;
-    std::vector<io::Input> opened;
-    std::vector<std::span<const std::uint8_t>> spans;
-    std::uint64_t used = 0;
-    std::size_t n = first;
-    for (; n < inputs.size() && (batch.empty() || used < kBatchBytes); ++n) {
-      if (exists(n)) continue;
-      try {
-        opened.emplace_back(inputs[n].path);
-        spans.push_back(bytes_of(opened.back()));
-        used += spans.back().size();
-        batch.push_back(n);
-      } catch (const std::exception& e) {
-        fail(e, inputs[n].path);
-        progress.file_done();
-      }
-    }
-    first = n;
-    if (batch.empty()) continue;
-    progress.set_current(inputs[batch.front()].path + (batch.size() > 1 ? " ..." : ""));
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<flac::BatchResult> results;
+  // Several files on the GPU, or one file over several GPUs: decoded whole, in batches.
+  std::vector<std::size_t> todo;
+  std::vector<std::string> paths;
+  for (std::size_t n = 0; n < inputs.size(); ++n)
+    if (!exists(n)) todo.push_back(n), paths.push_back(inputs[n].path);
+  auto start = std::chrono::steady_clock::now();
+  flac::decode_files(paths, opt, [&](std::size_t k, flac::BatchResult& result) {
+    const std::size_t i = todo[k];
+    progress.set_current(inputs[i].path);
     try {
-      results = decode_files(spans);
+      if (!result.error.empty()) throw InputError(inputs[i].path + ": " + result.error);
+      io::Input in(inputs[i].path);
+      write(i, in, result.decoded, seconds_since(start));
     } catch (const std::exception& e) {
-      for (std::size_t k = 0; k < batch.size(); ++k) {
-        fail(e, inputs[batch[k]].path);
-        progress.file_done();
-      }
-      continue;
+      fail(e, inputs[i].path);
     }
-    const double seconds = seconds_since(start) / double(batch.size());
-    for (std::size_t k = 0; k < batch.size(); ++k) {
-      const std::size_t i = batch[k];
-      progress.set_current(inputs[i].path);
-      try {
-        if (!results[k].error.empty()) throw InputError(inputs[i].path + ": " + results[k].error);
-        write(i, opened[k], results[k].decoded, seconds);
-      } catch (const std::exception& e) {
-        fail(e, inputs[i].path);
-      }
-      progress.file_done();
-    }
-  }
+    progress.file_done();
+    start = std::chrono::steady_clock::now();
+  });
   return rc;
 }
 

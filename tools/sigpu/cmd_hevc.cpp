@@ -62,9 +62,8 @@ int run_decode(const DecodeArgs& a) {
   // Opened first to compare the output with; the Source reads it (containers by name).
   io::Input in(a.input);
   const std::string path =
-      a.out.output.empty() ? io::default_output(a.input, ".y4m") : a.out.output;
-  const io::PictureFormat format =
-      io::picture_format(a.out.output.empty() && a.out.format.empty() ? "y4m" : a.out.format, path);
+      output_path(a.input, a.out, io::extension(io::picture_format(a.out.format, "-")));
+  const io::PictureFormat format = io::picture_format(a.out.format, path);
   io::Output out(path, {.force = a.out.force, .inputs = {&in}});
   io::PictureWriter writer(out, format, {});
   hevc::Decoder dec({.backend = parse_backend(a.backend),
@@ -117,7 +116,9 @@ void add_hevc_commands(CLI::App& app, Action& action) {
   cd->add_option("file", dec->input,
                  "Annex B, MP4, MOV, MKV or MPEG-TS; - for stdin (Annex B, MPEG-TS)")
       ->required();
-  add_output_options(cd, dec->out, "y4m, yuv, npy or png", "the input's name with .y4m");
+  add_output_options(cd, dec->out, "y4m, yuv, npy or png",
+                     "the input's name with the format's extension (.y4m without --format); -o "
+                     "FOLDER puts it there");
   cd->add_option("--backend", dec->backend,
                  "cpu (serial reference), cpu-parallel (pictures on all cores), cuda (filters on "
                  "the GPU) or auto")

@@ -130,9 +130,8 @@ void decode_frames(const Clip& clip, std::size_t first, std::size_t count, const
 
 int run_decode(const DecodeArgs& a) {
   const std::string path =
-      a.out.output.empty() ? io::default_output(a.input, ".y4m") : a.out.output;
-  const io::PictureFormat format =
-      io::picture_format(a.out.output.empty() && a.out.format.empty() ? "y4m" : a.out.format, path);
+      output_path(a.input, a.out, io::extension(io::picture_format(a.out.format, "-")));
+  const io::PictureFormat format = io::picture_format(a.out.format, path);
   const bool one_frame = a.frame >= 0 || format == io::PictureFormat::png;
   io::Input in(a.input);
   if (!in.seekable() && one_frame)
@@ -213,7 +212,8 @@ void add_prores_commands(CLI::App& app, Action& action) {
   cd->add_option("file", dec->input, "MOV or MKV file, or raw 'icpf' frames (- for stdin)")
       ->required();
   add_output_options(cd, dec->out, "y4m, yuv (or raw), npy or png (one frame)",
-                     "the input's name with .y4m");
+                     "the input's name with the format's extension (.y4m without --format); -o "
+                     "FOLDER puts it there");
   cd->add_option("--frame", dec->frame, "Decode this frame only (PNG: default 0)");
   cd->add_option("--backend", dec->backend, "cpu, cpu-parallel, cuda or auto")
       ->check(CLI::IsMember({"auto", "cpu", "cpu-parallel", "cuda"}))

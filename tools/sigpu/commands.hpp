@@ -56,4 +56,8 @@ struct OutputArgs {
 void add_output_options(CLI::App* cmd, OutputArgs& a, const std::string& formats,
                         const std::string& default_output);
 
+/// Where a command with one input writes: -o's file or stdout, a file named after the input
+/// in -o's folder, or without -o the input's name beside it; the last two with `extension`.
+std::string output_path(const std::string& input, const OutputArgs& a, std::string_view extension);
+
 }  // namespace sigpu::cli

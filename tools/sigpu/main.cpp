@@ -2,6 +2,7 @@
 // code from the one table in commands.hpp.
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <utility>
 #include <vector>
@@ -40,6 +41,14 @@ void add_output_options(CLI::App* cmd, OutputArgs& a, const std::string& formats
   cmd->add_option("--format", a.format,
                   formats + " (default: from the output's extension; stdout: the first)");
   cmd->add_flag("-f,--force", a.force, "Overwrite an existing output file");
+}
+
+std::string output_path(const std::string& input, const OutputArgs& a, std::string_view extension) {
+  namespace fs = std::filesystem;
+  if (a.output.empty()) return io::default_output(input, extension);
+  if (a.output == "-" || !fs::is_directory(a.output)) return a.output;
+  if (input == "-") throw UsageError("reading stdin, name the output file, not a folder");
+  return (fs::path(a.output) / fs::path(input).filename().replace_extension(extension)).string();
 }
 
 namespace {
