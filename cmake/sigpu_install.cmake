@@ -9,7 +9,9 @@ set(SIGPU_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/sigpu)
 # libsigpu.a needs from its user what the library links; libsigpu.so needs nothing.
 get_property(_sigpu_static_interface GLOBAL PROPERTY SIGPU_STATIC_INTERFACE)
 list(REMOVE_DUPLICATES _sigpu_static_interface)
-target_link_libraries(sigpu_static INTERFACE $<INSTALL_INTERFACE:${_sigpu_static_interface}>)
+foreach(dep ${_sigpu_static_interface})
+  target_link_libraries(sigpu_static INTERFACE $<INSTALL_INTERFACE:${dep}>)
+endforeach()
 
 install(TARGETS sigpu_shared sigpu_static EXPORT sigpuTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
