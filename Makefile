@@ -1,8 +1,13 @@
 # sigpu: the README's two commands and a few helpers. CMake does the real work.
 #
 #   make demo     build the CLI and run `sigpu demo` on its built-in inputs
-#   make test     build, run the CPU tests (ctest -LE gpu), then the fuzz smoke run
+#   make test     build, run the CPU tests (ctest -LE gpu), check the installed library
+#                 (scripts/check-install), then the fuzz smoke run
 #   make build    configure build/ and build everything
+#   make install  build, then install into PREFIX (default /usr/local): lib, headers, CMake
+#                 package, pkg-config file, bin/sigpu, man page
+#   make check-install   build, then install into a temporary prefix and build and run
+#                 examples/consumer against it
 #   make fuzz     build the libFuzzer targets with clang + ASan/UBSan in build-fuzz/, run each
 #   make format   clang-format -i every source file   (make check-format: list what would change)
 #   make bundle   build for sm_90 and pack .device/ for the GPU machine (scripts/device-bundle)
@@ -10,7 +15,7 @@
 #
 # Every target that builds first installs missing Debian packages (scripts/install-deps, needs
 # root then), so one command works on a fresh Debian 12 machine. Knobs: JOBS, BUILD_TYPE,
-# CMAKE_FLAGS (extra -D options for build/), FUZZ_SECONDS (per target), VERBOSE=1.
+# CMAKE_FLAGS (extra -D options for build/), FUZZ_SECONDS (per target), PREFIX, VERBOSE=1.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -22,6 +27,7 @@ JOBS         ?= 2
 BUILD_TYPE   ?= Release
 CMAKE_FLAGS  ?=
 FUZZ_SECONDS ?= 60
+PREFIX       ?= /usr/local
 SOURCE_DIRS  := src include tools tests bench fuzz
 
 # A stock CUDA install leaves nvcc outside PATH; CMake finds the CUDA backend through it.
@@ -39,7 +45,8 @@ else
 endif
 
 .NOTPARALLEL:
-.PHONY: all demo test build configure deps ctest fuzz fuzz-build format check-format bundle clean
+.PHONY: all demo test build configure deps ctest check-install install fuzz fuzz-build format \
+  check-format bundle clean
 
 all: build
 
@@ -73,7 +80,13 @@ ctest: build
 	  $(BUILD)/ctest.log || true; \
 	exit $$rc
 
-test: deps ctest fuzz
+check-install: build
+	@bash scripts/check-install $(BUILD)
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+test: deps ctest check-install fuzz
 	@grep -E 'tests passed|Total Test time' $(BUILD)/ctest.log
 
 $(FUZZ_BUILD)/CMakeCache.txt: | deps

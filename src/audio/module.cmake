@@ -6,16 +6,14 @@ target_sources(sigpu PRIVATE ${SIGPU_AUDIO_EFFECTS})
 find_package(nlohmann_json 3 REQUIRED)
 target_link_libraries(sigpu PRIVATE nlohmann_json::nlohmann_json)
 
-pkg_check_modules(SIGPU_AUDIO_SNDFILE IMPORTED_TARGET sndfile)
+sigpu_link_pkgconfig(PUBLIC SIGPU_AUDIO_SNDFILE sndfile)
 if(SIGPU_AUDIO_SNDFILE_FOUND)
-  target_link_libraries(sigpu PUBLIC PkgConfig::SIGPU_AUDIO_SNDFILE)
   target_compile_definitions(sigpu PRIVATE SIGPU_HAVE_SNDFILE=1)
 endif()
 
 # The JACK client (`sigpu audio run`).
-pkg_check_modules(SIGPU_AUDIO_JACK IMPORTED_TARGET jack)
+sigpu_link_pkgconfig(PUBLIC SIGPU_AUDIO_JACK jack)
 if(SIGPU_AUDIO_JACK_FOUND)
-  target_link_libraries(sigpu PUBLIC PkgConfig::SIGPU_AUDIO_JACK)
   target_compile_definitions(sigpu PUBLIC SIGPU_HAVE_JACK=1)
 endif()
 

@@ -1,6 +1,6 @@
 # convolution: FFTW (single precision) for the CPU backend, cuFFT for the CUDA backend.
-pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
-target_link_libraries(sigpu PRIVATE PkgConfig::FFTW3F)
+sigpu_link_pkgconfig(PRIVATE FFTW3F REQUIRED fftw3f)
 if(SIGPU_HAVE_CUDA)
-  target_link_libraries(sigpu PRIVATE CUDA::cufft)
+  sigpu_link_package(PRIVATE CUDA::cufft PACKAGE CUDAToolkit
+    PC -L${CUDAToolkit_LIBRARY_DIR} -lcufft)
 endif()
