@@ -98,6 +98,11 @@ enum class Md5Check { match, mismatch, not_set, skipped };
 struct DecodeReport {
   Backend backend = Backend::cpu;
   std::uint64_t frames = 0;
+  /// The frame numbers this decode used (Damage::frame_number runs over them): the frames
+  /// plus the damaged frames, in decoding order; a damaged span whose header did not decode
+  /// takes none. Joining decodes of consecutive pieces of a stream, a piece's numbers start at
+  /// the sum of the earlier pieces' frames_numbered.
+  std::uint64_t frames_numbered = 0;
   std::vector<Damage> damage;
   Md5Check md5 = Md5Check::skipped;
   std::string md5_expected, md5_computed;  ///< hex, when known

@@ -19,6 +19,7 @@ struct DecodeOutput {
   std::vector<Damage> damage;
   std::vector<std::string> warnings;
   std::uint64_t frames = 0;
+  std::uint64_t frames_numbered = 0;  ///< DecodeReport::frames_numbered
 };
 
 /// The serial reference: one frame after another, like libFLAC. Output is raw32 interleaved;

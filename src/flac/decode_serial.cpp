@@ -149,6 +149,7 @@ class SerialDecoder {
                                damage_->first_sample, damage_->block,
                                "frame does not decode (CRC or syntax error)"});
         out_end_ = damage_->first_sample + damage_->block;
+        ++frame_number_;  // numbered as the index numbers it: a truncation below is the next
       } else if (out_.frames == 0) {
         out_.damage.push_back(
             {damage_->pos, n_ - damage_->pos, 0, 0, 0, "no decodable frame found"});
@@ -171,6 +172,7 @@ class SerialDecoder {
         out_.warnings.push_back("STREAMINFO says " + std::to_string(stream_.info.total_samples) +
                                 " samples, the frames hold " + std::to_string(out_end_));
     }
+    out_.frames_numbered = frame_number_;
     Pcm& p = out_.pcm;
     p.channels = ch;
     p.bits_per_sample = fmt_ ? fmt_->bits_per_sample : stream_.info.bits_per_sample;

@@ -57,6 +57,7 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
                                             : a.byte_offset < b.byte_offset;
   });
   d.report.frames = r.frames;
+  d.report.frames_numbered = r.frames_numbered;
   d.report.damage = std::move(r.damage);
   // A stream without STREAMINFO whose parameters the caller gave (o.params: a cut, a ranged
   // decode's window) starts at a frame by the caller's word: its parse's "no fLaC marker" is

@@ -298,6 +298,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   Walker walker(cands, fmt, probe);
   if (found && unbroken_index(cands, static_cast<std::size_t>(first - cands.begin()), walker,
                               stream.audio_offset, data_size, index)) {
+    index.frames_numbered = index.frames.size();
     check_total(index, stream, data_size, index.frames.size());
     return index;
   }
@@ -372,6 +373,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     out_end = std::max(out_end, begin + span);
   }
   index.total_samples = out_end;
+  index.frames_numbered = frame_number;
   check_total(index, stream, data_size, frame_number);
   return index;
 }

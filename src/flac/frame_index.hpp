@@ -25,7 +25,8 @@ struct FrameIndex {
   std::vector<FrameEntry> frames;
   std::vector<Damage> damage;  ///< spans already known to be damaged (silence in the output)
   std::vector<std::string> warnings;
-  std::uint64_t total_samples = 0;  ///< output length per channel
+  std::uint64_t total_samples = 0;    ///< output length per channel
+  std::uint64_t frames_numbered = 0;  ///< frames and damaged frames (DecodeReport's)
   std::uint32_t channels = 0, bits_per_sample = 0, sample_rate = 0;
 };
 

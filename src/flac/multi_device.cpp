@@ -252,7 +252,7 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   std::uint8_t* dst = kept ? joined.data() : r.pcm.bytes.data();
   join(dst, r.pcm, places, got, in_place);
 
-  std::uint64_t frames_before = 0;
+  std::uint64_t frames_before = 0, numbered_before = 0;
   for (std::size_t k = 0; k < cuts.size(); ++k) {
     DecodeReport& pr = got[k].report;
     for (Damage x : pr.damage) {
@@ -261,7 +261,7 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
       if (k == 0 && x.byte_length == 0 && x.byte_offset == cuts[0].end) continue;
       x.byte_offset += cuts[k].begin;
       x.first_sample += places[k].at;
-      x.frame_number += frames_before;
+      x.frame_number += numbered_before;
       r.damage.push_back(std::move(x));
     }
     // The first part's warnings start with the file's metadata warnings, which the joined
@@ -272,9 +272,11 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
       w += static_cast<std::ptrdiff_t>(d.stream.warnings.size());
     r.warnings.insert(r.warnings.end(), w, pr.warnings.end());
     frames_before += pr.frames;
+    numbered_before += pr.frames_numbered;
   }
   r.frames = frames_before;
-  check_total_samples(total, d.stream, file.size(), r.frames, r.damage, r.warnings);
+  r.frames_numbered = numbered_before;
+  check_total_samples(total, d.stream, file.size(), r.frames_numbered, r.damage, r.warnings);
   if (!(kept && external)) {
     finish_decode(d, std::move(r), o, true);
     return d;

@@ -186,6 +186,7 @@ DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Strea
   out.damage = std::move(r.damage);
   out.warnings = std::move(r.index.warnings);
   out.frames = r.index.frames.size();
+  out.frames_numbered = r.index.frames_numbered;
   return out;
 }
 

@@ -234,7 +234,7 @@ struct StreamDecoder::Impl {
       if (windows == 0 && x.byte_length == 0 && x.byte_offset == end) continue;
       x.byte_offset += begin;
       x.first_sample += emitted;
-      x.frame_number += r.frames;
+      x.frame_number += r.frames_numbered;
       damage.push_back(std::move(x));
     }
     std::sort(damage.begin(), damage.end(), [](const Damage& a, const Damage& b) {
@@ -254,6 +254,7 @@ struct StreamDecoder::Impl {
       w += static_cast<std::ptrdiff_t>(stream.warnings.size());
     r.warnings.insert(r.warnings.end(), w, got.report.warnings.end());
     r.frames += got.report.frames;
+    r.frames_numbered += got.report.frames_numbered;
 
     const Pcm block = count == p.samples ? std::move(p) : resized(p, count);
     if (!damage.empty()) md5.reset();
@@ -298,7 +299,7 @@ struct StreamDecoder::Impl {
     }
     decode_next(buf.size(), std::nullopt);
     buf = ByteBuffer();
-    check_total_samples(emitted, stream, pushed, r.frames, r.damage, r.warnings);
+    check_total_samples(emitted, stream, pushed, r.frames_numbered, r.damage, r.warnings);
     d.stream = stream;
     d.report.backend = o.backend;
     r.pcm = shape;

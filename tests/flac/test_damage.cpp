@@ -54,7 +54,9 @@ Decoded decode_all(const std::vector<std::uint8_t>& f, DecodeOptions o = {}) {
     EXPECT_EQ(par.report.damage[k].byte_offset, ref.report.damage[k].byte_offset) << k;
     EXPECT_EQ(par.report.damage[k].first_sample, ref.report.damage[k].first_sample) << k;
     EXPECT_EQ(par.report.damage[k].samples, ref.report.damage[k].samples) << k;
+    EXPECT_EQ(par.report.damage[k].frame_number, ref.report.damage[k].frame_number) << k;
   }
+  EXPECT_EQ(par.report.frames_numbered, ref.report.frames_numbered);
   return ref;
 }
 

@@ -246,7 +246,11 @@ TEST(FlacMultiDevice, DamageKeepsItsPlaceInTheFile) {
     EXPECT_EQ(d.report.damage[i].byte_offset, whole.report.damage[i].byte_offset);
     EXPECT_EQ(d.report.damage[i].first_sample, whole.report.damage[i].first_sample);
     EXPECT_EQ(d.report.damage[i].samples, whole.report.damage[i].samples);
+    // Numbered in the file's decoding order: the damaged frame in part 0 takes a number too.
+    EXPECT_EQ(d.report.damage[i].frame_number, whole.report.damage[i].frame_number);
   }
+  EXPECT_EQ(d.report.frames, whole.report.frames);
+  EXPECT_EQ(d.report.frames_numbered, whole.report.frames_numbered);
   EXPECT_NE(d.report.md5, Md5Check::match);
   EXPECT_EQ(d.report.warnings.size(), 0u);
   EXPECT_THROW(decode_cpu_parts(f, {.stop_on_damage = true}, 3), Error);

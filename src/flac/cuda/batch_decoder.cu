@@ -166,6 +166,7 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
       shape_pcm(r.pcm, index, o);
       r.warnings = index.warnings;
       r.frames = index.frames.size();
+      r.frames_numbered = index.frames_numbered;
       r.pcm.bytes.resize(out_pieces[j].size);
       out_pieces[j].data = r.pcm.bytes.data();
     }

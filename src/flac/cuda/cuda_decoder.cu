@@ -694,6 +694,7 @@ DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, con
   r.damage = std::move(pr.damage);
   r.warnings = std::move(pr.index.warnings);
   r.frames = pr.index.frames.size();
+  r.frames_numbered = pr.index.frames_numbered;
   // SIGPU_TRACE=1 prints where the time goes (each phase ends in a stream synchronize).
   if (origin) {
     std::fprintf(stderr,

@@ -248,6 +248,7 @@ Decoded CudaDecoder::Impl::decode_streaming(std::span<const std::uint8_t> file,
   r.damage = std::move(pr.damage);
   r.warnings = std::move(pr.index.warnings);
   r.frames = pr.index.frames.size();
+  r.frames_numbered = pr.index.frames_numbered;
   finish_decode(d, std::move(r), o, true);
   return d;
 }
