@@ -34,7 +34,10 @@ int make_temp(const std::string& path, std::string* temp) {
   // The extension stays last, for libraries that choose a format by it (libsndfile).
   const fs::path p(path);
   const std::string ext = p.extension().string();
-  std::string name = (p.parent_path() / ("." + p.stem().string() + ".sigpu-XXXXXX" + ext)).string();
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) about literal + string chains.
+  std::string base = ".";
+  base.append(p.stem().string()).append(".sigpu-XXXXXX").append(ext);
+  std::string name = (p.parent_path() / base).string();
   const int fd = ::mkstemps(name.data(), static_cast<int>(ext.size()));
   if (fd < 0) {
     const int err = errno;
