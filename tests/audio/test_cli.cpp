@@ -79,7 +79,7 @@ TEST(AudioCli, RenderFlacThroughGuitarChain) {
   const fs::path dir = fs::path(in).parent_path();
   for (const char* backend : {"cpu", "cpu-parallel"}) {
     const std::string wav = (dir / (std::string("out-") + backend + ".wav")).string();
-    const auto r = shell("'" + kSigpu + "' audio render '" + graph + "' '" + in + "' '" + wav +
+    const auto r = shell("'" + kSigpu + "' audio render -f '" + graph + "' '" + in + "' '" + wav +
                          "' --backend " + backend);
     ASSERT_EQ(r.code, 0) << r.output;
     std::smatch m;
@@ -94,7 +94,7 @@ TEST(AudioCli, RenderFlacThroughGuitarChain) {
   }
   // FLAC output is 24-bit: within its quantisation step.
   const std::string flac = (dir / "out.flac").string();
-  auto r = shell("'" + kSigpu + "' audio render '" + graph + "' '" + in + "' '" + flac + "'");
+  auto r = shell("'" + kSigpu + "' audio render -f '" + graph + "' '" + in + "' '" + flac + "'");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_LT(worst_dbfs(want, read_file(flac)), -130);
   // The reference decoder agrees that it is a valid FLAC file.
@@ -113,11 +113,11 @@ TEST(AudioCli, RenderRefusesClearly) {
                f);
     std::fclose(f);
   }
-  auto r = shell("'" + kSigpu + "' audio render '" + bad + "' '" + in + "' '" +
+  auto r = shell("'" + kSigpu + "' audio render -f '" + bad + "' '" + in + "' '" +
                  (dir / "x.wav").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("node 'lo' parameter 'band.0.freq'"), std::string::npos) << r.output;
-  r = shell("'" + kSigpu + "' audio render '" + source_path("examples/audio/sends.json") + "' '" +
+  r = shell("'" + kSigpu + "' audio render -f '" + source_path("examples/audio/sends.json") + "' '" +
             in + "' '" + (dir / "x.wav").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("has 1 channels but the graph has 4 inputs"), std::string::npos)

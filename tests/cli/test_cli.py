@@ -55,6 +55,11 @@ def peak_rss_mb(args, cwd=None):
     return os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024.0
 
 
+def read(path, n=-1):
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
 def sh(cmd, cwd=None):
     subprocess.run(cmd, shell=True, check=True, cwd=cwd, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -132,8 +137,8 @@ class Flac(Scratch):
                              (2, 44100, 3 * 44100))
         self.assert_exit(run(["flac", "decode", "song.flac", "-o", "out.wav"], cwd=self.dir),
                          EXIT_OK)
-        self.assertEqual(open(self.path("out.wav"), "rb").read(),
-                         open(self.path("song.wav"), "rb").read())
+        self.assertEqual(read(self.path("out.wav")),
+                         read(self.path("song.wav")))
 
     def test_odd_and_absolute_paths(self):
         src = self.copy("song.flac", "a folder/sóng ♫ 1.flac")
@@ -150,10 +155,10 @@ class Flac(Scratch):
         with open(src, "rb") as f:
             rc, out, err = run(["flac", "decode", "-", "-o", "-"], stdin=f)
         self.assertEqual(rc, EXIT_OK, err)
-        self.assertEqual(out, open(self.path("file.wav"), "rb").read())
+        self.assertEqual(out, read(self.path("file.wav")))
         self.assertFalse(os.path.exists(self.path("-")), "a file named '-' was written")
         # stdin needs a named output
-        self.assert_exit(run(["flac", "decode", "-"], input_bytes=open(src, "rb").read()),
+        self.assert_exit(run(["flac", "decode", "-"], input_bytes=read(src)),
                          EXIT_USAGE, "-o")
 
     def test_formats_by_extension(self):
@@ -162,8 +167,8 @@ class Flac(Scratch):
             self.assert_exit(run(["flac", "decode", "song.flac", "-o", name], cwd=self.dir),
                              EXIT_OK)
         self.assertEqual(os.path.getsize(self.path("x.raw")), 3 * 44100 * 2 * 2)
-        self.assertTrue(open(self.path("x.npy"), "rb").read(6) == b"\x93NUMPY")
-        self.assertEqual(open(self.path("x.wav"), "rb").read(4), b"RIFF")
+        self.assertTrue(read(self.path("x.npy"), 6) == b"\x93NUMPY")
+        self.assertEqual(read(self.path("x.wav"), 4), b"RIFF")
         self.assert_exit(run(["flac", "decode", "song.flac", "-o", "x.mp3"], cwd=self.dir),
                          EXIT_USAGE, "cannot tell")
         self.assert_exit(run(["flac", "decode", "song.flac", "-o", "y.wav", "--format", "raw"],
@@ -178,19 +183,19 @@ class Flac(Scratch):
             f.write(b"precious")
         self.assert_exit(run(["flac", "decode", "song.flac"], cwd=self.dir), EXIT_USAGE,
                          "exists")
-        self.assertEqual(open(self.path("song.wav"), "rb").read(), b"precious")
+        self.assertEqual(read(self.path("song.wav")), b"precious")
         self.assert_exit(run(["flac", "decode", "song.flac", "--force"], cwd=self.dir), EXIT_OK)
-        self.assertEqual(open(self.path("song.wav"), "rb").read(4), b"RIFF")
+        self.assertEqual(read(self.path("song.wav"), 4), b"RIFF")
 
     def test_never_writes_over_an_input(self):
         src = self.copy("song.flac")
-        before = open(src, "rb").read()
+        before = read(src)
         os.link(src, self.path("hard.wav"))
         os.symlink(src, self.path("soft.wav"))
         for out in ("song.flac", "hard.wav", "soft.wav"):
             self.assert_exit(run(["flac", "decode", "song.flac", "-o", out, "-f", "--format",
                                   "wav"], cwd=self.dir), EXIT_USAGE, "input")
-        self.assertEqual(open(src, "rb").read(), before)
+        self.assertEqual(read(src), before)
 
     def test_junk_inputs(self):
         self.copy("random.bin", "random.flac")
@@ -221,7 +226,7 @@ class Flac(Scratch):
             os.chmod(self.dir, 0o755)
 
     def test_truncated_stream_is_damage(self):
-        data = open(os.path.join(DATA, "song.flac"), "rb").read()
+        data = read(os.path.join(DATA, "song.flac"))
         with open(self.path("cut.flac"), "wb") as f:
             f.write(data[: len(data) * 2 // 3])
         rc, _, err = run(["flac", "decode", "cut.flac"], cwd=self.dir)
@@ -238,7 +243,7 @@ class Flac(Scratch):
         self.assertLess(time.time() - start, 30)
 
     def test_interrupt_leaves_nothing(self):
-        src = open(os.path.join(DATA, "song.flac"), "rb").read()
+        src = read(os.path.join(DATA, "song.flac"))
         p = subprocess.Popen([SIGPU, "flac", "decode", "-", "-o", "out.wav"], cwd=self.dir,
                              stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         p.stdin.write(src[: len(src) // 2])
@@ -293,15 +298,15 @@ class Hevc(Scratch):
             self.copy(name)
             self.assert_exit(run(["hevc", "decode", name, "-o", name + ".yuv"], cwd=self.dir),
                              EXIT_OK)
-        raw = open(self.path("intra.hevc.yuv"), "rb").read()
+        raw = read(self.path("intra.hevc.yuv"))
         self.assertEqual(len(raw), 4 * 64 * 64 * 3 // 2)
         for name in ("intra.mp4", "intra.mkv"):
-            self.assertEqual(open(self.path(name + ".yuv"), "rb").read(), raw, name)
+            self.assertEqual(read(self.path(name + ".yuv")), raw, name)
 
     def test_default_output_stdin_stdout(self):
         self.copy("intra.hevc")
         self.assert_exit(run(["hevc", "decode", "intra.hevc"], cwd=self.dir), EXIT_OK)
-        y4m = open(self.path("intra.y4m"), "rb").read()
+        y4m = read(self.path("intra.y4m"))
         self.assertTrue(y4m.startswith(b"YUV4MPEG2 W64 H64"))
         with open(self.path("intra.hevc"), "rb") as f:
             rc, out, err = run(["hevc", "decode", "-", "-o", "-"], stdin=f)
@@ -313,7 +318,7 @@ class Hevc(Scratch):
         self.copy("intra.hevc")
         self.assert_exit(run(["hevc", "decode", "intra.hevc", "-o", "a.npy"], cwd=self.dir),
                          EXIT_OK)
-        head = open(self.path("a.npy"), "rb").read(128)
+        head = read(self.path("a.npy"), 128)
         self.assertIn(b"'shape': (4, 6144)", head)
         self.assert_exit(run(["hevc", "decode", "intra.hevc", "-o", "a.npy"], cwd=self.dir),
                          EXIT_USAGE, "exists")
@@ -347,14 +352,14 @@ class Prores(Scratch):
     def test_decode_formats(self):
         self.copy("clip.mov")
         self.assert_exit(run(["prores", "decode", "clip.mov"], cwd=self.dir), EXIT_OK)
-        self.assertTrue(open(self.path("clip.y4m"), "rb").read().startswith(b"YUV4MPEG2 W64 H32"))
+        self.assertTrue(read(self.path("clip.y4m")).startswith(b"YUV4MPEG2 W64 H32"))
         self.assert_exit(run(["prores", "decode", "clip.mov", "-o", "c.yuv"], cwd=self.dir),
                          EXIT_OK)
         self.assertEqual(os.path.getsize(self.path("c.yuv")), 3 * 64 * 32 * 2 * 2)
         rc, out, err = run(["prores", "decode", "clip.mov", "-o", "-", "--format", "yuv"],
                            cwd=self.dir)
         self.assertEqual(rc, EXIT_OK, err)
-        self.assertEqual(out, open(self.path("c.yuv"), "rb").read())
+        self.assertEqual(out, read(self.path("c.yuv")))
         self.assert_exit(run(["prores", "decode", "clip.mov", "-o", "clip.mov", "-f",
                               "--format", "yuv"], cwd=self.dir), EXIT_USAGE, "input")
         self.assert_exit(run(["prores", "decode", "clip.mov", "-o", "c.yuv"], cwd=self.dir),
@@ -386,8 +391,8 @@ class Audio(Scratch):
 
     @unittest.skipUnless(have("sox"), "needs sox")
     def test_render_overwrite_and_input(self):
-        sh("sox -n -r 48000 -c 2 -b 16 in.wav synth 0.5 sine 440", self.dir)
-        args = ["audio", "render", self.graph(), "in.wav"]
+        sh("sox -n -r 48000 -c 4 -b 16 in.wav synth 0.5 sine 440", self.dir)
+        args = ["audio", "render", self.graph(), "in.wav", "--set", "N=4"]
         self.assert_exit(run(args + ["-o", "out.wav", "--backend", "cpu"], cwd=self.dir), EXIT_OK)
         self.assert_exit(run(args + ["-o", "out.wav", "--backend", "cpu"], cwd=self.dir),
                          EXIT_USAGE, "exists")

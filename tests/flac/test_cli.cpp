@@ -266,7 +266,7 @@ TEST_F(Cli, ListFileNpyOutputAndPerFileErrors) {
   write_all(path("list.txt"), {list.begin(), list.end()});
   const auto r = sigpu("flac decode -q --format npy --list " + quoted(path("list.txt")) + " -o " +
                        quoted(path("out")));
-  EXPECT_EQ(r.code, 1) << "the broken file fails, the batch goes on: " << r.output;
+  EXPECT_EQ(r.code, 3) << "the broken file is not FLAC, the batch goes on: " << r.output;
   EXPECT_NE(r.output.find("broken.flac"), std::string::npos) << r.output;
   for (const char* name : {"a", "b"}) {
     const auto npy = read_all(path(std::string("out/") + name + ".npy"));
@@ -299,7 +299,7 @@ TEST_F(Cli, ExistingOutputNeedsForce) {
   const auto f = make_flac("a", 2, 16, 0.5);
   ASSERT_EQ(sigpu("flac decode -q " + quoted(f)).code, 0);
   auto r = sigpu("flac decode -q " + quoted(f));
-  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
   r = sigpu("flac decode -q --force " + quoted(f));
   EXPECT_EQ(r.code, 0) << r.output;
@@ -341,7 +341,7 @@ TEST_F(Cli, MissingFileFailsAndIsNamed) {
   const auto missing = path("missing.flac");
   for (const char* verb : {"test", "info", "decode"}) {
     const auto r = sigpu(std::string("flac ") + verb + " " + quoted(missing));
-    EXPECT_EQ(r.code, 1) << verb << ": " << r.output;
+    EXPECT_EQ(r.code, 3) << verb << ": " << r.output;
     EXPECT_NE(r.output.find("sigpu: "), std::string::npos) << verb << ": " << r.output;
     EXPECT_NE(r.output.find(missing), std::string::npos) << verb << ": " << r.output;
   }

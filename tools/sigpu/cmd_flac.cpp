@@ -552,6 +552,9 @@ void add_flac_commands(CLI::App& app, Action& action) {
   add_output_options(cd, dec->out, "wav, raw or npy (a NumPy array of shape (samples, channels))",
                      "the input's name with the format's extension; with several inputs -o "
                      "names a folder");
+  cd->add_option("--backend", dec->backend, "cpu, cpu-parallel, cuda or auto")
+      ->check(CLI::IsMember(kBackendNames))
+      ->capture_default_str();
   cd->add_option("--sample-format", dec->sample_format,
                  "s16, s32 or f32 (default: the stream's own bit depth)")
       ->check(CLI::IsMember({"s16", "s32", "f32"}));
