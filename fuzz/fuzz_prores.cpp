@@ -1,7 +1,7 @@
 // libFuzzer target: one raw ProRes frame ('icpf' box onwards) as untrusted bytes, decoded,
-// and split as a raw stream (resynchronising past bad size fields). Bad input must give sigpu::Error or a damage report, never a
-// crash, a hang or an out-of-bounds write; the serial and parallel CPU decoders must agree
-// sample for sample.
+// and split as a raw stream (resynchronising past bad size fields). Bad input must give
+// sigpu::Error or a damage report, never a crash, a hang or an out-of-bounds write; the serial and
+// parallel CPU decoders must agree sample for sample.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

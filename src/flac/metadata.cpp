@@ -17,8 +17,9 @@ class ByteCursor {
   std::size_t left() const { return n_ - pos_; }
   void need(std::size_t k) const {
     if (k > left())
-      throw InputError(std::string(what_) + " at byte " + std::to_string(base_ + pos_) + ": needs " +
-                  std::to_string(k) + " more bytes, only " + std::to_string(left()) + " remain");
+      throw InputError(std::string(what_) + " at byte " + std::to_string(base_ + pos_) +
+                       ": needs " + std::to_string(k) + " more bytes, only " +
+                       std::to_string(left()) + " remain");
   }
   std::uint64_t be(unsigned bytes) {
     need(bytes);
@@ -61,7 +62,8 @@ std::size_t skip_id3v2(std::span<const std::uint8_t> f) {
     size = (size << 7) | f[i];
   }
   std::size_t total = 10 + size + ((f[5] & 0x10) ? 10 : 0);
-  if (total > f.size()) throw InputError("ID3v2 tag at byte 0: its size runs past the end of the file");
+  if (total > f.size())
+    throw InputError("ID3v2 tag at byte 0: its size runs past the end of the file");
   return total;
 }
 
@@ -80,7 +82,7 @@ void parse_streaminfo(ByteCursor c, Stream& s) {
   s.has_streaminfo = true;
   if (i.bits_per_sample < 4)
     throw InputError("STREAMINFO: " + std::to_string(i.bits_per_sample) +
-                " bits per sample is below the minimum of 4");
+                     " bits per sample is below the minimum of 4");
   if (i.sample_rate == 0) s.warnings.push_back("STREAMINFO: sample rate is 0");
   if (i.max_block_size < 16 && !(i.min_block_size == i.max_block_size))
     s.warnings.push_back("STREAMINFO: maximum block size " + std::to_string(i.max_block_size) +
@@ -159,12 +161,13 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
     return s;
   }
   if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0)
-    throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " + std::to_string(pos));
+    throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " +
+                     std::to_string(pos));
   pos += 4;
   for (bool last = false; !last;) {
     if (f.size() < pos + 4)
       throw InputError("metadata block header at byte " + std::to_string(pos) +
-                  " runs past the end of the file");
+                       " runs past the end of the file");
     last = f[pos] & 0x80;
     const unsigned type = f[pos] & 0x7F;
     const std::uint32_t length = (std::uint32_t(f[pos + 1]) << 16) | (f[pos + 2] << 8) | f[pos + 3];
@@ -172,7 +175,8 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
         std::string(block_name(type)) + " block at byte " + std::to_string(pos);
     if (type == 127) throw InputError(where + ": block type 127 is invalid");
     if (f.size() - pos - 4 < length)
-      throw InputError(where + ": length " + std::to_string(length) + " runs past the end of the file");
+      throw InputError(where + ": length " + std::to_string(length) +
+                       " runs past the end of the file");
     MetadataBlock b{static_cast<std::uint8_t>(type), pos, length, {}};
     ByteCursor body(f.data() + pos + 4, length, pos + 4, block_name(type));
     switch (type) {

@@ -128,7 +128,14 @@ struct PictureWriter::Impl {
     dict.append("), }");
     dict.resize(128 - 10 - 1, ' ');
     dict += '\n';
-    std::vector<std::uint8_t> h = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+    std::vector<std::uint8_t> h = {0x93,
+                                   'N',
+                                   'U',
+                                   'M',
+                                   'P',
+                                   'Y',
+                                   1,
+                                   0,
                                    static_cast<std::uint8_t>(dict.size() & 0xFF),
                                    static_cast<std::uint8_t>(dict.size() >> 8)};
     h.insert(h.end(), dict.begin(), dict.end());

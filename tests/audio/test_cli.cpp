@@ -117,8 +117,8 @@ TEST(AudioCli, RenderRefusesClearly) {
                  (dir / "x.wav").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("node 'lo' parameter 'band.0.freq'"), std::string::npos) << r.output;
-  r = shell("'" + kSigpu + "' audio render -f '" + source_path("examples/audio/sends.json") + "' '" +
-            in + "' '" + (dir / "x.wav").string() + "'");
+  r = shell("'" + kSigpu + "' audio render -f '" + source_path("examples/audio/sends.json") +
+            "' '" + in + "' '" + (dir / "x.wav").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("has 1 channels but the graph has 4 inputs"), std::string::npos)
       << r.output;

@@ -1,6 +1,6 @@
 // `sigpu hevc info` and `sigpu hevc decode` on a real x265 stream.
-#include <algorithm>
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <filesystem>
 
