@@ -128,18 +128,11 @@ struct PictureWriter::Impl {
     dict.append("), }");
     dict.resize(128 - 10 - 1, ' ');
     dict += '\n';
-    std::vector<std::uint8_t> h = {0x93,
-                                   'N',
-                                   'U',
-                                   'M',
-                                   'P',
-                                   'Y',
-                                   1,
-                                   0,
-                                   static_cast<std::uint8_t>(dict.size() & 0xFF),
-                                   static_cast<std::uint8_t>(dict.size() >> 8)};
-    h.insert(h.end(), dict.begin(), dict.end());
-    return h;
+    std::string h("\x93NUMPY\x01\x00", 8);
+    h += static_cast<char>(dict.size() & 0xFF);
+    h += static_cast<char>(dict.size() >> 8);
+    h += dict;
+    return {h.begin(), h.end()};
   }
 };
 
