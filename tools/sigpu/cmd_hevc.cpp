@@ -82,7 +82,7 @@ int run_decode(const DecodeArgs& a) {
     dec.finish(on_frame);
   } catch (...) {
     print_problems(in.name(), src.problems(), dec.problems());
-    throw;
+    rethrow_naming(in.name());
   }
   damaged = print_problems(in.name(), src.problems(), dec.problems());
   writer.finish();
@@ -109,7 +109,15 @@ void add_hevc_commands(CLI::App& app, Action& action) {
   ci->add_option("file", info->input,
                  "Annex B (.hevc, .h265), MP4, MOV, MKV or MPEG-TS; - for stdin (Annex B, MPEG-TS)")
       ->required();
-  ci->callback([&action, info] { action = [info] { return run_info(*info); }; });
+  ci->callback([&action, info] {
+    action = [info] {
+      try {
+        return run_info(*info);
+      } catch (...) {
+        rethrow_naming(info->input == "-" ? "stdin" : info->input);
+      }
+    };
+  });
 
   auto dec = std::make_shared<DecodeArgs>();
   auto* cd = hevc->add_subcommand("decode", "Decode to raw planar YUV, Y4M, NumPy or one PNG");

@@ -33,6 +33,10 @@ void print_error(std::string_view message);
 /// and returns its exit code.
 int report_error(const std::exception& e, const std::string& context = {});
 
+/// Rethrows the exception being handled with "<context>: " in front of its message, as the same
+/// sigpu::Error class (so the exit code stays), unless the message names the context already.
+[[noreturn]] void rethrow_naming(const std::string& context);
+
 /// What main runs once the command line parsed; the chosen subcommand's callback sets it.
 using Action = std::function<int()>;
 

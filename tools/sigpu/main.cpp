@@ -34,6 +34,21 @@ int report_error(const std::exception& e, const std::string& context) {
   return exit_code_of(e);
 }
 
+void rethrow_naming(const std::string& context) {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    if (m.find(context) != std::string::npos) throw;
+    const std::string named = context + ": " + m;
+    if (dynamic_cast<const UsageError*>(&e)) throw UsageError(named);
+    if (dynamic_cast<const InputError*>(&e)) throw InputError(named);
+    if (dynamic_cast<const UnsupportedError*>(&e)) throw UnsupportedError(named);
+    if (dynamic_cast<const OutputError*>(&e)) throw OutputError(named);
+    throw Error(named);
+  }
+}
+
 void add_output_options(CLI::App* cmd, OutputArgs& a, const std::string& formats,
                         const std::string& default_output) {
   cmd->add_option("-o,--output", a.output,
