@@ -34,10 +34,6 @@ struct SampleEncoding {
 
 std::uint64_t g_max_riff_size = 0xFFFFFFFFu;
 
-std::size_t bytes_per_sample(SampleType t) {
-  return t == SampleType::s16 ? 2 : 4;
-}
-
 /// raw32 keeps the coded width (rounded up to bytes); s16/s32/f32 keep their own width.
 SampleEncoding encoding_of(const PcmView& s) {
   const std::uint32_t bps = s.bits_per_sample;
