@@ -127,9 +127,10 @@ enum class PcmFormat { wav, raw, npy };
 enum class PictureFormat { yuv, y4m, png, npy };
 
 /// The format `format` names ("wav", ...), else the one `path`'s extension names; "-" (stdout)
-/// without `format` is WAV. Throws UsageError naming both when neither tells, or they disagree.
+/// or an existing device or pipe (/dev/null) without either is WAV. Throws UsageError naming both
+/// when neither tells, or they disagree.
 PcmFormat pcm_format(std::string_view format, std::string_view path);
-/// As pcm_format for pictures (.yuv/.raw, .y4m, .png, .npy); stdout without `format` is Y4M.
+/// As pcm_format for pictures (.yuv/.raw, .y4m, .png, .npy); stdout and devices are Y4M.
 PictureFormat picture_format(std::string_view format, std::string_view path);
 std::string_view extension(PcmFormat f);      ///< ".wav", ".raw", ".npy"
 std::string_view extension(PictureFormat f);  ///< ".yuv", ".y4m", ".png", ".npy"

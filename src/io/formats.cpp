@@ -15,6 +15,14 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+/// stdout's kin: an existing device or pipe (/dev/null, a FIFO), which has no extension to tell.
+bool is_stream(std::string_view path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(std::string(path), ec);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+
 /// Finds the format named by `format` (a name) or by `path`'s extension; both given, they must
 /// agree, except that an explicit format wins over an extension it has no entry for.
 template <typename F, std::size_t N>
@@ -43,8 +51,8 @@ F choose(std::string_view format, std::string_view path, F stdout_default,
                        "' is named " + ext + "; make them agree");
     return *f;
   }
-  if (path == "-") return stdout_default;
   if (from_ext) return *from_ext;
+  if (path == "-" || is_stream(path)) return stdout_default;
   throw UsageError("cannot tell the " + std::string(kind) + " format of '" + std::string(path) +
                    "' from its extension (known: " + list() + "); name it with --format");
 }

@@ -225,6 +225,14 @@ class Flac(Scratch):
         finally:
             os.chmod(self.dir, 0o755)
 
+    def test_output_that_cannot_be_written(self):
+        self.copy("song.flac")
+        self.assert_exit(run(["flac", "decode", "song.flac", "-o", "no/such/dir/x.wav"],
+                             cwd=self.dir), EXIT_OUTPUT, "no/such/dir")
+        if os.path.exists("/dev/full"):
+            self.assert_exit(run(["flac", "decode", "song.flac", "-o", "/dev/full", "--format",
+                                  "wav"], cwd=self.dir), EXIT_OUTPUT, "/dev/full")
+
     def test_truncated_stream_is_damage(self):
         data = read(os.path.join(DATA, "song.flac"))
         with open(self.path("cut.flac"), "wb") as f:

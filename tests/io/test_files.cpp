@@ -135,6 +135,8 @@ TEST(IoFormats, FromTheOptionOrTheExtension) {
   EXPECT_EQ(pcm_format("", "dir.x/a.npy"), PcmFormat::npy);
   EXPECT_EQ(pcm_format("raw", "a.pcm"), PcmFormat::raw);
   EXPECT_EQ(pcm_format("", "-"), PcmFormat::wav);
+  EXPECT_EQ(pcm_format("", "/dev/null"), PcmFormat::wav) << "a device is written like stdout";
+  EXPECT_EQ(picture_format("", "/dev/null"), PictureFormat::y4m);
   EXPECT_THROW(pcm_format("", "a.mp3"), UsageError);
   EXPECT_THROW(pcm_format("", "noext"), UsageError);
   EXPECT_THROW(pcm_format("raw", "a.wav"), UsageError) << "the two disagree";
