@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flac/frame_header.hpp"
+#include "flac/not_flac.hpp"
 
 namespace sigpu::flac {
 namespace {
@@ -151,6 +152,15 @@ bool StreamInfo::md5_set() const {
   return false;
 }
 
+void throw_not_flac(std::span<const std::uint8_t> bytes, std::size_t pos) {
+  if (bytes.size() >= pos + 4 && std::memcmp(bytes.data() + pos, "OggS", 4) == 0)
+    throw UnsupportedError("an Ogg container at byte " + std::to_string(pos) +
+                           ": FLAC in Ogg is not read by sigpu (`ffmpeg -i x.oga -c:a copy "
+                           "x.flac` takes the stream out)");
+  throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " +
+                   std::to_string(pos));
+}
+
 Stream parse_stream(std::span<const std::uint8_t> f) {
   Stream s;
   std::size_t pos = skip_id3v2(f);
@@ -160,9 +170,7 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
     s.warnings.push_back("no fLaC marker: stream starts at a frame header");
     return s;
   }
-  if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0)
-    throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " +
-                     std::to_string(pos));
+  if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0) throw_not_flac(f, pos);
   pos += 4;
   for (bool last = false; !last;) {
     if (f.size() < pos + 4)

@@ -13,6 +13,7 @@
 #include "flac/decoder_common.hpp"
 #include "flac/frame_header.hpp"
 #include "flac/frame_index.hpp"
+#include "flac/not_flac.hpp"
 #include "flac/pcm_md5.hpp"
 #include "flac/split.hpp"
 
@@ -47,9 +48,7 @@ std::optional<std::size_t> metadata_end(std::span<const std::uint8_t> b, std::si
     if (short_of(pos + 4)) return std::nullopt;
   }
   if (is_sync(b.data() + pos)) return pos;
-  if (std::memcmp(b.data() + pos, "fLaC", 4) != 0)
-    throw InputError("not a FLAC stream: no fLaC marker or frame sync at byte " +
-                     std::to_string(pos));
+  if (std::memcmp(b.data() + pos, "fLaC", 4) != 0) throw_not_flac(b, pos);
   for (pos += 4;;) {
     if (short_of(pos + 4)) return std::nullopt;
     const bool last = b[pos] & 0x80;

@@ -225,6 +225,15 @@ class Flac(Scratch):
         finally:
             os.chmod(self.dir, 0o755)
 
+    def test_ogg_is_named(self):
+        if not have("ffmpeg"):
+            self.skipTest("needs ffmpeg")
+        self.copy("song.flac")
+        sh("ffmpeg -loglevel error -i song.flac -c:a copy song.oga", self.dir)
+        for verb in ("decode", "test", "info"):
+            self.assert_exit(run(["flac", verb, "song.oga"], cwd=self.dir), EXIT_UNSUPPORTED,
+                             "Ogg")
+
     def test_output_that_cannot_be_written(self):
         self.copy("song.flac")
         self.assert_exit(run(["flac", "decode", "song.flac", "-o", "no/such/dir/x.wav"],
@@ -295,6 +304,35 @@ class FlacMemory(Scratch):
             # a decoder holding the stream would show the difference.
             self.assertLess(long, short + 40, f"{args}: {short:.0f} MB for 3 min, "
                             f"{long:.0f} MB for 15 min")
+
+
+@unittest.skipUnless(have("ffmpeg", "x265"), "needs ffmpeg and x265")
+class VideoMemory(Scratch):
+    """Peak memory of hevc and prores decodes does not grow with the number of pictures."""
+
+    command = "hevc"
+
+    def stream(self, name, frames, codec):
+        src = (f"ffmpeg -loglevel error -f lavfi -i testsrc2=size=128x64:rate=25 -frames:v {frames}")
+        if codec == "hevc":
+            sh(f"{src} -pix_fmt yuv420p -f yuv4mpegpipe - | x265 --log-level none --input - "
+               f"--y4m --keyint 1 --preset ultrafast -o {name}", self.dir)
+        else:
+            sh(f"{src} -c:v prores_ks -profile:v 2 {name}", self.dir)
+
+    def test_rss_does_not_grow_with_length(self):
+        for codec, ext in (("hevc", "hevc"), ("prores", "mov")):
+            self.stream(f"short.{ext}", 100, codec)
+            self.stream(f"long.{ext}", 2000, codec)
+            rss = {}
+            for n in ("short", "long"):
+                rc, rss[n] = peak_rss_mb([codec, "decode", f"{n}.{ext}", "-o", "/dev/null",
+                                          "--backend", "cpu"], cwd=self.dir)
+                self.assertEqual(rc, EXIT_OK, codec)
+            # 2000 pictures decoded are 50 MB (hevc) or 66 MB (prores, 16-bit 4:2:2).
+            self.assertLess(rss["long"], rss["short"] + 20,
+                            f"{codec}: {rss['short']:.0f} MB for 100 pictures, "
+                            f"{rss['long']:.0f} MB for 2000")
 
 
 @unittest.skipUnless(have("ffmpeg", "x265"), "needs ffmpeg and x265")
