@@ -255,6 +255,8 @@ void release_gpu_memory();
 /// decode() of the whole stream gives (damaged frames silenced alike), and the report is the same
 /// (frame numbers, samples and byte offsets are the stream's; the MD5 is computed as the blocks
 /// pass). Each block has the options' format and layout (planar: planar within the block).
+/// `on_pcm` runs on a thread of the decoder's own, one block at a time and in order, while the
+/// next window decodes; push() and finish() rethrow what it throws.
 /// Errors: InputError for empty input, data that is neither FLAC nor starts at a frame, metadata
 /// cut short, or audio bytes in which no frame decodes; Error with the position for
 /// stop_on_damage and max_output_bytes. Not thread-safe: one caller pushes and finishes.

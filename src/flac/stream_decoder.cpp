@@ -6,6 +6,8 @@
 // bytes and PCM are ever held.
 #include <algorithm>
 #include <cstring>
+#include <future>
+#include <memory>
 
 #include <sigpu/flac.hpp>
 
@@ -133,6 +135,14 @@ struct StreamDecoder::Impl {
   DecodeOutput r;                    ///< damage, warnings and frames so far (stream's terms)
   std::optional<PcmMd5> md5;         ///< hashes the blocks while the stream is undamaged
   bool finished = false;
+  /// The last window's hashing and hand-over, on a thread of its own so that the next window
+  /// decodes meanwhile. Last, so that it is waited for before the members it uses go.
+  std::future<void> handing_over;
+
+  /// Waits for the last window's hand-over; rethrows what the sink threw.
+  void wait_handed_over() {
+    if (handing_over.valid()) handing_over.get();
+  }
 
   void push(std::span<const std::uint8_t> bytes) {
     if (finished) throw Error("StreamDecoder: push after finish");
@@ -255,9 +265,9 @@ struct StreamDecoder::Impl {
     r.frames += got.report.frames;
     r.frames_numbered += got.report.frames_numbered;
 
-    const Pcm block = count == p.samples ? std::move(p) : resized(p, count);
+    auto block = std::make_shared<const Pcm>(count == p.samples ? std::move(p) : resized(p, count));
+    wait_handed_over();
     if (!damage.empty()) md5.reset();
-    if (md5) md5->update_all(block);
     r.damage.insert(r.damage.end(), damage.begin(), damage.end());
     emitted += count;
     ++windows;
@@ -266,7 +276,10 @@ struct StreamDecoder::Impl {
     if (next_sample) cut_sample = *next_sample;
     search_from = window - window / 4;
     want = std::max(window, buf.size() + 1);
-    if (count) sink(block);
+    handing_over = std::async(std::launch::async, [this, block = std::move(block)] {
+      if (md5) md5->update_all(*block);
+      if (block->samples) sink(*block);
+    });
   }
 
   Decoded finish() {
@@ -297,6 +310,7 @@ struct StreamDecoder::Impl {
       return d;
     }
     decode_next(buf.size(), std::nullopt);
+    wait_handed_over();
     buf = ByteBuffer();
     check_total_samples(emitted, stream, pushed, r.frames_numbered, r.damage, r.warnings);
     d.stream = stream;
