@@ -6,7 +6,7 @@
 #include <string>
 
 #include "flac/frame_header.hpp"
-#include "flac/not_flac.hpp"
+#include "flac/stream_start.hpp"
 
 namespace sigpu::flac {
 namespace {
@@ -55,14 +55,7 @@ class ByteCursor {
 };
 
 std::size_t skip_id3v2(std::span<const std::uint8_t> f) {
-  if (f.size() < 10 || std::memcmp(f.data(), "ID3", 3) != 0) return 0;
-  std::size_t size = 0;
-  for (int i = 6; i < 10; ++i) {
-    if (f[i] & 0x80)
-      throw InputError("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
-    size = (size << 7) | f[i];
-  }
-  std::size_t total = 10 + size + ((f[5] & 0x10) ? 10 : 0);
+  const std::size_t total = id3v2_tag_bytes(f);
   if (total > f.size())
     throw InputError("ID3v2 tag at byte 0: its size runs past the end of the file");
   return total;
@@ -150,6 +143,17 @@ bool StreamInfo::md5_set() const {
   for (auto b : md5)
     if (b) return true;
   return false;
+}
+
+std::size_t id3v2_tag_bytes(std::span<const std::uint8_t> h) {
+  if (h.size() < 10 || std::memcmp(h.data(), "ID3", 3) != 0) return 0;
+  std::size_t size = 0;
+  for (int i = 6; i < 10; ++i) {
+    if (h[i] & 0x80)
+      throw InputError("ID3v2 tag at byte 0: size byte " + std::to_string(i) + " is not syncsafe");
+    size = (size << 7) | h[i];
+  }
+  return 10 + size + ((h[5] & 0x10) ? 10 : 0);
 }
 
 void throw_not_flac(std::span<const std::uint8_t> bytes, std::size_t pos) {

@@ -15,9 +15,9 @@
 #include "flac/decoder_common.hpp"
 #include "flac/frame_header.hpp"
 #include "flac/frame_index.hpp"
-#include "flac/not_flac.hpp"
 #include "flac/pcm_md5.hpp"
 #include "flac/split.hpp"
+#include "flac/stream_start.hpp"
 
 namespace sigpu::flac {
 namespace {
@@ -39,14 +39,7 @@ std::optional<std::size_t> metadata_end(std::span<const std::uint8_t> b, std::si
   if (short_of(4)) return std::nullopt;
   if (std::memcmp(b.data(), "ID3", 3) == 0) {
     if (short_of(10)) return std::nullopt;
-    std::size_t size = 0;
-    for (int i = 6; i < 10; ++i) {
-      if (b[i] & 0x80)
-        throw InputError("ID3v2 tag at byte 0: size byte " + std::to_string(i) +
-                         " is not syncsafe");
-      size = (size << 7) | b[i];
-    }
-    pos = 10 + size + ((b[5] & 0x10) ? 10 : 0);
+    pos = id3v2_tag_bytes(b);
     if (short_of(pos + 4)) return std::nullopt;
   }
   if (is_sync(b.data() + pos)) return pos;

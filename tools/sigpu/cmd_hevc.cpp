@@ -76,7 +76,6 @@ int run_decode(const DecodeArgs& a) {
     unchecked += f.hash == hevc::HashStatus::unchecked;
   };
   auto src = in.path() == "-" ? hevc::Source::from_fd(0, "stdin") : hevc::Source::open(in.path());
-  bool damaged = false;
   try {
     while (auto chunk = src.read()) dec.push(chunk, on_frame);
     dec.finish(on_frame);
@@ -84,7 +83,7 @@ int run_decode(const DecodeArgs& a) {
     print_problems(in.name(), src.problems(), dec.problems());
     rethrow_naming(in.name());
   }
-  damaged = print_problems(in.name(), src.problems(), dec.problems());
+  const bool damaged = print_problems(in.name(), src.problems(), dec.problems());
   writer.finish();
   if (!a.quiet) {
     std::fprintf(stderr, "%s -> %s: %llu pictures, %zu hashes matched", in.name().c_str(),
