@@ -77,6 +77,7 @@ extern "C" {
 #include <cuda_runtime.h>
 
 #include "flac/cuda/decode_path.hpp"
+#include "flac/gpu_driver.hpp"
 #endif
 
 namespace {
@@ -1089,10 +1090,10 @@ int main(int argc, char** argv) {
           const std::span pin_in(static_cast<const std::uint8_t*>(in), file.size());
           const std::span pin_out(static_cast<std::uint8_t*>(out), out_bytes);
           // The file whole, and cut into parts on streams of their own (the default is 2).
-          const std::size_t default_parts = flac::cuda::pinned_parts();
+          const std::size_t default_parts = flac::pinned_parts();
           for (std::size_t parts : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}})
             for (bool md5 : md5s) {
-              flac::cuda::set_pinned_parts(parts);
+              flac::set_pinned_parts(parts);
               Row row = host_row(
                   "sigpu cuda pinned->pinned, " + std::to_string(parts) + " part" +
                       (parts > 1 ? "s" : ""),
@@ -1108,7 +1109,7 @@ int main(int argc, char** argv) {
               }
               rows.push_back(std::move(row));
             }
-          flac::cuda::set_pinned_parts(default_parts);
+          flac::set_pinned_parts(default_parts);
         }
         cudaFreeHost(in);
         cudaFreeHost(out);

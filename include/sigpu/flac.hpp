@@ -184,10 +184,20 @@ std::vector<int> parse_devices(std::string_view spec);
 
 /// Decodes a whole FLAC file held in memory.
 ///
-/// On the cuda backend these free functions keep their CudaDecoders (streams, device buffers
-/// grown to the largest decode, pinned staging) for the next call, so a loader calling once per
-/// clip pays no set-up; release_gpu_memory() frees what they keep.
+/// On the cuda backend the free functions (decode, decode_batch, decode_files, the ranges, the
+/// parts of a multi-device decode) lease their decoders from a pool the library keeps per device
+/// across calls (streams, device buffers grown to the largest decode, pinned staging), so a
+/// loader calling once per clip pays no set-up. set_gpu_pool_budget bounds what the pool keeps;
+/// release_gpu_memory() frees it.
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& options = {});
+/// decode() into memory the caller owns, when `out` is exactly the size of the decoded PCM
+/// (samples x channels x bytes_per_sample; STREAMINFO's total_samples for an intact file): the
+/// result's pcm then has its shape but no bytes, else the PCM comes back in pcm.bytes and `out`
+/// holds nothing to rely on. On the GPU the PCM lands there directly (with `devices`, each part
+/// in its place), and pinned `file` and `out` are copied by DMA with no staging: the way to
+/// PCIe speed for a loader that keeps its buffers (see CudaDecoder::decode_into).
+Decoded decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
+                    const DecodeOptions& options = {});
 /// Reads and decodes a file; errors name the path.
 Decoded decode_file(const std::string& path, const DecodeOptions& options = {});
 
@@ -213,9 +223,9 @@ using FileSink = std::function<void(std::size_t index, BatchResult& result)>;
 inline constexpr std::uint64_t kDefaultBatchBytes = std::uint64_t{512} << 20;
 
 /// Decodes files named by path, reading them in batches of about `batch_bytes` of input (0:
-/// kDefaultBatchBytes), each batch decoded as by decode_batch (on one GPU by a decoder kept for
-/// the whole call), and hands each file's result to `on_file` in order, so that memory holds
-/// one batch. A file that cannot be read or decoded is a result with an error; the others go on.
+/// kDefaultBatchBytes), each batch decoded as by decode_batch, and hands each file's result to
+/// `on_file` in order, so that memory holds one batch. A file that cannot be read or decoded is a
+/// result with an error; the others go on.
 void decode_files(std::span<const std::string> paths, const DecodeOptions& options,
                   const FileSink& on_file, std::uint64_t batch_bytes = 0);
 
@@ -240,6 +250,9 @@ std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
 /// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
 /// host memory they hold). Decoders in use finish first and are freed when they return.
 void release_gpu_memory();
+/// The device memory the idle decoders of the pool may hold per device (default: a quarter of
+/// the device's memory). A decoder given back over it is freed; one in use is never cut short.
+void set_gpu_pool_budget(std::uint64_t bytes_per_device);
 
 /// Decodes a FLAC stream of any length fed in pieces, in memory that does not grow with its
 /// length: PCM is handed to `on_pcm` in order as it is decoded, and nothing of it is kept.
@@ -339,10 +352,6 @@ class CudaDecoder {
   struct Impl;
 
  private:
-  /// decode_into without the parts.
-  Decoded decode_one(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
-                     const DecodeOptions& options);
-
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,7 +1,5 @@
 // Many files by path: read in batches of about a fixed number of bytes, so that memory holds
 // one batch, each batch decoded together (on the GPU: packed into shared launches).
-#include <memory>
-#include <optional>
 #include <vector>
 
 #include <sigpu/flac.hpp>
@@ -13,10 +11,6 @@ void decode_files(std::span<const std::string> paths, const DecodeOptions& optio
                   const FileSink& on_file, std::uint64_t batch_bytes) {
   if (batch_bytes == 0) batch_bytes = kDefaultBatchBytes;
   const Backend backend = resolve(options.backend);
-  // One device keeps its decoder (streams, buffers, pinned staging) across the batches.
-  std::unique_ptr<CudaDecoder> gpu;
-  if (backend == Backend::cuda && options.devices.empty())
-    gpu = std::make_unique<CudaDecoder>(options.device);
   DecodeOptions o = options;
   o.backend = backend;
 
@@ -42,7 +36,7 @@ void decode_files(std::span<const std::string> paths, const DecodeOptions& optio
     if (batch.empty()) continue;
     std::vector<BatchResult> results;
     try {
-      results = gpu ? gpu->decode_batch(spans, o) : decode_batch(spans, o);
+      results = decode_batch(spans, o);
     } catch (const std::exception& e) {
       results.assign(batch.size(), BatchResult{});
       for (auto& r : results) r.error = e.what();

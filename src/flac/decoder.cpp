@@ -1,5 +1,6 @@
 // The public entry points: parse, pick a backend, decode, check MD5, report.
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 
 #include "core/thread_pool.hpp"
@@ -7,7 +8,8 @@
 #include "core/md5.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
-#include "flac/decoder_pool.hpp"
+#include "flac/gpu_driver.hpp"
+#include "flac/gpu_pool.hpp"
 #include "flac/multi_device.hpp"
 #include "flac/pcm_md5.hpp"
 #include "flac/pcm_store.hpp"
@@ -84,10 +86,22 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
   d.report.md5 = got == info.md5 ? Md5Check::match : Md5Check::mismatch;
 }
 
+Decoded decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
+                    const DecodeOptions& o) {
+  if (resolve(o.backend) == Backend::cuda)
+    return multi_device(o) ? decode_multi_device(file, o, out)
+                           : gpu_decode(*EngineLease(o.device), file, out, o);
+  Decoded d = decode(file, o);
+  if (d.pcm.bytes.size() == out.size() && !out.empty()) {
+    std::memcpy(out.data(), d.pcm.bytes.data(), out.size());
+    d.pcm.bytes = {};
+  }
+  return d;
+}
+
 Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
   const Backend backend = resolve(o.backend);
-  if (backend == Backend::cuda)
-    return multi_device(o) ? decode_multi_device(file, o) : DecoderLease(o.device)->decode(file, o);
+  if (backend == Backend::cuda) return decode_into(file, {}, o);
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = backend;
@@ -111,7 +125,7 @@ std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8
   const Backend backend = resolve(o.backend);
   if (backend == Backend::cuda)
     return multi_device(o) ? decode_batch_multi_device(files, o)
-                           : DecoderLease(o.device)->decode_batch(files, o);
+                           : gpu_decode_batch(*EngineLease(o.device), files, o);
   std::vector<BatchResult> out(files.size());
   auto one = [&](std::size_t i, Backend b) {
     DecodeOptions opt = o;

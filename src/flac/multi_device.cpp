@@ -10,7 +10,8 @@
 #include "core/thread_pool.hpp"
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
-#include "flac/decoder_pool.hpp"
+#include "flac/gpu_driver.hpp"
+#include "flac/gpu_pool.hpp"
 #include "flac/pcm_md5.hpp"
 #include "flac/split.hpp"
 
@@ -312,27 +313,30 @@ std::vector<BatchResult> decode_batch_in_shares(
   return out;
 }
 
-Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o) {
+Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o,
+                            std::span<std::uint8_t> out) {
   const std::size_t parts = checked_pieces(o);
   const auto& devs = o.devices;
-  if (parts == 1) return DecoderLease(devs[0])->decode(file, piece_options(o));
-  return decode_in_parts(file, o, parts,
-                         [&](std::size_t k, std::span<const std::uint8_t> part,
-                             const DecodeOptions& po, std::span<std::uint8_t> into) {
-                           return DecoderLease(devs[k % devs.size()])->decode_into(part, into, po);
-                         });
+  if (parts == 1) return gpu_decode(*EngineLease(devs[0]), file, out, piece_options(o));
+  return decode_in_parts(
+      file, o, parts,
+      [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po,
+          std::span<std::uint8_t> into) {
+        return gpu_decode(*EngineLease(devs[k % devs.size()]), part, into, po);
+      },
+      out);
 }
 
 std::vector<BatchResult> decode_batch_multi_device(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
   const std::size_t shares = checked_pieces(o);
   const auto& devs = o.devices;
-  if (shares == 1) return DecoderLease(devs[0])->decode_batch(files, piece_options(o));
+  if (shares == 1) return gpu_decode_batch(*EngineLease(devs[0]), files, piece_options(o));
   return decode_batch_in_shares(
       files, o, shares,
       [&](std::size_t k, std::span<const std::span<const std::uint8_t>> share,
           const DecodeOptions& po) {
-        return DecoderLease(devs[k % devs.size()])->decode_batch(share, po);
+        return gpu_decode_batch(*EngineLease(devs[k % devs.size()]), share, po);
       });
 }
 

@@ -47,8 +47,9 @@ std::vector<BatchResult> decode_batch_in_shares(
     std::size_t shares, const ShareDecoder& decode_share);
 
 /// The cuda backend over o.devices: decode_in_parts and decode_batch_in_shares with a
-/// CudaDecoder per part on devices[k % devices.size()].
-Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o);
+/// leased engine per part on devices[k % devices.size()]; `out` as for decode_in_parts.
+Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o,
+                            std::span<std::uint8_t> out = {});
 std::vector<BatchResult> decode_batch_multi_device(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o);
 

@@ -70,4 +70,61 @@ std::array<std::uint8_t, 16> pcm_md5(const Pcm& p) {
   return h.finish();
 }
 
+namespace {
+Pcm shape_of(const Pcm& pcm) {
+  Pcm s;
+  s.format = pcm.format;
+  s.layout = pcm.layout;
+  s.sample_rate = pcm.sample_rate;
+  s.channels = pcm.channels;
+  s.bits_per_sample = pcm.bits_per_sample;
+  s.samples = pcm.samples;
+  return s;
+}
+}  // namespace
+
+FollowingMd5::FollowingMd5(const Pcm& pcm, const std::uint8_t* data)
+    : shape_(shape_of(pcm)), md5_(shape_, data), bytes_per_value_(bytes_per_sample(pcm.format)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+FollowingMd5::~FollowingMd5() {
+  if (thread_.joinable()) finish();
+}
+
+void FollowingMd5::landed(std::size_t end_byte) {
+  {
+    std::lock_guard lock(mutex_);
+    landed_ = end_byte / bytes_per_value_;
+  }
+  cv_.notify_one();
+}
+
+std::array<std::uint8_t, 16> FollowingMd5::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+  return md5_.finish();
+}
+
+void FollowingMd5::run() {
+  std::uint64_t done = 0;
+  for (;;) {
+    std::uint64_t upto;
+    bool closing;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return landed_ > done || closing_; });
+      upto = landed_;
+      closing = closing_;
+    }
+    if (upto > done) md5_.update(done, upto - done);
+    done = upto;
+    if (closing) return;
+  }
+}
+
 }  // namespace sigpu::flac

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 
 #include <sigpu/flac.hpp>
 
@@ -36,5 +39,32 @@ class PcmMd5 {
 };
 
 std::array<std::uint8_t, 16> pcm_md5(const Pcm& pcm);
+
+/// Hashes output on a thread of its own as it lands in host memory (landed() gives how far), so
+/// that the serial MD5 runs beside the copies instead of after them. `pcm` gives the shape, `data`
+/// the samples.
+class FollowingMd5 {
+ public:
+  FollowingMd5(const Pcm& pcm, const std::uint8_t* data);
+  ~FollowingMd5();
+  FollowingMd5(const FollowingMd5&) = delete;
+  FollowingMd5& operator=(const FollowingMd5&) = delete;
+
+  /// The output's bytes [0, end_byte) are in place.
+  void landed(std::size_t end_byte);
+  std::array<std::uint8_t, 16> finish();
+
+ private:
+  void run();
+
+  Pcm shape_;  ///< the output's shape, without bytes: the hasher outlives the producer's Pcm
+  PcmMd5 md5_;
+  std::size_t bytes_per_value_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t landed_ = 0;
+  bool closing_ = false;
+  std::thread thread_;
+};
 
 }  // namespace sigpu::flac

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "flac/cuda/decode_path.hpp"
+#include "flac/gpu_driver.hpp"
 #endif
 
 namespace sigpu::flac {
@@ -173,7 +174,7 @@ TEST_F(FlacGpuBackend, DecodeIntoCallerMemory) {
   const std::span pin_out(static_cast<std::uint8_t*>(out), n);
   CudaDecoder dec;
   for (std::size_t split : {std::size_t{64} << 20, std::size_t{1}}) {
-    cuda::set_pinned_parts_min_bytes(split);
+    set_pinned_parts_min_bytes(split);
     for (int round = 0; round < 2; ++round) {
       const std::string what = split == 1 ? "pinned, in parts" : "pinned, whole";
       std::memset(out, 0xA5, n + 4);
@@ -186,7 +187,7 @@ TEST_F(FlacGpuBackend, DecodeIntoCallerMemory) {
       EXPECT_EQ(static_cast<std::uint8_t*>(out)[n], 0xA5) << what << ": wrote past the output";
     }
   }
-  cuda::set_pinned_parts_min_bytes(std::size_t{64} << 20);
+  set_pinned_parts_min_bytes(std::size_t{64} << 20);
   std::vector<std::uint8_t> pageable(n);
   const Decoded p = dec.decode_into(f, pageable, o);
   EXPECT_TRUE(p.pcm.bytes.empty());

@@ -1,4 +1,4 @@
-// CudaDecoder::decode_batch: many files, packed into shared launches. The host parses,
+// CudaEngine::decode_batch: many files, packed into shared launches. The host parses,
 // searches and indexes every file (one per core); files of one channel count and bit depth are
 // then laid side by side in one device buffer, their frames in one list (each frame knowing its
 // file's span, so reads stop where the file ends, as for the file alone), and decoded by one set
@@ -11,7 +11,6 @@
 #include "core/timer.hpp"
 
 #include "flac/cuda/decoder_impl.cuh"
-#include "flac/decoder_common.hpp"
 
 namespace sigpu::flac {
 
@@ -36,13 +35,13 @@ std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
 
 }  // namespace
 
-std::vector<BatchResult> CudaDecoder::decode_batch(
+std::vector<EngineFile> CudaEngine::decode_batch(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
-  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   Stopwatch clock;
   ThreadPool& pool = ThreadPool::shared();
   const std::size_t n = files.size();
-  std::vector<BatchResult> out(n);
+  std::vector<EngineFile> out(n);
   std::vector<PlannedFile> plan(n);
   // The host's part, one file per core: parse, search (each file alone), index.
   pool.parallel_for(
@@ -75,12 +74,12 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     else
       alone.push_back(i);
   }
-  DecodeSlot& slot = impl_->main;
+  DecodeSlot& slot = main;
   const std::size_t value_bytes = bytes_per_sample(o.format);
   // SIGPU_TRACE=1: where a batch's time goes (the host's plan, and per stage over all packs).
   const bool traced = std::getenv("SIGPU_TRACE") != nullptr;
   const double t_plan = clock.seconds();
-  double t_up = 0, t_decode = 0, t_down = 0, t_finish = 0;
+  double t_up = 0, t_decode = 0, t_down = 0;
   std::size_t packs = 0;
 
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
@@ -115,9 +114,9 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     Stopwatch stage;
     ++packs;
     slot.file.reserve(in_bytes);
-    impl_->staging().upload(slot.file.get(), in_pieces, impl_->s(), pool);
+    staging().upload(slot.file.get(), in_pieces, s(), pool);
     if (traced) {
-      impl_->main.stream.synchronize();
+      main.stream.synchronize();
       t_up += stage.seconds();
       stage.restart();
     }
@@ -125,17 +124,16 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
     slot.frames.reserve(count);
     slot.file_spans.reserve(count);
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.frames.get(), entries.data(), count * sizeof(FrameEntry),
-                                     cudaMemcpyHostToDevice, impl_->s()));
+                                     cudaMemcpyHostToDevice, s()));
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file_spans.get(), spans.data(),
-                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice,
-                                     impl_->s()));
+                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice, s()));
     const std::uint64_t pcm_bytes = samples * channels * value_bytes;
     slot.output.reserve(pcm_bytes);
-    SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, impl_->s()));
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, s()));
     const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
                            channels,          bps,      samples};
-    const FrameResults results = slot.decode(impl_->tables.get(), slot.file.get(), in_bytes, count,
-                                             bps, channels, samples, target, slot.file_spans.get());
+    const FrameResults results = slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps,
+                                             channels, samples, target, slot.file_spans.get());
     t_decode += stage.seconds();
     stage.restart();
 
@@ -170,27 +168,14 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
       r.pcm.bytes.resize(out_pieces[j].size);
       out_pieces[j].data = r.pcm.bytes.data();
     }
-    impl_->staging().download(out_pieces, slot.output.get(), impl_->s(), pool);
+    staging().download(out_pieces, slot.output.get(), s(), pool);
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      const std::size_t i = pack[j];
+      if (!plan[i].packed) continue;
+      out[i].stream = std::move(plan[i].stream);
+      out[i].out = std::move(decoded[j]);
+    }
     t_down += stage.seconds();
-    stage.restart();
-    pool.parallel_for(
-        pack.size(),
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t j = b; j < e; ++j) {
-            const std::size_t i = pack[j];
-            if (!plan[i].packed) continue;
-            try {
-              Decoded& d = out[i].decoded;
-              d.stream = plan[i].stream;
-              d.report.backend = Backend::cuda;
-              finish_decode(d, std::move(decoded[j]), o, true);
-            } catch (const std::exception& ex) {
-              out[i].error = ex.what();
-            }
-          }
-        },
-        1);
-    t_finish += stage.seconds();
   };
 
   for (const auto& [key, members] : groups) {
@@ -214,12 +199,12 @@ std::vector<BatchResult> CudaDecoder::decode_batch(
   if (traced)
     std::fprintf(stderr,
                  "sigpu cuda batch: %zu files; plan %.1f ms; %zu packs: upload %.1f ms, decode "
-                 "%.1f ms, download %.1f ms, finish %.1f ms; %zu alone\n",
-                 n, t_plan * 1e3, packs, t_up * 1e3, t_decode * 1e3, t_down * 1e3, t_finish * 1e3,
-                 alone.size());
+                 "%.1f ms, download %.1f ms; %zu alone\n",
+                 n, t_plan * 1e3, packs, t_up * 1e3, t_decode * 1e3, t_down * 1e3, alone.size());
   for (std::size_t i : alone) {
     try {
-      out[i].decoded = decode(files[i], o);
+      out[i].stream = parse_stream(files[i]);
+      out[i].out = decode(files[i], out[i].stream, o, {}, {});
     } catch (const std::exception& ex) {
       out[i].error = ex.what();
     }

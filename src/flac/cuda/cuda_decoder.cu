@@ -4,24 +4,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 #include "core/timer.hpp"
 #include "flac/cuda/agent_frame_decode.cuh"
 #include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/decoder_impl.cuh"
-#include "flac/decoder_common.hpp"
-#include "flac/decoder_pool.hpp"
 #include "flac/frame_host.hpp"
-#include "flac/multi_device.hpp"
 #include "flac/parallel_decode.hpp"
-#include "flac/pcm_md5.hpp"
 
 namespace sigpu::flac {
 
@@ -41,8 +35,6 @@ DecodePath path_from_environment() {
   return DecodePath::fast_flat;
 }
 std::atomic<DecodePath> path{path_from_environment()};
-std::atomic<std::size_t> pinned_parts_min{std::size_t{64} << 20};
-std::atomic<std::size_t> pinned_part_count{2};
 std::atomic<bool> log_frame_errors_on{false};
 std::atomic<int> output_fill{0};
 std::mutex log_mutex;
@@ -64,18 +56,6 @@ void launch_restore(std::uint64_t subframes, cudaStream_t s, Args... args) {
 
 void set_decode_path(DecodePath p) {
   path = p;
-}
-void set_pinned_parts_min_bytes(std::size_t bytes) {
-  pinned_parts_min = bytes;
-}
-std::size_t pinned_parts_min_bytes() {
-  return pinned_parts_min;
-}
-void set_pinned_parts(std::size_t parts) {
-  pinned_part_count = parts;
-}
-std::size_t pinned_parts() {
-  return pinned_part_count;
 }
 void set_output_fill(std::uint8_t byte) {
   output_fill = byte;
@@ -162,7 +142,7 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
 }
 std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
                                         std::size_t device_offset) {
-  CudaDecoder::Impl impl(0);
+  CudaEngine impl(0);
   impl.main.file.reserve(device_offset + file.size());
   std::uint8_t* d = impl.main.file.get() + device_offset;
   SIGPU_CUDA_CHECK(cudaMemcpy(d, file.data(), file.size(), cudaMemcpyHostToDevice));
@@ -170,7 +150,7 @@ std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
 }
 
 std::vector<FrameEntry> chain_on_device(std::span<const std::uint8_t> file) {
-  CudaDecoder::Impl impl(0);
+  CudaEngine impl(0);
   impl.main.file.reserve(file.size());
   SIGPU_CUDA_CHECK(
       cudaMemcpy(impl.main.file.get(), file.data(), file.size(), cudaMemcpyHostToDevice));
@@ -348,21 +328,21 @@ std::uint64_t DecodeSlot::device_bytes() const {
          narrow_counters.capacity() * sizeof(std::uint32_t) + output.capacity();
 }
 
-std::vector<Candidate> CudaDecoder::Impl::search(const std::uint8_t* d, std::size_t size,
-                                                 const Stream& st) {
+std::vector<Candidate> CudaEngine::search(const std::uint8_t* d, std::size_t size,
+                                          const Stream& st) {
   std::vector<Candidate> host = find_candidates(d, size, st);
   link_candidates(d, st, host);
   return host;
 }
 
-std::vector<Candidate> CudaDecoder::Impl::find_candidates(const std::uint8_t* d, std::size_t size,
-                                                          const Stream& st) {
+std::vector<Candidate> CudaEngine::find_candidates(const std::uint8_t* d, std::size_t size,
+                                                   const Stream& st) {
   return landed_candidates(find_candidates_async(d, size, st));
 }
 
-std::uint32_t CudaDecoder::Impl::find_candidates_async(const std::uint8_t* d, std::size_t size,
-                                                       const Stream& st,
-                                                       const std::function<void()>& meanwhile) {
+std::uint32_t CudaEngine::find_candidates_async(const std::uint8_t* d, std::size_t size,
+                                                const Stream& st,
+                                                const std::function<void()>& meanwhile) {
   const std::size_t from = std::min<std::size_t>(st.audio_offset, size);
   const std::size_t span = size - from;
   std::uint32_t capacity =
@@ -417,19 +397,19 @@ std::uint32_t CudaDecoder::Impl::find_candidates_async(const std::uint8_t* d, st
   return n;
 }
 
-std::vector<Candidate> CudaDecoder::Impl::landed_candidates(std::uint32_t n) {
+std::vector<Candidate> CudaEngine::landed_candidates(std::uint32_t n) {
   if (n == 0) return {};
   candidates_landed.synchronize();
   return {cands_pinned.get(), cands_pinned.get() + n};
 }
 
-void CudaDecoder::Impl::link_candidates(const std::uint8_t* d, const Stream& st,
-                                        std::vector<Candidate>& host) {
+void CudaEngine::link_candidates(const std::uint8_t* d, const Stream& st,
+                                 std::vector<Candidate>& host) {
   launch_links(d, st, static_cast<std::uint32_t>(host.size()));
   links_landed(host);
 }
 
-void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n) {
+void CudaEngine::launch_links(const std::uint8_t* d, const Stream& st, std::uint32_t n) {
   if (n == 0) return;
   const cudaStream_t ls = link_stream.get();  // after the candidates' copy to the host
   const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
@@ -448,7 +428,7 @@ void CudaDecoder::Impl::launch_links(const std::uint8_t* d, const Stream& st, st
                                    cudaMemcpyDeviceToHost, ls));
 }
 
-void CudaDecoder::Impl::list_chain(std::uint32_t n, const Stream& st, FrameEntry* frames) {
+void CudaEngine::list_chain(std::uint32_t n, const Stream& st, FrameEntry* frames) {
   chain_broken.reserve(1);
   chain_broken_host.reserve(1);
   SIGPU_CUDA_CHECK(cudaMemsetAsync(chain_broken.get(), 0, sizeof(std::uint32_t), s()));
@@ -461,7 +441,7 @@ void CudaDecoder::Impl::list_chain(std::uint32_t n, const Stream& st, FrameEntry
   chain_checked.record(s());
 }
 
-void CudaDecoder::Impl::links_landed(std::vector<Candidate>& host) {
+void CudaEngine::links_landed(std::vector<Candidate>& host) {
   if (host.empty()) return;
   link_stream.synchronize();
   std::copy(links_pinned.get(), links_pinned.get() + host.size(), host.begin());
@@ -483,7 +463,7 @@ constexpr std::size_t kMaxFillCalls = 64;
 /// frame list's back off the decode's path.
 class Executor : public FrameExecutor {
  public:
-  Executor(CudaDecoder::Impl& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
+  Executor(CudaEngine& impl, const std::uint8_t* d, std::size_t size, const DecodeOptions& o,
            DeviceBuffer<std::uint8_t>& out, Pcm& shape, const Stopwatch& clock)
       : impl_(impl), d_(d), size_(size), o_(o), out_(out), shape_(shape), clock_(clock) {}
 
@@ -610,7 +590,7 @@ class Executor : public FrameExecutor {
   std::uint32_t chained_frames_ = 0;  ///< frames of the chain's decode in flight, or 0
   bool want_chain_ = false, use_chained_ = false;
 
-  CudaDecoder::Impl& impl_;
+  CudaEngine& impl_;
   const std::uint8_t* d_;
   std::size_t size_;
   const DecodeOptions& o_;
@@ -664,9 +644,9 @@ class ProbeMemo {
 }  // namespace
 
 /// The whole pipeline over a file already in device memory; the output stays there.
-DecodeOutput CudaDecoder::Impl::run(const std::uint8_t* d, std::size_t size, const Stream& st,
-                                    const DecodeOptions& o, const FrameProbe& probe,
-                                    const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
+DecodeOutput CudaEngine::run(const std::uint8_t* d, std::size_t size, const Stream& st,
+                             const DecodeOptions& o, const FrameProbe& probe,
+                             const HostBytes& host_bytes, DeviceBuffer<std::uint8_t>& out) {
   Stopwatch clock;
   // SIGPU_TRACE=1: the kernels' times are also given from the run's start (DecodeSlot).
   cudaEvent_t origin = nullptr;
@@ -718,14 +698,14 @@ int make_current(int device) {
 }
 }  // namespace
 
-CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
+CudaEngine::CudaEngine(int d) : device_id(make_current(d)) {
   tables.reserve(1);
   static constexpr CrcTables kTables = make_crc_tables();
   SIGPU_CUDA_CHECK(cudaMemcpy(tables.get(), &kTables, sizeof kTables, cudaMemcpyHostToDevice));
   crc_words.reserve(1);
   SIGPU_CUDA_CHECK(
       cudaMemcpy(crc_words.get(), &kCrc16Words, sizeof kCrc16Words, cudaMemcpyHostToDevice));
-  SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  SIGPU_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device_id));
   // kRestoreBlocksPerSm blocks of the restore need 187 KB of shared memory per SM, and the ten
   // blocks per SM of the flat parse (the hour's 1,319 on 132 SMs) 220 KB, with a block of the
   // links beside them 224 KB: all they can have.
@@ -740,157 +720,64 @@ CudaDecoder::Impl::Impl(int d) : device(make_current(d)) {
                                           cudaSharedmemCarveoutMaxShared));
 }
 
-CudaDecoder::CudaDecoder(int device) {
+std::unique_ptr<GpuEngine> GpuEngine::create(int device) {
   if (cuda_devices().empty())
     throw Error("the cuda backend needs a CUDA device, and none is present");
-  impl_ = std::make_unique<Impl>(device);
+  return std::make_unique<CudaEngine>(device);
 }
-CudaDecoder::~CudaDecoder() = default;
-CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;
-CudaDecoder& CudaDecoder::operator=(CudaDecoder&&) noexcept = default;
 
-namespace {
+std::uint64_t CudaEngine::device_bytes() const {
+  std::uint64_t n = main.device_bytes() +
+                    (positions.capacity() + positions_sorted.capacity()) * sizeof(std::uint64_t) +
+                    sort_temp.capacity() + cands.capacity() * sizeof(Candidate) +
+                    links_taken.capacity() * sizeof(std::uint32_t);
+  for (const auto& slot : stream_slots) n += slot->device_bytes();
+  return n;
+}
 
-/// Hashes the output on its own thread as chunks land on the host, so the (serial) MD5 runs
-/// alongside the copies instead of after them.
-class FollowingMd5 {
- public:
-  FollowingMd5(const Pcm& pcm, const std::uint8_t* data)
-      : md5_(pcm, data), bytes_per_value_(bytes_per_sample(pcm.format)) {
-    thread_ = std::thread([this] { run(); });
-  }
-  ~FollowingMd5() {
-    if (thread_.joinable()) finish();
-  }
-  void landed(std::size_t end_byte) {
-    {
-      std::lock_guard lock(mutex_);
-      landed_ = end_byte / bytes_per_value_;
-    }
-    cv_.notify_one();
-  }
-  std::array<std::uint8_t, 16> finish() {
-    {
-      std::lock_guard lock(mutex_);
-      closing_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-    return md5_.finish();
-  }
-
- private:
-  void run() {
-    std::uint64_t done = 0;
-    for (;;) {
-      std::uint64_t upto;
-      bool closing;
-      {
-        std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] { return landed_ > done || closing_; });
-        upto = landed_;
-        closing = closing_;
-      }
-      if (upto > done) md5_.update(done, upto - done);
-      done = upto;
-      if (closing) return;
-    }
-  }
-
-  PcmMd5 md5_;
-  std::size_t bytes_per_value_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::uint64_t landed_ = 0;
-  bool closing_ = false;
-  std::thread thread_;
-};
-
-/// Host memory the driver can DMA from or to directly (cudaMallocHost, cudaHostRegister).
-bool pinned(const void* p) {
+bool CudaEngine::pinned(const void* host) const {
   cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+  if (cudaPointerGetAttributes(&a, host) != cudaSuccess) {
     (void)cudaGetLastError();  // not a pointer the driver knows: ordinary memory
     return false;
   }
   return a.type == cudaMemoryTypeHost;
 }
 
-}  // namespace
-
-Decoded CudaDecoder::decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
-  return decode_into(file, {}, o);
-}
-
-Decoded CudaDecoder::decode_into(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
-                                 const DecodeOptions& o) {
-  // Pinned in and out: the copies are the DMA engines' alone, so parts on streams of their own
-  // overlap one part's copies with another's kernels. The first part's copy in goes alone, and
-  // the last part's copy out; more parts shorten those ends but give each kernel fewer frames
-  // (flac_bench's pinned rows compare 1, 2, 4 and 8 parts).
-  const std::size_t parts = cuda::pinned_parts();
-  if (parts > 1 && !o.device_memory_budget && file.size() >= cuda::pinned_parts_min_bytes() &&
-      !out.empty() && pinned(file.data()) && pinned(out.data())) {
-    const int device = impl_->device;
-    return decode_in_parts(
-        file, o, parts,
-        [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po,
-            std::span<std::uint8_t> into) {
-          if (k == 0) return decode_one(part, into, po);
-          return DecoderLease(device)->decode_one(part, into, po);
-        },
-        out);
-  }
-  return decode_one(file, out, o);
-}
-
-Decoded CudaDecoder::decode_one(std::span<const std::uint8_t> file, std::span<std::uint8_t> out,
-                                const DecodeOptions& o) {
-  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
-  if (o.device_memory_budget) return impl_->decode_streaming(file, o);
-  Decoded d;
-  d.stream = parse_stream(file);
-  d.report.backend = Backend::cuda;
+DecodeOutput CudaEngine::decode(std::span<const std::uint8_t> file, const Stream& stream,
+                                const DecodeOptions& o, std::span<std::uint8_t> out,
+                                const Landed& landed) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   ThreadPool& pool = ThreadPool::shared();
-  DecodeSlot& slot = impl_->main;
-  slot.file.reserve(file.size());
+  main.file.reserve(file.size());
   if (pinned(file.data()))
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get(), file.data(), file.size(),
-                                     cudaMemcpyHostToDevice, impl_->s()));
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(main.file.get(), file.data(), file.size(), cudaMemcpyHostToDevice, s()));
   else
-    impl_->staging().upload(slot.file.get(), file.data(), file.size(), impl_->s(), pool);
-  DecodeOutput r = impl_->run(
-      slot.file.get(), file.size(), d.stream, o, host_probe(file), [file] { return file; },
-      slot.output);
+    staging().upload(main.file.get(), file.data(), file.size(), s(), pool);
+  DecodeOutput r = run(
+      main.file.get(), file.size(), stream, o, host_probe(file), [file] { return file; },
+      main.output);
   const std::size_t bytes = r.pcm.samples * r.pcm.channels * bytes_per_sample(o.format);
   const bool into = !out.empty() && out.size() == bytes;
   if (!into) r.pcm.bytes.resize(bytes);
   std::uint8_t* dst = into ? out.data() : r.pcm.bytes.data();
-  const bool hash =
-      r.damage.empty() && md5_wanted(d.stream, o, r.pcm) && o.layout == Layout::interleaved;
-  std::optional<FollowingMd5> md5;
-  if (hash) md5.emplace(r.pcm, dst);
   if (into && pinned(dst)) {
-    SIGPU_CUDA_CHECK(
-        cudaMemcpyAsync(dst, slot.output.get(), bytes, cudaMemcpyDeviceToHost, impl_->s()));
-    impl_->main.stream.synchronize();
-    if (md5) md5->landed(bytes);
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(dst, main.output.get(), bytes, cudaMemcpyDeviceToHost, s()));
+    main.stream.synchronize();
+    if (landed) landed(r, dst, bytes);
   } else {
-    impl_->staging().download(dst, slot.output.get(), bytes, impl_->s(), pool,
-                              [&](std::size_t off, std::size_t len) {
-                                if (md5) md5->landed(off + len);
-                              });
+    staging().download(dst, main.output.get(), bytes, s(), pool,
+                       [&](std::size_t off, std::size_t len) {
+                         if (landed) landed(r, dst, off + len);
+                       });
   }
-  std::array<std::uint8_t, 16> digest{};
-  if (md5) digest = md5->finish();
-  finish_decode(d, std::move(r), o, true, md5 ? &digest : nullptr);
-  return d;
+  return r;
 }
 
-DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t size,
-                                     const Stream& stream, const DecodeOptions& o,
-                                     DecodeReport& report) {
-  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+DeviceOutput CudaEngine::decode_device(const std::uint8_t* d_file, std::size_t size,
+                                       const Stream& stream, const DecodeOptions& o) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   if (reinterpret_cast<std::uintptr_t>(d_file) % 4)
     throw Error("decode_device: the compressed data must be 4-byte aligned in device memory");
   // Frames the search cannot verify are checked on the host from a copy of their bytes.
@@ -914,26 +801,13 @@ DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t siz
     }
     return host_copy;
   };
-  auto out = std::make_shared<DeviceBuffer<std::uint8_t>>();
-  DecodeOutput r = impl_->run(d_file, size, stream, o, probe, host_bytes, *out);
-  impl_->main.stream.synchronize();
-  Decoded d;
-  d.stream = stream;
-  d.report.backend = Backend::cuda;
-  const Pcm shape = r.pcm;
-  finish_decode(d, std::move(r), o, false);
-  report = std::move(d.report);
-  DevicePcm p;
-  p.format = shape.format;
-  p.layout = shape.layout;
-  p.sample_rate = shape.sample_rate;
-  p.channels = shape.channels;
-  p.bits_per_sample = shape.bits_per_sample;
-  p.samples = shape.samples;
-  p.size_bytes = shape.samples * shape.channels * bytes_per_sample(shape.format);
-  p.data = out->get();
-  p.owner = out;
-  return p;
+  auto buffer = std::make_shared<DeviceBuffer<std::uint8_t>>();
+  DeviceOutput d;
+  d.out = run(d_file, size, stream, o, probe, host_bytes, *buffer);
+  main.stream.synchronize();
+  d.data = buffer->get();
+  d.owner = std::move(buffer);
+  return d;
 }
 
 }  // namespace sigpu::flac

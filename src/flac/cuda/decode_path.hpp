@@ -27,14 +27,6 @@ enum class DecodePath { fast, fast_warp_parse, plain, fast_flat };
 void set_decode_path(DecodePath p);
 DecodePath decode_path();
 
-/// The smallest file CudaDecoder::decode_into cuts into parts when its input and output are
-/// pinned (64 MiB; tests lower it to run the parts on small files).
-void set_pinned_parts_min_bytes(std::size_t bytes);
-std::size_t pinned_parts_min_bytes();
-/// How many parts (default 2; 1: none).
-void set_pinned_parts(std::size_t parts);
-std::size_t pinned_parts();
-
 /// The byte the output is filled with before the frames are stored: 0 (silence for damaged
 /// spans) except in tests that poison it to catch samples a kernel forgets to write.
 void set_output_fill(std::uint8_t byte);

@@ -1,4 +1,4 @@
-// CudaDecoder's state, shared by its entry points: cuda_decoder.cu (one file in device memory),
+// CudaEngine's state, shared by its entry points: cuda_decoder.cu (one file in device memory),
 // batch_decoder.cu (many files packed into shared launches) and stream_decoder.cu (a file
 // through a bounded amount of device memory).
 #pragma once
@@ -16,6 +16,7 @@
 #include "core/cuda/staging.hpp"
 #include "flac/backends.hpp"
 #include "flac/cuda/decode_types.cuh"
+#include "flac/gpu_engine.hpp"
 #include "flac/parallel_decode.hpp"
 #include "flac/pcm_store.hpp"
 #include "flac/subframe.hpp"
@@ -102,12 +103,13 @@ struct DecodeSlot {
   cudaEvent_t events_[4] = {};
 };
 
-struct CudaDecoder::Impl {
-  explicit Impl(int device);  ///< makes `device` current and loads the tables
+/// The CUDA backend (gpu_engine.hpp): one device's streams, tables and buffers.
+struct CudaEngine final : GpuEngine {
+  explicit CudaEngine(int device);  ///< makes `device` current and loads the tables
 
   /// First: it makes the device current before the members below create streams and events,
   /// which belong to the device current at their creation.
-  int device;
+  int device_id;
   int sm_count = 1;
   sigpu::cuda::DeviceBuffer<CrcTables> tables;
   sigpu::cuda::DeviceBuffer<Crc16Words> crc_words;  ///< for the links (warp_link.cuh)
@@ -164,8 +166,19 @@ struct CudaDecoder::Impl {
   DecodeOutput run(const std::uint8_t* d, std::size_t size, const Stream& st,
                    const DecodeOptions& o, const FrameProbe& probe, const HostBytes& host_bytes,
                    sigpu::cuda::DeviceBuffer<std::uint8_t>& out);
-  /// A host file through at most o.device_memory_budget bytes of device memory.
-  Decoded decode_streaming(std::span<const std::uint8_t> file, const DecodeOptions& o);
+
+  int device() const override { return device_id; }
+  std::uint64_t device_bytes() const override;
+  bool pinned(const void* host) const override;
+  DecodeOutput decode(std::span<const std::uint8_t> file, const Stream& stream,
+                      const DecodeOptions& o, std::span<std::uint8_t> out,
+                      const Landed& landed) override;
+  DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
+                                const DecodeOptions& o) override;
+  std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                       const DecodeOptions& o) override;
+  DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
+                             const DecodeOptions& o) override;
 };
 
 }  // namespace sigpu::flac

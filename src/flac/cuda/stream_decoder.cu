@@ -1,4 +1,4 @@
-// CudaDecoder's streaming path (DecodeOptions::device_memory_budget): a file of any size through
+// CudaEngine's streaming path (DecodeOptions::device_memory_budget): a file of any size through
 // a bounded amount of device memory. The host finds and indexes the frames (all cores); the
 // index is cut into chunks of whole frames, so no frame ever straddles a chunk, each small
 // enough for half the budget; two slots, each with its own stream and pinned buffers, take
@@ -10,7 +10,6 @@
 
 #include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/decoder_impl.cuh"
-#include "flac/decoder_common.hpp"
 
 namespace sigpu::flac {
 
@@ -53,8 +52,8 @@ struct StreamSlot {
 
 class StreamingExecutor : public FrameExecutor {
  public:
-  StreamingExecutor(CudaDecoder::Impl& impl, std::span<const std::uint8_t> file,
-                    const DecodeOptions& o, Pcm& pcm)
+  StreamingExecutor(CudaEngine& impl, std::span<const std::uint8_t> file, const DecodeOptions& o,
+                    Pcm& pcm)
       : impl_(impl), file_(file), o_(o), pcm_(pcm) {}
 
   void prepare_output(const FrameIndex& index) override {
@@ -223,7 +222,7 @@ class StreamingExecutor : public FrameExecutor {
     slot.busy = false;
   }
 
-  CudaDecoder::Impl& impl_;
+  CudaEngine& impl_;
   std::span<const std::uint8_t> file_;
   const DecodeOptions& o_;
   Pcm& pcm_;
@@ -234,23 +233,20 @@ class StreamingExecutor : public FrameExecutor {
 
 }  // namespace
 
-Decoded CudaDecoder::Impl::decode_streaming(std::span<const std::uint8_t> file,
-                                            const DecodeOptions& o) {
-  Decoded d;
-  d.stream = parse_stream(file);
-  d.report.backend = Backend::cuda;
+DecodeOutput CudaEngine::decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
+                                          const DecodeOptions& o) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   // The device search needs the whole file in device memory: here the host searches.
-  std::vector<Candidate> cands = search_frames_cpu(file, d.stream, ThreadPool::shared());
+  std::vector<Candidate> cands = search_frames_cpu(file, stream, ThreadPool::shared());
   DecodeOutput r;
   StreamingExecutor executor(*this, file, o, r.pcm);
-  ParallelDecodeResult pr = decode_in_rounds(cands, d.stream, o.params, file.size(),
-                                             host_probe(file), executor, [file] { return file; });
+  ParallelDecodeResult pr = decode_in_rounds(cands, stream, o.params, file.size(), host_probe(file),
+                                             executor, [file] { return file; });
   r.damage = std::move(pr.damage);
   r.warnings = std::move(pr.index.warnings);
   r.frames = pr.index.frames.size();
   r.frames_numbered = pr.index.frames_numbered;
-  finish_decode(d, std::move(r), o, true);
-  return d;
+  return r;
 }
 
 }  // namespace sigpu::flac

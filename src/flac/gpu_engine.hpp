@@ -1,0 +1,71 @@
+// The CUDA backend as the driver above it sees it: bytes in, PCM and what was found out, and
+// nothing more. Everything around a decode (which engine, how many parts, MD5, the report,
+// stop_on_damage) is the driver's (gpu_driver.hpp, multi_device.hpp, gpu_pool.hpp): the backend
+// never calls up. Builds without CUDA have no engine: create() throws.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <sigpu/flac.hpp>
+
+#include "flac/backends.hpp"
+
+namespace sigpu::flac {
+
+/// One file of a batch after the engine: its metadata and output, or why it could not be
+/// decoded at all.
+struct EngineFile {
+  Stream stream;
+  DecodeOutput out;
+  std::string error;
+};
+
+/// PCM left in device memory, freed with `owner`.
+struct DeviceOutput {
+  DecodeOutput out;  ///< out.pcm has the shape and no bytes
+  void* data = nullptr;
+  std::shared_ptr<void> owner;
+};
+
+class GpuEngine {
+ public:
+  /// Called as the PCM lands in host memory, in order: the decode's output so far (its pcm has
+  /// the shape, its damage is complete), where the PCM goes, and the end in bytes of what has
+  /// landed there.
+  using Landed =
+      std::function<void(const DecodeOutput& r, const std::uint8_t* pcm, std::size_t end)>;
+
+  /// An engine on `device`: its streams, tables and (growing) buffers. Throws Error when the
+  /// build has no CUDA or no device is present.
+  static std::unique_ptr<GpuEngine> create(int device);
+  virtual ~GpuEngine() = default;
+
+  virtual int device() const = 0;
+  /// Device memory the engine holds now (its buffers only grow).
+  virtual std::uint64_t device_bytes() const = 0;
+  /// Whether the driver can DMA from or to this host memory directly (cudaMallocHost,
+  /// cudaHostRegister).
+  virtual bool pinned(const void* host) const = 0;
+
+  /// A whole stream in host memory. The PCM goes to `out` when it is exactly its size (the
+  /// result's pcm then has the shape and no bytes), else to pcm.bytes; `landed` follows it.
+  virtual DecodeOutput decode(std::span<const std::uint8_t> file, const Stream& stream,
+                              const DecodeOptions& o, std::span<std::uint8_t> out,
+                              const Landed& landed) = 0;
+  /// The same through at most o.device_memory_budget bytes of device memory.
+  virtual DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
+                                        const DecodeOptions& o) = 0;
+  /// Many files packed into shared launches; result i belongs to files[i].
+  virtual std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                               const DecodeOptions& o) = 0;
+  /// Compressed bytes in device memory (4-byte aligned), PCM left there.
+  virtual DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size,
+                                     const Stream& stream, const DecodeOptions& o) = 0;
+};
+
+}  // namespace sigpu::flac
