@@ -46,6 +46,7 @@ class SerialDecoder {
     pending_block_ = 0;
     Candidate c;
     if (!header_candidate(d_, n_, pos, kCrcTables.crc8, c)) return 0;
+    if (sample_numbers_) c.variable = 1;
     if (have_last_ && (c.variable != last_.variable || c.number < min_number_)) return 0;
     // Until a frame has decoded, a header is judged by its own parameters; the first frame
     // that decodes sets the stream's format (the parallel backends use the same rule).
@@ -72,8 +73,13 @@ class SerialDecoder {
             std::to_string(pos) + "; streams with changing parameters are not supported");
       return 0;
     }
+    if (!fmt_ && codes_samples(c, pos, f.bits_per_sample)) {
+      sample_numbers_ = true;
+      c.variable = 1;
+    }
     if (!nominal_) nominal_ = c.block_size;
-    const std::uint64_t begin = have_base_ ? first_sample(c) - base_ : 0;
+    std::uint64_t dropped = dropped_;
+    const std::uint64_t begin = have_base_ ? place(c, dropped) : 0;
     const std::size_t ch = c.channels;
     const std::size_t old_size = samples_.size();
     samples_.resize(std::max(old_size, (begin + c.block_size) * ch));
@@ -88,6 +94,7 @@ class SerialDecoder {
       return 0;
     }
     if (!fmt_) fmt_ = f;
+    dropped_ = dropped;
     if (!have_base_) {
       have_base_ = true;
       const bool leading_damage = pos != stream_.audio_offset;
@@ -95,10 +102,10 @@ class SerialDecoder {
       if (base_ != 0 || !leading_damage) {
         // Output index 0 is this frame; the sink above wrote at begin = 0.
       } else {
-        move_first_frame(first_sample(c), c);
+        move_first_frame(place(c, dropped_), c);
       }
     }
-    const std::uint64_t frame_begin = first_sample(c) - base_;
+    const std::uint64_t frame_begin = place(c, dropped_);
     if (have_last_ && !last_.variable && last_.block_size != nominal_) {
       // Only the last frame of a fixed-block-size stream may be shorter; this one was not last.
       const std::uint64_t lb = last_begin_,
@@ -128,6 +135,32 @@ class SerialDecoder {
     have_last_ = true;
     min_number_ = c.number + (c.variable ? c.block_size : 1);
     return r.end;
+  }
+
+  /// Where frame c's samples go (frame_index.cpp's rule): where its number says, less the silence
+  /// that jumps forward in the numbering were not given; `dropped` counts the samples left out.
+  std::uint64_t place(const Candidate& c, std::uint64_t& dropped) const {
+    const std::uint64_t numbered = first_sample(c) - base_;
+    std::uint64_t at = numbered > dropped ? numbered - dropped : 0;
+    const std::uint64_t limit =
+        out_end_ +
+        max_number_gap(fmt_ ? fmt_->sample_rate : 0, have_last_ ? last_.block_size : c.block_size);
+    if (at > limit) {
+      dropped += at - limit;
+      at = limit;
+    }
+    return at;
+  }
+
+  /// Whether the first frame, at pos, and the header right after it say that fixed-strategy
+  /// headers code sample numbers (fixed_headers_code_samples).
+  bool codes_samples(const Candidate& c, std::size_t pos, unsigned bps) {
+    if (c.variable) return false;
+    const auto r = decode_frame_host(d_, n_, {pos, 0}, bps, true, scratch_,
+                                     [](unsigned, unsigned, std::int32_t) {});
+    Candidate next;
+    return r.error == FrameError::ok && header_candidate(d_, n_, r.end, kCrcTables.crc8, next) &&
+           fixed_headers_code_samples(stream_, c, next);
   }
 
   /// With leading damage and a STREAMINFO, output starts at sample 0: shift the first frame
@@ -193,6 +226,8 @@ class SerialDecoder {
   std::optional<Error> params_error_;
   std::optional<Pending> damage_;
   std::uint64_t pending_block_ = 0;
+  std::uint64_t dropped_ = 0;    // numbered samples left out of the output (place)
+  bool sample_numbers_ = false;  // fixed-strategy headers code sample numbers
   std::uint32_t nominal_ = 0;
   bool have_base_ = false, have_last_ = false;
   std::uint64_t base_ = 0, out_end_ = 0, min_number_ = 0, frame_number_ = 0, last_begin_ = 0,

@@ -93,8 +93,7 @@ SIGPU_HD inline FrameError parse_frame_header(const std::uint8_t* p, std::size_t
   } else if (bs_code == 7) {
     if (avail < pos + 2) return FrameError::truncated;
     h.block_size = ((unsigned(p[pos]) << 8) | p[pos + 1]) + 1u;
-    pos += 2;
-    if (h.block_size > 65535) return FrameError::bad_block_size;
+    pos += 2;  // 65536 (0xFFFF + 1) is decoded, as libFLAC up to 1.4.2 does
   } else
     h.block_size = 256u << (bs_code - 8);
 

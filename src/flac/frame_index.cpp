@@ -195,6 +195,18 @@ void check_total(FrameIndex& index, const Stream& stream, std::uint64_t data_siz
 
 }  // namespace
 
+bool fixed_headers_code_samples(const Stream& stream, const Candidate& first,
+                                const Candidate& second) {
+  return stream.has_streaminfo && stream.info.min_block_size != stream.info.max_block_size &&
+         !first.variable && !second.variable && first.block_size > 1 &&
+         second.number == first.number + first.block_size;
+}
+
+std::uint64_t max_number_gap(std::uint32_t sample_rate, std::uint32_t block_size) {
+  if (block_size < 16) return 0;
+  return std::min(std::uint64_t{5} * sample_rate, std::uint64_t{50} * block_size);
+}
+
 std::vector<SampleSpan> uncovered_samples(const FrameIndex& index) {
   std::vector<SampleSpan> spans;
   std::uint64_t covered = 0;  // every sample before this is covered
@@ -254,6 +266,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   // The format comes from the first frame that decodes (as in the serial decoder): a damaged
   // or false first candidate must not decide it.
   auto first = cands.end();
+  std::uint64_t first_end = 0;
   std::optional<StreamFormat> found;
   std::optional<Error> params_error;
   for (auto it = std::lower_bound(cands.begin(), cands.end(), stream.audio_offset,
@@ -261,9 +274,10 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
        it != cands.end() && !found; ++it) {
     try {
       const StreamFormat f = stream_format(*it, stream, params);
-      if (probe(*it, f.bits_per_sample)) {
+      if (const auto end = probe(*it, f.bits_per_sample)) {
         found = f;
         first = it;
+        first_end = *end;
       }
     } catch (const Error& e) {
       if (!params_error) params_error = e;
@@ -282,6 +296,21 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     index.sample_rate = stream.info.sample_rate;
     check_total(index, stream, data_size, 0);
     return index;
+  }
+  if (found) {
+    const auto second =
+        std::lower_bound(first, cands.end(), first_end,
+                         [](const Candidate& c, std::uint64_t p) { return c.pos < p; });
+    if (second != cands.end() && second->pos == first_end &&
+        fixed_headers_code_samples(stream, *first, *second)) {
+      // Links made for frame numbers do not hold: the walk verifies each frame by decoding it.
+      std::vector<Candidate> as_variable = cands;
+      for (Candidate& c : as_variable) {
+        if (!c.variable) c.next = -1;
+        c.variable = 1;
+      }
+      return build_frame_index(as_variable, stream, params, data_size, probe);
+    }
   }
   const StreamFormat fmt = found ? *found : stream_format(*first, stream, params);
   index.channels = fmt.channels;
@@ -329,13 +358,28 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   const auto [gap_begin, gap_end] = walker.leading_gap_;
   const std::uint64_t base =
       (gap_end > gap_begin && stream.has_streaminfo) ? 0 : first_sample(head);
+  std::uint64_t out_end = 0;  // one past the last output sample so far
+  // Where a frame's samples go: where its number says, less the silence that jumps forward in
+  // the numbering were not given (max_number_gap after the last good frame, or before the first).
+  std::uint64_t dropped = 0;     // numbered samples not in the output
+  std::uint32_t good_block = 0;  // the last good frame's block size, 0 before the first
+  auto place = [&](const Candidate& c) {
+    const std::uint64_t numbered = first_sample(c) - base;
+    std::uint64_t at = numbered > dropped ? numbered - dropped : 0;
+    const std::uint64_t limit =
+        out_end + max_number_gap(fmt.sample_rate, good_block ? good_block : c.block_size);
+    if (at > limit) {
+      dropped += at - limit;
+      at = limit;
+    }
+    return at;
+  };
   if (gap_end > gap_begin)
-    index.damage.push_back({gap_begin, gap_end - gap_begin, 0, 0, first_sample(head) - base,
+    index.damage.push_back({gap_begin, gap_end - gap_begin, 0, 0, place(head),
                             "no valid frame where the audio should start"});
 
   std::size_t last_frame = chain.size() - 1;  // the last link that is a frame, not a gap
   while (chain[last_frame].kind == Link::gap) --last_frame;
-  std::uint64_t out_end = 0;  // one past the last output sample so far
   std::uint64_t frame_number = 0;
   index.frames.reserve(chain.size());
   for (std::size_t k = 0; k < chain.size(); ++k) {
@@ -343,10 +387,10 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     const Candidate& c = cands[l.cand];
     // A damaged frame's own number is not trusted: its silence starts where the good output
     // ends, as in the serial decoder.
-    const std::uint64_t begin = (l.kind != Link::good && k > 0) ? out_end : first_sample(c) - base;
+    const std::uint64_t begin = (l.kind != Link::good && k > 0) ? out_end : place(c);
     if (l.kind == Link::gap) {
       const std::uint64_t next_begin =
-          k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : out_end;
+          k + 1 < chain.size() ? place(cands[chain[k + 1].cand]) : out_end;
       index.damage.push_back({chain[k - 1].end, l.end - chain[k - 1].end, frame_number, out_end,
                               next_begin > out_end ? next_begin - out_end : 0, why(l.kind)});
       out_end = std::max(out_end, next_begin);
@@ -363,10 +407,11 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     }
     if (l.kind == Link::good) {
       index.frames.push_back({c.pos, l.end, begin, c.block_size});
+      good_block = c.block_size;
     } else {
       // A damaged frame covers the samples up to the next good frame, or its own block.
       const std::uint64_t next_begin =
-          k + 1 < chain.size() ? first_sample(cands[chain[k + 1].cand]) - base : begin + span;
+          k + 1 < chain.size() ? place(cands[chain[k + 1].cand]) : begin + span;
       span = next_begin > begin ? next_begin - begin : 0;
       index.damage.push_back({c.pos, l.end - c.pos, frame_number - 1, begin, span, why(l.kind)});
     }

@@ -85,6 +85,19 @@ SIGPU_HD inline bool chain_entry(const Candidate* cands, std::size_t n, std::siz
   return true;
 }
 
+/// Whether a stream's fixed-strategy frame headers code sample numbers, as flake and libFLAC 1.1
+/// coded variable block sizes: libFLAC reads them so when STREAMINFO's block sizes differ. Told
+/// from a fixed stream with an odd STREAMINFO by the first frame and the header right after it,
+/// whose number is then the first's plus its block size. A decoder then reads such headers as
+/// variable ones.
+bool fixed_headers_code_samples(const Stream& stream, const Candidate& first,
+                                const Candidate& second);
+
+/// The most silence a jump forward in the frame numbers adds, after a frame of `block_size`
+/// samples: libFLAC's bound (5 seconds, 50 such blocks, none after a block under 16), which
+/// also keeps a forged number from sizing the output.
+std::uint64_t max_number_gap(std::uint32_t sample_rate, std::uint32_t block_size);
+
 /// A stream's ChainInfo; none (total_samples 0) without STREAMINFO.
 ChainInfo chain_info(const Stream& stream);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flac/frame_header.hpp"
+#include "flac/frame_host.hpp"
 #include "flac/stream_start.hpp"
 
 namespace sigpu::flac {
@@ -131,6 +132,12 @@ std::string parse_picture(ByteCursor c) {
          std::to_string(h) + ", " + std::to_string(n) + " bytes";
 }
 
+/// Blocks that only describe the audio: libFLAC skips them unread unless asked for them, and
+/// reads past a malformed one, so a bad one costs its contents, not the stream.
+bool informational(unsigned type) {
+  return type == 4 || type == 5 || type == 6;
+}
+
 const char* block_name(unsigned type) {
   static const char* names[] = {"STREAMINFO",     "PADDING",  "APPLICATION", "SEEKTABLE",
                                 "VORBIS_COMMENT", "CUESHEET", "PICTURE"};
@@ -156,6 +163,20 @@ std::size_t id3v2_tag_bytes(std::span<const std::uint8_t> h) {
   return 10 + size + ((h[5] & 0x10) ? 10 : 0);
 }
 
+std::optional<std::size_t> find_stream_start(std::span<const std::uint8_t> bytes, std::size_t pos) {
+  std::vector<std::int64_t> scratch;
+  const std::size_t last = std::min(bytes.size(), pos + kMaxLeadingJunk);
+  for (std::size_t p = pos; p < last && p + 4 <= bytes.size(); ++p) {
+    if (std::memcmp(bytes.data() + p, "fLaC", 4) == 0) return p;
+    if (is_sync(bytes.data() + p) && decode_frame_host(
+                                         bytes.data(), bytes.size(), {p, 0}, 0, true, scratch,
+                                         [](unsigned, unsigned, std::int32_t) {
+                                         }).error == FrameError::ok)
+      return p;
+  }
+  return std::nullopt;
+}
+
 void throw_not_flac(std::span<const std::uint8_t> bytes, std::size_t pos) {
   if (bytes.size() >= pos + 4 && std::memcmp(bytes.data() + pos, "OggS", 4) == 0)
     throw UnsupportedError("an Ogg container at byte " + std::to_string(pos) +
@@ -174,7 +195,22 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
     s.warnings.push_back("no fLaC marker: stream starts at a frame header");
     return s;
   }
-  if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0) throw_not_flac(f, pos);
+  if (f.size() < pos + 4 || std::memcmp(f.data() + pos, "fLaC", 4) != 0) {
+    const auto start = find_stream_start(f, pos);
+    if (!start || (f.size() >= pos + 4 && std::memcmp(f.data() + pos, "OggS", 4) == 0))
+      throw_not_flac(f, pos);
+    const std::string junk =
+        std::to_string(*start - pos) + " bytes of junk at byte " + std::to_string(pos) + " skipped";
+    if (f[*start] != 'f') {
+      // Frames after junk: the junk is the stream's leading gap, reported as damage.
+      s.audio_offset = pos;
+      s.warnings.push_back("no fLaC marker: " + junk + " to the first frame at byte " +
+                           std::to_string(*start));
+      return s;
+    }
+    s.warnings.push_back(junk + " to the fLaC marker at byte " + std::to_string(*start));
+    pos = *start;
+  }
   pos += 4;
   for (bool last = false; !last;) {
     if (f.size() < pos + 4)
@@ -191,6 +227,19 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
                        " runs past the end of the file");
     MetadataBlock b{static_cast<std::uint8_t>(type), pos, length, {}};
     ByteCursor body(f.data() + pos + 4, length, pos + 4, block_name(type));
+    if (informational(type)) {
+      try {
+        b.summary = type == 4   ? parse_vorbis_comment(body, s)
+                    : type == 5 ? parse_cuesheet(body)
+                                : parse_picture(body);
+      } catch (const InputError& e) {
+        b.summary = "malformed, skipped";
+        s.warnings.push_back(std::string(e.what()) + "; the block is skipped");
+      }
+      s.blocks.push_back(std::move(b));
+      pos += 4 + length;
+      continue;
+    }
     switch (type) {
       case 0:
         if (length != 34)
@@ -210,15 +259,6 @@ Stream parse_stream(std::span<const std::uint8_t> f) {
         break;
       case 3:
         b.summary = parse_seektable(body, length, s);
-        break;
-      case 4:
-        b.summary = parse_vorbis_comment(body, s);
-        break;
-      case 5:
-        b.summary = parse_cuesheet(body);
-        break;
-      case 6:
-        b.summary = parse_picture(body);
         break;
       default:
         b.summary = "unknown type " + std::to_string(type) + ", skipped";

@@ -26,6 +26,10 @@ namespace {
 /// bits, but nothing bounds their number, and the first window holds all of them.
 constexpr std::size_t kMaxMetadata = std::size_t(128) << 20;
 
+/// The longest a frame can be: 65536 samples of 8 channels of 33 bits (a side channel of 32-bit
+/// audio), VERBATIM, with its header and footer.
+constexpr std::size_t kMaxFrameBytes = (std::size_t(65536) * 8 * 33 + 7) / 8 + 64;
+
 /// Where the first frame starts once `b` holds all the metadata (marker, an optional ID3v2 tag
 /// before it, and the blocks); else nothing, with the size `b` must reach first in `need`.
 /// Throws InputError for data that is neither FLAC nor starts at a frame.
@@ -43,7 +47,20 @@ std::optional<std::size_t> metadata_end(std::span<const std::uint8_t> b, std::si
     if (short_of(pos + 4)) return std::nullopt;
   }
   if (is_sync(b.data() + pos)) return pos;
-  if (std::memcmp(b.data() + pos, "fLaC", 4) != 0) throw_not_flac(b, pos);
+  if (std::memcmp(b.data() + pos, "fLaC", 4) != 0) {
+    if (std::memcmp(b.data() + pos, "OggS", 4) == 0) throw_not_flac(b, pos);
+    // Junk first: parse_stream skips it once a marker or a whole frame is here. The buffer
+    // doubles between looks, so that a long run of junk is looked over only a few times.
+    const auto start = find_stream_start(b, pos);
+    if (!start) {
+      const std::size_t enough = pos + kMaxLeadingJunk + kMaxFrameBytes;
+      if (b.size() >= enough) throw_not_flac(b, pos);
+      short_of(std::min(2 * b.size(), enough));
+      return std::nullopt;
+    }
+    if (b[*start] != 'f') return pos;
+    pos = *start;
+  }
   for (pos += 4;;) {
     if (short_of(pos + 4)) return std::nullopt;
     const bool last = b[pos] & 0x80;
@@ -54,10 +71,6 @@ std::optional<std::size_t> metadata_end(std::span<const std::uint8_t> b, std::si
     if (last) return pos;
   }
 }
-
-/// The longest a frame can be: 65535 samples of 8 channels of 33 bits (a side channel of 32-bit
-/// audio), VERBATIM, with its header and footer.
-constexpr std::size_t kMaxFrameBytes = (std::size_t(65535) * 8 * 33 + 7) / 8 + 64;
 
 /// The sample a frame header codes.
 std::uint64_t coded_sample(const Candidate& f) {

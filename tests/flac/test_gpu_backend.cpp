@@ -90,6 +90,7 @@ TEST_F(FlacGpuBackend, DamagedStreamsMatchTheCpu) {
     }
 }
 
+#ifdef SIGPU_HAVE_CUDA  // cuda::search_on_device
 // An unbroken stream is decoded before its links and index are ready (chained_frames); a
 // stream whose damage only the links or its last frame's decode can show (a frame's CRC-16
 // changed, the stream cut inside its last frame, a byte of it changed) is decoded that way
@@ -120,6 +121,7 @@ TEST_F(FlacGpuBackend, DamageOnlyTheLinksOrTheLastFrameShowMatchesTheCpu) {
       expect_same(dec.decode(clean, o), whole, std::string(what) + ", clean again");
     }
 }
+#endif
 
 TEST_F(FlacGpuBackend, FalseSyncsNeverChangeTheOutput) {
   const auto pcm = test::make_adversarial(2, 16, 80000, {48000, 4096, false}, 5);
