@@ -5,6 +5,6 @@
 >>> x = torch.from_dlpack(pcm)          # no copy; stays on the GPU
 """
 
-from ._sigpu.flac import Audio, Damage, Info, Report, decode, decode_batch, info
+from ._sigpu.flac import Audio, Damage, Info, Report, decode, decode_batch, decode_clips, info
 
-__all__ = ["Audio", "Damage", "Info", "Report", "decode", "decode_batch", "info"]
+__all__ = ["Audio", "Damage", "Info", "Report", "decode", "decode_batch", "decode_clips", "info"]

@@ -1,6 +1,7 @@
 // sigpu.flac: decode FLAC files, bytes or GPU-resident streams into arrays.
 #include <sigpu/flac.hpp>
 
+#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -223,6 +224,64 @@ std::vector<Audio> decode_batch(const py::iterable& srcs, const std::string& dev
   return out;
 }
 
+/// Clips of `length` samples, clip i from srcs[i] at starts[i], decoded into one array (clips,
+/// length, channels) (or (clips, channels, length)): for a training batch, one upload on the GPU.
+/// A clip running past its stream's end is padded with zeros.
+Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& starts,
+                   std::uint64_t length, const std::string& device, const std::string& dtype,
+                   bool channels_first) {
+  Settings s = settings(device, dtype, channels_first, false, false);
+  if (std::size_t(py::len(srcs)) != starts.size())
+    throw UsageError("decode_clips takes one start per source");
+  std::vector<InputBytes> inputs;
+  for (py::handle src : srcs) inputs.push_back(input_bytes(src, false));
+  py::gil_scoped_release nogil;
+  // Each clip is cut out on the host in its stream's layout; the batch is then filled directly.
+  flac::DecodeOptions o = s.options;
+  o.layout = flac::Layout::interleaved;
+  const std::size_t width = flac::bytes_per_sample(o.format);
+  Audio a;
+  flac::ByteBuffer batch;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    flac::Decoded d = flac::decode_range(inputs[i].bytes, {starts[i], length}, o);
+    if (i == 0) {
+      a.sample_rate = d.pcm.sample_rate;
+      a.channels = d.pcm.channels;
+      a.bits_per_sample = d.pcm.bits_per_sample;
+      batch.resize(inputs.size() * length * a.channels * width);
+      std::fill(batch.begin(), batch.end(), 0);
+    } else if (d.pcm.channels != a.channels || d.pcm.sample_rate != a.sample_rate) {
+      throw UsageError((inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name) +
+                       ": a batch's clips must share their channel count and sample rate");
+    }
+    std::uint8_t* clip = batch.data() + i * length * a.channels * width;
+    const std::size_t frame = a.channels * width;
+    for (std::uint64_t t = 0; t < d.pcm.samples; ++t)
+      for (std::uint32_t c = 0; c < a.channels; ++c) {
+        const std::size_t to = channels_first ? (c * length + t) * width : t * frame + c * width;
+        std::memcpy(clip + to, d.pcm.bytes.data() + t * frame + c * width, width);
+      }
+    for (auto& dmg : d.report.damage) a.report.damage.push_back(std::move(dmg));
+    a.report.frames += d.report.frames;
+  }
+  a.report.backend = o.backend;
+  a.samples = length;
+  a.dtype = sample_type(o.format);
+  const auto n = std::int64_t(inputs.size()), len = std::int64_t(length),
+             ch = std::int64_t(a.channels);
+  a.shape = channels_first ? std::vector<std::int64_t>{n, ch, len}
+                           : std::vector<std::int64_t>{n, len, ch};
+  if (s.where.cuda) {
+    static_cast<Array&>(a) =
+        device_array(batch.data(), batch.size(), a.shape, a.dtype, s.where.index);
+  } else {
+    auto owner = std::make_shared<flac::ByteBuffer>(std::move(batch));
+    a.data = owner->data();
+    a.owner = owner;
+  }
+  return a;
+}
+
 std::string hex(const std::array<std::uint8_t, 16>& md5) {
   static const char* digits = "0123456789abcdef";
   std::string s;
@@ -342,6 +401,15 @@ start, stop: decode only samples [start, stop) per channel (negative counts from
 only the frames around them are decoded.
 verify: check the STREAMINFO MD5 (integer dtypes that hold every bit only).
 strict: raise at the first damaged frame instead of filling it with silence.
+)doc");
+
+  m.def("decode_clips", &decode_clips, py::arg("srcs"), py::arg("starts"), py::kw_only(),
+        py::arg("length"), py::arg("device") = "auto", py::arg("dtype") = "float32",
+        py::arg("channels_first") = false, R"doc(
+Decodes clips of `length` samples, clip i from srcs[i] starting at sample starts[i], into one
+array (clips, length, channels) (channels_first: (clips, channels, length)) on the device asked
+for: a training batch. Only the frames around each clip are decoded (on the GPU with cuda); a
+clip past its stream's end is padded with zeros. The clips must share channels and rate.
 )doc");
 
   m.def("decode_batch", &decode_batch, py::arg("srcs"), py::kw_only(), py::arg("device") = "auto",
