@@ -91,9 +91,11 @@ cudaStream_t consumer_stream(const py::object& stream) {
 }
 #endif
 
+#if !SIGPU_HAVE_CUDA
 [[noreturn]] void no_cuda() {
   throw Error("the cuda backend is not available: sigpu was built without CUDA");
 }
+#endif
 
 // What a DLPack capsule hands over: the tensor and the shape it points at, owned together.
 struct Exported {
