@@ -6,6 +6,7 @@
 #   make build    configure build/ and build everything
 #   make install  build, then install into PREFIX (default /usr/local): lib, headers, CMake
 #                 package, pkg-config file, bin/sigpu, man page
+#   make python   build the Python package into build/python (PYTHONPATH=build/python python3)
 #   make check-install   build, then install into a temporary prefix and build and run
 #                 examples/consumer against it
 #   make fuzz     build the libFuzzer targets with clang + ASan/UBSan in build-fuzz/, run each
@@ -46,7 +47,7 @@ endif
 
 .NOTPARALLEL:
 .PHONY: all demo test build configure deps ctest check-install install fuzz fuzz-build format \
-  check-format bundle clean
+  check-format bundle clean python
 
 all: build
 
@@ -69,6 +70,9 @@ build: configure
 demo: deps configure
 	@cmake --build $(BUILD) -j $(JOBS) --target sigpu_cli 2>&1 | $(QUIET_STEPS)
 	$(BUILD)/bin/sigpu demo
+
+python: deps configure
+	@cmake --build $(BUILD) -j $(JOBS) --target sigpu_python_info 2>&1 | $(QUIET_STEPS)
 
 # Passing tests are left out of the console (all of it is in build/ctest.log); failures show
 # with their output. The fuzz smoke run follows, then ctest's summary is repeated last.
@@ -114,4 +118,4 @@ bundle:
 	@bash scripts/device-bundle
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) build-device .device
+	rm -rf $(BUILD) $(FUZZ_BUILD) build-device build-python .device

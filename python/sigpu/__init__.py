@@ -1,0 +1,54 @@
+"""sigpu: signal decoding and processing on NVIDIA GPUs, with CPU backends.
+
+Every decoded result is a :class:`sigpu.Array` that NumPy, CuPy and PyTorch take without a copy
+(``np.asarray(x)``, ``cupy.asarray(x)``, ``torch.from_dlpack(x)``).
+"""
+
+from . import _sigpu
+from ._sigpu import (
+    Array,
+    CudaError,
+    Error,
+    InputError,
+    OutputError,
+    UnsupportedError,
+    UsageError,
+    cuda_compiled,
+    cuda_devices,
+    version,
+)
+
+__version__ = version()
+__all__ = [
+    "Array",
+    "CudaError",
+    "Error",
+    "InputError",
+    "OutputError",
+    "UnsupportedError",
+    "UsageError",
+    "cuda_compiled",
+    "cuda_devices",
+    "info",
+    "version",
+]
+
+
+def info() -> dict:
+    """The build and the machine: version, CUDA backend, visible GPUs, modules."""
+    return {
+        "version": version(),
+        "cuda_compiled": cuda_compiled(),
+        "cuda_devices": cuda_devices(),
+        "modules": list(_sigpu.modules),
+    }
+
+
+def __getattr__(name):
+    # Submodules load on first use (sigpu.flac, sigpu.turbo, ...), so that a build without one
+    # still imports; asking for a module this build lacks says so.
+    import importlib
+
+    if name in ("flac", "turbo", "audio", "nam", "prores", "hevc", "data", "jobs"):
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module 'sigpu' has no attribute {name!r}")
