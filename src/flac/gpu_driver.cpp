@@ -1,5 +1,6 @@
 #include "flac/gpu_driver.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 
@@ -15,9 +16,10 @@ namespace {
 std::atomic<std::size_t> pinned_parts_min{std::size_t{64} << 20};
 std::atomic<std::size_t> pinned_part_count{2};
 
-/// One engine's decode of a whole file, finished.
-Decoded decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
-                     std::span<std::uint8_t> out, const DecodeOptions& o) {
+}  // namespace
+
+Decoded gpu_decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
+                         std::span<std::uint8_t> out, const DecodeOptions& o) {
   Decoded d;
   d.stream = parse_stream(file);
   d.report.backend = Backend::cuda;
@@ -44,8 +46,6 @@ Decoded decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
   return d;
 }
 
-}  // namespace
-
 void set_pinned_parts_min_bytes(std::size_t bytes) {
   pinned_parts_min = bytes;
 }
@@ -59,27 +59,31 @@ std::size_t pinned_parts() {
   return pinned_part_count;
 }
 
-Decoded gpu_decode(GpuEngine& engine, std::span<const std::uint8_t> file,
-                   std::span<std::uint8_t> out, const DecodeOptions& o) {
+std::size_t pinned_parts_for(GpuEngine& engine, std::span<const std::uint8_t> file,
+                             std::span<std::uint8_t> out, const DecodeOptions& o) {
   // Pinned in and out: the copies are the DMA engines' alone, so parts on streams of their own
   // overlap one part's copies with another's kernels. The first part's copy in goes alone, and
   // the last part's copy out; more parts shorten those ends but give each kernel fewer frames
   // (flac_bench's pinned rows compare 1, 2, 4 and 8 parts).
-  const std::size_t parts = pinned_parts();
-  if (parts > 1 && !o.device_memory_budget && file.size() >= pinned_parts_min_bytes() &&
-      !out.empty() && engine.pinned(file.data()) && engine.pinned(out.data())) {
-    const int device = engine.device();
-    return decode_in_parts(
-        file, o, parts,
-        [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po,
-            std::span<std::uint8_t> into) {
-          if (k == 0) return decode_whole(engine, part, into, po);
-          EngineLease other(device);
-          return decode_whole(*other, part, into, po);
-        },
-        out);
-  }
-  return decode_whole(engine, file, out, o);
+  const bool split = !o.device_memory_budget && file.size() >= pinned_parts_min_bytes() &&
+                     !out.empty() && engine.pinned(file.data()) && engine.pinned(out.data());
+  return split ? std::max<std::size_t>(1, pinned_parts()) : 1;
+}
+
+Decoded gpu_decode(GpuEngine& engine, std::span<const std::uint8_t> file,
+                   std::span<std::uint8_t> out, const DecodeOptions& o) {
+  const std::size_t parts = pinned_parts_for(engine, file, out, o);
+  if (parts == 1) return gpu_decode_whole(engine, file, out, o);
+  const int device = engine.device();
+  return decode_in_parts(
+      file, o, parts,
+      [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po,
+          std::span<std::uint8_t> into) {
+        if (k == 0) return gpu_decode_whole(engine, part, into, po);
+        EngineLease other(device);
+        return gpu_decode_whole(*other, part, into, po);
+      },
+      out);
 }
 
 std::vector<BatchResult> gpu_decode_batch(GpuEngine& engine,

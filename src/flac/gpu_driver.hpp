@@ -15,9 +15,16 @@
 
 namespace sigpu::flac {
 
-/// See CudaDecoder::decode_into.
+/// See CudaDecoder::decode_into: cut into pinned_parts_for() parts on engines of the device.
 Decoded gpu_decode(GpuEngine& engine, std::span<const std::uint8_t> file,
                    std::span<std::uint8_t> out, const DecodeOptions& o);
+/// The same in one piece on `engine` (a part of a decode the caller has split).
+Decoded gpu_decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
+                         std::span<std::uint8_t> out, const DecodeOptions& o);
+/// How many parts a decode of `file` into `out` is cut into on one device: pinned_parts() when
+/// both are pinned and the file is large, else 1.
+std::size_t pinned_parts_for(GpuEngine& engine, std::span<const std::uint8_t> file,
+                             std::span<std::uint8_t> out, const DecodeOptions& o);
 /// See decode_batch.
 std::vector<BatchResult> gpu_decode_batch(GpuEngine& engine,
                                           std::span<const std::span<const std::uint8_t>> files,

@@ -315,14 +315,20 @@ std::vector<BatchResult> decode_batch_in_shares(
 
 Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o,
                             std::span<std::uint8_t> out) {
-  const std::size_t parts = checked_pieces(o);
+  std::size_t parts = checked_pieces(o);
   const auto& devs = o.devices;
-  if (parts == 1) return gpu_decode(*EngineLease(devs[0]), file, out, piece_options(o));
+  // One split for everything: where one device would cut a pinned decode into parts to overlap
+  // copies with kernels, every device takes that many parts of the whole.
+  {
+    EngineLease first(devs[0]);
+    if (!o.parts) parts *= pinned_parts_for(*first, file, out, o);
+    if (parts == 1) return gpu_decode_whole(*first, file, out, piece_options(o));
+  }
   return decode_in_parts(
       file, o, parts,
       [&](std::size_t k, std::span<const std::uint8_t> part, const DecodeOptions& po,
           std::span<std::uint8_t> into) {
-        return gpu_decode(*EngineLease(devs[k % devs.size()]), part, into, po);
+        return gpu_decode_whole(*EngineLease(devs[k % devs.size()]), part, into, po);
       },
       out);
 }

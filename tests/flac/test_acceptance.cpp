@@ -221,8 +221,14 @@ TEST_F(FlacAcceptance, JunkBeforeTheFirstFrameIsSkippedAndReported) {
     EXPECT_TRUE(g.d.report.ok()) << g.backend;
     EXPECT_TRUE(has_warning(g.d, "500 bytes of junk at byte 0")) << g.backend;
   }
+}
 
-  // The CLI decodes it, exits 1 (damage) and names the bytes.
+// The CLI decodes a stream that starts with junk, exits 1 (damage) and names the bytes.
+TEST_F(FlacAcceptance, CliReportsJunkBeforeTheFirstFrame) {
+  if (!std::filesystem::exists(test::kSigpuBinary))
+    GTEST_SKIP() << test::kSigpuBinary << " is not built";
+  Bytes no_marker = junk(777);
+  append(no_marker, frames({4096, 4096, 4096, 500}, false, false));
   const auto dir =
       std::filesystem::temp_directory_path() / ("sigpu_acceptance_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

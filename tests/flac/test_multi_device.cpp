@@ -7,6 +7,7 @@
 
 #include <sigpu/flac.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -342,6 +343,51 @@ TEST(FlacMultiGpu, BatchSplitsAcrossParts) {
     ASSERT_TRUE(got[i].ok()) << got[i].error;
     EXPECT_TRUE(got[i].decoded.pcm.bytes == decode(files[i], {.backend = Backend::cpu}).pcm.bytes);
   }
+}
+
+// The same on two real devices, each with its own engines, the parts landing in the caller's
+// buffer; and a batch spread over them.
+TEST(FlacMultiGpu, TwoDevicesEqualTheCpuDecode) {
+  if (cuda_devices().size() < 2) GTEST_SKIP() << "fewer than two CUDA devices";
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  const auto f = libflac_file(44100 * 30, 6);
+  const Decoded whole = decode(f, {.backend = Backend::cpu, .format = SampleFormat::s16});
+  for (std::size_t parts : {0, 2, 4}) {
+    SCOPED_TRACE(std::to_string(parts) + " parts");
+    DecodeOptions o{.backend = Backend::cuda, .format = SampleFormat::s16};
+    o.devices = {0, 1};
+    o.parts = parts;
+    std::vector<std::uint8_t> out(whole.pcm.bytes.size(), 0xAB);
+    const Decoded d = decode_into(f, out, o);
+    EXPECT_TRUE(d.report.ok());
+    EXPECT_EQ(d.report.md5, Md5Check::match);
+    EXPECT_TRUE(d.pcm.bytes.empty());
+    EXPECT_TRUE(std::equal(out.begin(), out.end(), whole.pcm.bytes.begin()));
+  }
+  const auto files = small_files(9, 20000, 7000);
+  std::vector<std::span<const std::uint8_t>> spans(files.begin(), files.end());
+  DecodeOptions o{.backend = Backend::cuda};
+  o.devices = {1, 0};
+  const auto got = decode_batch(spans, o);
+  ASSERT_EQ(got.size(), files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    ASSERT_TRUE(got[i].ok()) << got[i].error;
+    EXPECT_TRUE(got[i].decoded.pcm.bytes == decode(files[i], {.backend = Backend::cpu}).pcm.bytes);
+  }
+}
+
+// The pool keeps nothing over its budget and decodes the same either way.
+TEST(FlacMultiGpu, PoolBudgetBoundsWhatIsKept) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto v = variable_file(300000);
+  const auto want = decode(v, {.backend = Backend::cpu}).pcm.bytes;
+  set_gpu_pool_budget(0);
+  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  set_gpu_pool_budget(std::uint64_t{1} << 30);
+  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  release_gpu_memory();
+  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
 }
 
 TEST(FlacMultiGpu, UnknownDeviceIsRefusedByName) {
