@@ -1234,7 +1234,7 @@ int main(int argc, char** argv) {
               rows.push_back(std::move(row));
             }
           }
-          flac::cuda::set_decode_path(DecodePath::fast_flat);
+          flac::cuda::set_decode_path(DecodePath::automatic);
           cudaFree(d_file);
         }
       }

@@ -6,7 +6,7 @@
 //
 //   flac_devices_bench FILE [--clips N] [--clip-seconds S] [--distinct D] [--repeat R]
 //
-// The clips are D distinct --clip-seconds pieces of FILE's audio, encoded by libFLAC (level 5)
+// --clips 0 leaves the clips out. The clips are D distinct --clip-seconds pieces of FILE's audio, encoded by libFLAC (level 5)
 // in process, repeated to N files. Every row is int16 output without MD5 (the serial MD5 is a
 // host cost no device count changes), the median of R runs after a warm-up, and is printed
 // with its ratio to one GPU and its bounds measured in the same run: each device's PCIe link
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   // The clips: `distinct` pieces spread over the file, encoded in parallel, repeated.
   const std::size_t clip_frames =
       std::min<std::size_t>(frames, static_cast<std::size_t>(clip_seconds * ref.rate));
-  distinct = std::min(distinct, clips);
+  distinct = std::max<std::size_t>(1, std::min(distinct, clips));
   std::vector<std::vector<std::uint8_t>> encoded(distinct);
   std::vector<std::size_t> clip_at(distinct);
   {
@@ -299,6 +299,7 @@ int main(int argc, char** argv) {
       at += e.size();
     }
     for (bool batch : {false, true}) {
+      if (batch && !clips) continue;  // --clips 0: the file only
       double one = 0;
       for (std::size_t n : counts) {
         flac::DecodeOptions o;

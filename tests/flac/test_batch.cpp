@@ -107,7 +107,7 @@ class FlacBatchGpu : public ::testing::Test {
   }
   void TearDown() override {
     cuda::set_output_fill(0);
-    cuda::set_decode_path(cuda::DecodePath::fast_flat);
+    cuda::set_decode_path(cuda::DecodePath::automatic);
   }
 };
 

@@ -185,7 +185,7 @@ class FlacGpuFastDecode : public ::testing::Test {
   }
   void TearDown() override {
     cuda::set_output_fill(0);
-    cuda::set_decode_path(DecodePath::fast_flat);
+    cuda::set_decode_path(DecodePath::automatic);
   }
 };
 

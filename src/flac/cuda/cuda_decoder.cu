@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 #include "core/timer.hpp"
 #include "flac/cuda/agent_frame_decode.cuh"
@@ -25,14 +26,15 @@ using namespace sigpu::flac::cuda;
 namespace cuda {
 namespace {
 // SIGPU_DECODE_PATH=plain selects the one-thread-per-frame kernel, =warp the fast path with a
-// warp parsing each frame, =thread the fast path with the plain residual reader (for
-// benchmarks); the default is the fast path with the flat residual loop.
+// warp parsing each frame, =thread the fast path with the plain residual reader, =flat the flat
+// residual loop whatever the frame count (for benchmarks); the default picks by frame count.
 DecodePath path_from_environment() {
   const char* v = std::getenv("SIGPU_DECODE_PATH");
   if (v && std::strcmp(v, "plain") == 0) return DecodePath::plain;
   if (v && std::strcmp(v, "warp") == 0) return DecodePath::fast_warp_parse;
   if (v && std::strcmp(v, "thread") == 0) return DecodePath::fast;
-  return DecodePath::fast_flat;
+  if (v && std::strcmp(v, "flat") == 0) return DecodePath::fast_flat;
+  return DecodePath::automatic;
 }
 std::atomic<DecodePath> path{path_from_environment()};
 std::atomic<bool> log_frame_errors_on{false};
@@ -179,8 +181,9 @@ void DecodeSlot::enqueue(bool narrow) {
   if (n == 0) return;
   results.reserve(n);
   host_results.reserve(n);
-  plain_ = decode_path() == DecodePath::plain || channels > kMaxChannels;
-  narrow_ = narrow && !plain_ && parse_narrow(decode_path(), bps, channels);
+  path_ = resolve_path(decode_path(), n);
+  plain_ = path_ == DecodePath::plain || channels > kMaxChannels;
+  narrow_ = narrow && !plain_ && parse_narrow(path_, bps, channels);
   // A narrow scratch is sized for 32-bit samples all the same, for the decode made again.
   const unsigned scratch_bytes = narrow_ ? 2 : bps == 32 ? 8 : 4;
   scratch.reserve(total_samples * channels * (bps == 32 ? 8 : 4));
@@ -211,7 +214,7 @@ void DecodeSlot::enqueue(bool narrow) {
       pool.entries = narrow_pool.get();
       pool.counters = narrow_counters.get();
     }
-    const DecodePath path = decode_path();
+    const DecodePath path = path_;
     if (path == DecodePath::fast_warp_parse) {
       const unsigned warps = 4, grid = (n + warps - 1) / warps;
       ParseFramesKernel<DecodePath::fast_warp_parse><<<grid, warps * 32, 0, s()>>>(
@@ -302,7 +305,7 @@ FrameResults DecodeSlot::collect(bool log) {
       std::fprintf(stderr,
                    "sigpu cuda: %u frames, fast decode (%s parse%s): parse %.3f ms, restore "
                    "%.3f ms, store %.3f ms\n",
-                   n, parse_name(decode_path()), narrow_ ? ", 16-bit scratch" : "", ms[0], ms[1],
+                   n, parse_name(path_), narrow_ ? ", 16-bit scratch" : "", ms[0], ms[1],
                    ms[2]);
     }
     if (trace_origin) {
@@ -735,6 +738,15 @@ std::uint64_t CudaEngine::device_bytes() const {
   return n;
 }
 
+ThreadPool& CudaEngine::host_pool() {
+  if (!pool) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto devices = static_cast<unsigned>(std::max<std::size_t>(1, cuda_devices().size()));
+    pool = std::make_unique<ThreadPool>(std::max(2u, cores / devices));
+  }
+  return *pool;
+}
+
 bool CudaEngine::pinned(const void* host) const {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, host) != cudaSuccess) {
@@ -748,7 +760,7 @@ DecodeOutput CudaEngine::decode(std::span<const std::uint8_t> file, const Stream
                                 const DecodeOptions& o, std::span<std::uint8_t> out,
                                 const Landed& landed) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
-  ThreadPool& pool = ThreadPool::shared();
+  ThreadPool& pool = host_pool();
   main.file.reserve(file.size());
   if (pinned(file.data()))
     SIGPU_CUDA_CHECK(

@@ -21,9 +21,21 @@ namespace sigpu::flac::cuda {
 /// (flac/residual_flat.hpp) so that the lanes of a warp stay converged; fast_warp_parse: the
 /// fast path with a warp parsing each frame (warp_residual.cuh; measured slower); plain: one
 /// thread decodes each frame whole.
-enum class DecodePath { fast, fast_warp_parse, plain, fast_flat };
+/// automatic (the default): fast_warp_parse for a decode of few frames (kFewFrames), whose time is
+/// its slowest frame's, else fast_flat.
+enum class DecodePath { fast, fast_warp_parse, plain, fast_flat, automatic };
 
-/// Process-wide; not for concurrent decodes. The default is fast_flat.
+/// The most frames a decode may have to count as few.
+inline constexpr std::uint32_t kFewFrames = 512;
+
+/// The path a decode of n frames takes.
+inline DecodePath resolve_path(DecodePath p, std::uint32_t n) {
+  if (p != DecodePath::automatic) return p;
+  return n <= kFewFrames ? DecodePath::fast_warp_parse : DecodePath::fast_flat;
+}
+
+
+/// Process-wide; not for concurrent decodes. The default is automatic.
 void set_decode_path(DecodePath p);
 DecodePath decode_path();
 

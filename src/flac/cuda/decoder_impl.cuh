@@ -15,6 +15,7 @@
 #include "core/cuda/buffer.hpp"
 #include "core/cuda/staging.hpp"
 #include "flac/backends.hpp"
+#include "flac/cuda/decode_path.hpp"
 #include "flac/cuda/decode_types.cuh"
 #include "flac/gpu_engine.hpp"
 #include "flac/parallel_decode.hpp"
@@ -99,6 +100,7 @@ struct DecodeSlot {
   void enqueue(bool narrow);
 
   Launch launched_;
+  cuda::DecodePath path_ = cuda::DecodePath::automatic;  ///< launched_'s, resolved
   bool plain_ = false, narrow_ = false, traced_ = false;
   cudaEvent_t events_[4] = {};
 };
@@ -132,6 +134,9 @@ struct CudaEngine final : GpuEngine {
   sigpu::cuda::Event candidates_landed;  ///< on link_stream, after their copy to cands_pinned
   sigpu::cuda::Event chain_checked;      ///< and after chain_broken's copy to the host
   std::unique_ptr<sigpu::cuda::Stager> stager;
+  /// The host threads of this engine's copies through staging and its batch plans: engines on
+  /// different devices work at once, and one process-wide pool would take their jobs in turn.
+  std::unique_ptr<ThreadPool> pool;
   std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
 
   cudaStream_t s() const { return main.s(); }
@@ -139,6 +144,8 @@ struct CudaEngine final : GpuEngine {
     if (!stager) stager = std::make_unique<sigpu::cuda::Stager>();
     return *stager;
   }
+  /// A share of the machine's cores per visible device.
+  ThreadPool& host_pool();
 
   /// Search on the device, link successors, bring the candidates to the host.
   std::vector<Candidate> search(const std::uint8_t* d, std::size_t size, const Stream& st);
