@@ -739,11 +739,7 @@ std::uint64_t CudaEngine::device_bytes() const {
 }
 
 ThreadPool& CudaEngine::host_pool() {
-  if (!pool) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const auto devices = static_cast<unsigned>(std::max<std::size_t>(1, cuda_devices().size()));
-    pool = std::make_unique<ThreadPool>(std::max(2u, cores / devices));
-  }
+  if (!pool) pool = std::make_unique<ThreadPool>();
   return *pool;
 }
 

@@ -144,7 +144,8 @@ struct CudaEngine final : GpuEngine {
     if (!stager) stager = std::make_unique<sigpu::cuda::Stager>();
     return *stager;
   }
-  /// A share of the machine's cores per visible device.
+  /// As many threads as the machine has cores, idle between jobs: one engine alone gets them
+  /// all, several contend only for the cores and the memory bandwidth.
   ThreadPool& host_pool();
 
   /// Search on the device, link successors, bring the candidates to the host.
