@@ -1,7 +1,5 @@
 // Ranged decoding: samples [first, first + count) of a long file without decoding the rest.
 //
-// Where the SEEKTABLE has points around the range and a frame header at each agrees with it,
-// the window runs from one to the other and nothing is searched. Otherwise:
 // A window of whole frames around the range is found first: its start from the SEEKTABLE when
 // there is one (the last seek point at or before the range), else from the range's share of the
 // audio bytes; the frame search (search_frames_cpu) then runs over the window's bytes only, and
@@ -13,9 +11,6 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
-#include <optional>
-
-#include "core/crc.hpp"
 
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
@@ -45,7 +40,6 @@ class WindowFinder {
     const std::uint64_t audio_end = file_.size();
     const std::uint64_t end_sample =
         r.count > ~std::uint64_t{0} - r.first ? ~std::uint64_t{0} : r.first + r.count;
-    if (auto w = between_seek_points(r.first, end_sample)) return *w;
     std::uint64_t grow = margin_;
     const std::uint64_t at = guess(r.first, false);
     std::uint64_t lo = std::max(audio_begin, at - std::min(at, margin_));
@@ -101,36 +95,6 @@ class WindowFinder {
   }
 
  private:
-  /// The window from the last seek point at or before `first` to the first one at or after
-  /// `end` (or the end of the file), when a frame header sits at each with the sample number
-  /// the table gives: a clip's window at the cost of reading two headers, where a search over
-  /// its bytes would take longer than the decode. None when the table has no such points, they
-  /// do not check, or they lie too far apart.
-  std::optional<Window> between_seek_points(std::uint64_t first, std::uint64_t end) const {
-    constexpr std::uint64_t kMaxWindow = 16u << 20;
-    const SeekPoint *lo = nullptr, *hi = nullptr;
-    for (const SeekPoint& p : stream_.seek_points) {
-      if (p.sample == ~std::uint64_t{0}) continue;  // placeholder
-      if (p.sample <= first && (!lo || p.sample > lo->sample)) lo = &p;
-      if (p.sample >= end && (!hi || p.sample < hi->sample)) hi = &p;
-    }
-    if (!lo) return std::nullopt;
-    const std::uint64_t audio = stream_.audio_offset;
-    auto frame_at = [&](const SeekPoint& p) -> std::optional<std::uint64_t> {
-      if (p.offset >= file_.size() - std::min<std::uint64_t>(audio, file_.size()))
-        return std::nullopt;
-      Candidate c;
-      if (!header_candidate(file_.data(), file_.size(), audio + p.offset, kCrcTables.crc8, c) ||
-          sample_of(c) != p.sample)
-        return std::nullopt;
-      return audio + p.offset;
-    };
-    const auto begin = frame_at(*lo);
-    const auto stop = hi ? frame_at(*hi) : std::optional<std::uint64_t>(file_.size());
-    if (!begin || !stop || *stop <= *begin || *stop - *begin > kMaxWindow) return std::nullopt;
-    return Window{*begin, *stop, lo->sample};
-  }
-
   std::uint64_t sample_of(const Candidate& c) const {
     return c.variable ? c.number : c.number * (fixed_block_ ? fixed_block_ : c.block_size);
   }
