@@ -1,6 +1,7 @@
 // sigpu LTE turbo coding (3GPP TS 36.212 section 5.1): CRC24A/B, code block segmentation,
 // the rate-1/3 turbo encoder with its QPP interleaver, a BPSK/QPSK AWGN channel keyed by
-// (seed, frame, position), and an iterative decoder on the CPU and on the GPU.
+// (seed, frame, position), an iterative decoder on the CPU and on the GPU, and rate matching
+// with HARQ soft combining (5.1.4.1, CPU).
 //
 //   auto cw = sigpu::turbo::encode(bits);                       // K = bits.size()
 //   std::vector<float> llr(sigpu::turbo::llr_count(K));
@@ -92,6 +93,69 @@ struct Codeword {
 };
 /// Encodes one code block of K = bits.size() bits (K must be one of the 188 sizes).
 Codeword encode(std::span<const std::uint8_t> bits);
+
+// ---- rate matching (36.212 5.1.4.1) ------------------------------------------------------
+//
+//   tb::RateMatchParams p{.K = K, .E = E, .rv = 0};
+//   auto e = tb::rate_match(cw.d, p);                       // E bits to send
+//   std::vector<float> buf(tb::soft_buffer_entries(p));     // the HARQ soft buffer, zeros
+//   tb::de_rate_match(rx_llrs, p, buf);                     // once per transmission, any rv
+//   tb::soft_buffer_to_llrs(buf, p, llr);                   // llr_count(K) values for decode()
+
+/// The UE's soft buffer that limits N_cb for downlink code blocks (36.212 5.1.4.1.2).
+struct SoftBufferLimit {
+  std::int64_t N_soft = 0;  ///< total soft channel bits of the UE category (36.306)
+  int K_C = 1;              ///< 1, or the 2 or 5 that 5.1.4.1.2 gives some categories
+  int K_MIMO = 1;           ///< 2 for transmission modes 3, 4, 8, 9, 10, else 1
+  int M_DL_HARQ = 8;        ///< downlink HARQ processes (min'd with M_limit = 8)
+};
+
+/// K_w = 3 K_Pi = 3 * 32 * ceil((K + 4) / 32): the circular buffer length for K.
+int circular_buffer_length(int K);
+/// N_cb of a downlink (DL-SCH, PCH) code block of K bits in a transport block of C blocks:
+/// min(floor(N_IR / C), K_w), N_IR = floor(N_soft / (K_C K_MIMO min(M_DL_HARQ, 8))). Uplink
+/// and MCH blocks use K_w. Throws Error for a bad K, C or limit.
+int soft_buffer_size(int K, int C, const SoftBufferLimit& limit);
+/// E of code block r (0..C-1) of a transport block given G bits on N_L layers (2 for
+/// transmit diversity) with Q_m bits per symbol. Throws Error when G is not a multiple of
+/// N_L Q_m or r is out of range.
+int code_block_E(std::int64_t G, int N_L, int Q_m, int C, int r);
+
+struct RateMatchParams {
+  int K = 0;     ///< code block size (one of the 188)
+  int F = 0;     ///< filler bits at the start of the block (code block 0): <NULL> in d0, d1
+  int E = 0;     ///< bits sent in this transmission
+  int rv = 0;    ///< redundancy version, 0..3
+  int N_cb = 0;  ///< soft buffer size (soft_buffer_size()); 0: K_w, no limit
+};
+/// N_cb, or K_w when p.N_cb is 0: the entries of the soft buffer, one per circular buffer
+/// position. Throws Error for invalid params.
+int soft_buffer_entries(const RateMatchParams& p);
+
+/// Sub-block interleaving, bit collection and selection: the p.E bits of one transmission
+/// from the encoder's d0 | d1 | d2 (llr_count(K) bits, Codeword::d), <NULL> bits skipped.
+std::vector<std::uint8_t> rate_match(std::span<const std::uint8_t> d, const RateMatchParams& p);
+
+/// Adds the p.E LLRs of one transmission into the soft buffer (soft_buffer_entries(p), all
+/// zeros before the first transmission). Every LLR lands on its circular buffer position, so
+/// repeated bits and retransmissions of any rv sum up: chase combining and incremental
+/// redundancy alike. int16 and int8 sums saturate at +-(2^(bits-1) - 1).
+void de_rate_match(std::span<const float> llr, const RateMatchParams& p,
+                   std::span<float> soft_buffer);
+void de_rate_match(std::span<const std::int16_t> llr, const RateMatchParams& p,
+                   std::span<std::int16_t> soft_buffer);
+void de_rate_match(std::span<const std::int8_t> llr, const RateMatchParams& p,
+                   std::span<std::int8_t> soft_buffer);
+
+/// Undoes bit collection and sub-block interleaving: the decoder's d0 | d1 | d2 LLRs
+/// (llr_count(K)) from a soft buffer (p.E and p.rv are not used). Bits never received read 0;
+/// the filler bits, known zeros, read filler_llr (a large positive value, or 0 to erase them).
+void soft_buffer_to_llrs(std::span<const float> soft_buffer, const RateMatchParams& p,
+                         std::span<float> llr, float filler_llr = 0);
+void soft_buffer_to_llrs(std::span<const std::int16_t> soft_buffer, const RateMatchParams& p,
+                         std::span<std::int16_t> llr, std::int16_t filler_llr = 0);
+void soft_buffer_to_llrs(std::span<const std::int8_t> soft_buffer, const RateMatchParams& p,
+                         std::span<std::int8_t> llr, std::int8_t filler_llr = 0);
 
 // ---- channel ------------------------------------------------------------------------------
 
