@@ -6,12 +6,12 @@
 //
 //   flac_devices_bench FILE [--clips N] [--clip-seconds S] [--distinct D] [--repeat R]
 //
-// --clips 0 leaves the clips out. The clips are D distinct --clip-seconds pieces of FILE's audio, encoded by libFLAC (level 5)
-// in process, repeated to N files. Every row is int16 output without MD5 (the serial MD5 is a
-// host cost no device count changes), the median of R runs after a warm-up, and is printed
-// with its ratio to one GPU and its bounds measured in the same run: each device's PCIe link
-// (pinned H2D and D2H; the devices' links in parallel) and, for pageable memory, the host's
-// copy rate over all cores (staging copies every byte once on the host).
+// --clips 0 leaves the clips out. The clips are D distinct --clip-seconds pieces of FILE's audio,
+// encoded by libFLAC (level 5) in process, repeated to N files. Every row is int16 output without
+// MD5 (the serial MD5 is a host cost no device count changes), the median of R runs after a
+// warm-up, and is printed with its ratio to one GPU and its bounds measured in the same run: each
+// device's PCIe link (pinned H2D and D2H; the devices' links in parallel) and, for pageable memory,
+// the host's copy rate over all cores (staging copies every byte once on the host).
 #include <sigpu/core.hpp>
 #include <sigpu/flac.hpp>
 

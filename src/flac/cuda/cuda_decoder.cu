@@ -305,8 +305,7 @@ FrameResults DecodeSlot::collect(bool log) {
       std::fprintf(stderr,
                    "sigpu cuda: %u frames, fast decode (%s parse%s): parse %.3f ms, restore "
                    "%.3f ms, store %.3f ms\n",
-                   n, parse_name(path_), narrow_ ? ", 16-bit scratch" : "", ms[0], ms[1],
-                   ms[2]);
+                   n, parse_name(path_), narrow_ ? ", 16-bit scratch" : "", ms[0], ms[1], ms[2]);
     }
     if (trace_origin) {
       float from = 0, to = 0;

@@ -34,7 +34,6 @@ inline DecodePath resolve_path(DecodePath p, std::uint32_t n) {
   return n <= kFewFrames ? DecodePath::fast_warp_parse : DecodePath::fast_flat;
 }
 
-
 /// Process-wide; not for concurrent decodes. The default is automatic.
 void set_decode_path(DecodePath p);
 DecodePath decode_path();
