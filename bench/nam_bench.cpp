@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   std::string model_path;
   if (const char* d = std::getenv("SIGPU_SOURCE_DIR"); d && *d) model_path = d;
   model_path +=
-      (model_path.empty() ? "" : "/") + std::string("tests/data/nam/wavenet_a1_standard.nam");
+      (model_path.empty() ? "" : "/") + std::string("examples/audio/models/a1-wavenet.nam");
   long periods = 100000, search_periods = 2000;
   std::vector<int> frames_list{32, 128};
   std::vector<int> gpu_counts{64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192};

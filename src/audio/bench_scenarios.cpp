@@ -226,7 +226,7 @@ int convolution_nodes(const ScenarioInfo& s, int count, Backend backend, int req
 std::string default_nam_model() {
   const char* root = std::getenv("SIGPU_SOURCE_DIR");
   return (root && *root ? std::string(root) + "/" : std::string()) +
-         "tests/data/nam/wavenet_a1_standard.nam";
+         "examples/audio/models/a1-wavenet.nam";
 }
 
 Graph scenario_graph(const ScenarioInfo& s, int count, double sample_rate, int nodes,

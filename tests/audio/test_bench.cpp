@@ -292,11 +292,11 @@ TEST(AudioBench, EveryScenarioRuns) {
   for (const auto& s : audio::scenarios()) {
     if (!audio::unavailable(s).empty()) continue;
     const int frames = s.frames.front();
-    const auto r = audio::bench_scenario(
-        s, s.min_count, sigpu::Backend::cpu, 50,
-        {.frames = frames,
-         .sample_rate = 48000,
-         .model = SIGPU_SOURCE_DIR "/tests/data/nam/wavenet_a1_standard.nam"});
+    const auto r =
+        audio::bench_scenario(s, s.min_count, sigpu::Backend::cpu, 50,
+                              {.frames = frames,
+                               .sample_rate = 48000,
+                               .model = SIGPU_SOURCE_DIR "/examples/audio/models/a1-wavenet.nam"});
     EXPECT_EQ(r.N, s.min_count) << s.name;
     EXPECT_EQ(r.frames, frames);
     EXPECT_NEAR(r.deadline_us, frames / 48000.0 * 1e6, 1e-9);
@@ -385,7 +385,7 @@ TEST(AudioBenchCli, SearchesAndWritesCsv) {
 #ifdef SIGPU_HAVE_AUDIO_NAM
 TEST(AudioBench, NamScenarioIsOneNodeOfInstances) {
   const auto& s = audio::scenario("nam");
-  const std::string small = SIGPU_SOURCE_DIR "/tests/data/nam/wavenet.nam";
+  const std::string small = SIGPU_SOURCE_DIR "/examples/audio/models/tiny-wavenet.nam";
   const auto g = audio::scenario_graph(s, 3, 48000, 0, small);
   EXPECT_EQ(g.inputs(), 3);
   EXPECT_EQ(g.outputs(), 3);

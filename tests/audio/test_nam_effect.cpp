@@ -39,6 +39,7 @@ Channels inputs() {
 }  // namespace
 
 TEST(AudioNam, EqualsTheProcessorWithGainsInEveryPeriod) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   if (sigpu::test::nam_di_input().empty()) GTEST_SKIP() << "no libsndfile";
   const auto path = sigpu::test::nam_fixture("wavenet.nam").string();
   const auto in = inputs();
@@ -83,11 +84,11 @@ TEST(AudioNam, BadModelsNameNodeAndParameter) {
   });
   EXPECT_NE(absent.find("node 'amp' parameter 'model'"), std::string::npos) << absent;
 
-  const auto path = sigpu::test::nam_fixture("wavenet.nam").string();
+  const auto path = source_path("examples/audio/models/tiny-wavenet.nam");
   const auto gain = error_of([&] { amp_graph(1, path, ", \"input_gain_db\": 100"); });
   EXPECT_NE(gain.find("parameter 'input_gain_db'"), std::string::npos) << gain;
 
-  // The fixture is a 48 kHz model: a 44.1 kHz engine must refuse it, naming both rates.
+  // The model is a 48 kHz one: a 44.1 kHz engine must refuse it, naming both rates.
   const auto g = amp_graph(1, path);
   const auto rate = error_of([&] {
     audio::Engine e(g, {.backend = sigpu::Backend::cpu, .period = 64, .sample_rate = 44100});
@@ -98,6 +99,7 @@ TEST(AudioNam, BadModelsNameNodeAndParameter) {
 }
 
 TEST(AudioNam, GuitarExampleRenders) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   if (sigpu::test::nam_di_input().empty()) GTEST_SKIP() << "no libsndfile";
   const auto g = audio::Graph::load(source_path("examples/audio/guitar-nam.json"));
   ASSERT_EQ(g.inputs(), 1);
@@ -114,6 +116,7 @@ TEST(AudioNam, GuitarExampleRenders) {
 
 TEST(AudioNamGpu, MatchesTheCpu) {
   if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const auto in = inputs();
   const auto g = amp_graph(2, sigpu::test::nam_fixture("wavenet_a1_standard.nam").string(),
                            ", \"input_gain_db\": 3, \"output_gain_db\": -2");

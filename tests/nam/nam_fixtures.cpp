@@ -10,10 +10,17 @@
 
 namespace sigpu::test {
 
+std::filesystem::path fixtures_dir() {
+  if (const char* d = std::getenv("SIGPU_FIXTURES_DIR"); d && *d) return d;
+  return SIGPU_FIXTURES_DIR;
+}
+
 std::filesystem::path nam_fixture(const std::string& name) {
-  std::filesystem::path root = SIGPU_SOURCE_DIR;
-  if (const char* d = std::getenv("SIGPU_SOURCE_DIR"); d && *d) root = d;
-  return root / "tests/data/nam" / name;
+  return fixtures_dir() / "nam" / name;
+}
+
+bool have_nam_fixtures() {
+  return std::filesystem::is_directory(fixtures_dir() / "nam");
 }
 
 std::vector<std::string> nam_model_fixtures() {

@@ -1,5 +1,8 @@
-// The NAM fixtures (tests/data/nam) and the DI input, for the nam tests.
+// The NAM fixtures (NeuralAmpModelerCore's test models and DI input, in the shared fixtures
+// folder, not in the repository) for the nam tests.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
@@ -7,15 +10,27 @@
 
 namespace sigpu::test {
 
-/// tests/data/nam/<name>, found through $SIGPU_SOURCE_DIR (the GPU machine) or the source
-/// tree this binary was built from.
+/// The shared fixtures folder: $SIGPU_FIXTURES_DIR, else the one this build was configured with
+/// (CMake's SIGPU_FIXTURES_DIR, by default ../shared/fixtures beside the source tree).
+std::filesystem::path fixtures_dir();
+/// <fixtures>/nam/<name>.
 std::filesystem::path nam_fixture(const std::string& name);
+/// Whether <fixtures>/nam is there.
+bool have_nam_fixtures();
 /// The three models the issue names.
 std::vector<std::string> nam_model_fixtures();
-/// tests/data/nam/input.wav as float samples (read with libsndfile); empty when this build
-/// has no libsndfile.
+/// <fixtures>/nam/input.wav as float samples (read with libsndfile); empty when this build
+/// has no libsndfile or the file is absent.
 std::vector<float> nam_di_input();
 /// The largest |a - b| in dBFS (-inf as -400).
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace sigpu::test
+
+/// Skips the current test, naming the folder, when the NAM fixtures are absent.
+#define SIGPU_SKIP_WITHOUT_NAM_FIXTURES()                                                         \
+  do {                                                                                            \
+    if (!::sigpu::test::have_nam_fixtures())                                                      \
+      GTEST_SKIP() << "NAM fixtures absent: " << (::sigpu::test::fixtures_dir() / "nam").string() \
+                   << " (set SIGPU_FIXTURES_DIR to the shared fixtures folder)";                  \
+  } while (false)

@@ -1,9 +1,12 @@
 // sigpu's own tanh (activation.hpp), used by the CPU and the GPU instead of libm's tanhf:
-// its error over the whole float range that matters, against double-precision tanh.
+// its absolute error over the whole float range that matters and its relative error near 0 and
+// beyond, against double and long double tanh.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "nam/activation.hpp"
 
@@ -24,6 +27,31 @@ TEST(NamActivation, FastTanhIsWithinTwoTenthsOfAMillionthOfTanh) {
   EXPECT_NEAR(nam::fast_tanh(100.0f), 1.0, 6e-8);
   EXPECT_NEAR(nam::fast_tanh(-1e30f), -1.0, 6e-8);
   EXPECT_NEAR(nam::fast_tanh(std::numeric_limits<float>::infinity()), 1.0, 6e-8);
+}
+
+// Relative, so that small inputs count too: 1 - 2 / (e^{2|x|} + 1) alone is off by 100% near 0
+// and by 1e-4 at x = 1e-3. Each range in 2^21 steps, both signs, against long double.
+TEST(NamActivation, FastTanhIsWithinTwoTenthsOfAMillionthOfTanhRelative) {
+  for (const auto& [lo, hi] :
+       {std::pair{-1e-6, 1e-6}, std::pair{1e-3, 1.0}, std::pair{1.0, 20.0}}) {
+    constexpr int kSteps = 1 << 21;
+    double worst = 0, worst_at = 0;
+    for (int i = 0; i <= kSteps; ++i) {
+      const float x = static_cast<float>(lo + (hi - lo) * i / kSteps);
+      if (x == 0.0f) continue;
+      for (const float s : {x, -x}) {
+        const long double t = std::tanh(static_cast<long double>(s));
+        const double e = static_cast<double>(std::fabs((nam::fast_tanh(s) - t) / t));
+        if (e > worst) worst = e, worst_at = s;
+      }
+    }
+    std::printf("[ NamActivation ] fast_tanh on [%g, %g]: max relative error %.3g at x = %.9g\n",
+                lo, hi, worst, worst_at);
+    EXPECT_LT(worst, 2e-7) << "on [" << lo << ", " << hi << "] at x = " << worst_at;
+  }
+  EXPECT_EQ(nam::fast_tanh(1e-30f), 1e-30f);
+  EXPECT_EQ(nam::fast_tanh(-0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(nam::fast_tanh(-0.0f)));
 }
 
 TEST(NamActivation, SigmoidAndOthersMatchTheirDefinitions) {

@@ -24,7 +24,7 @@ namespace {
 
 std::vector<float> di_or_skip() {
   std::vector<float> x = nam_di_input();
-  if (x.empty()) ADD_FAILURE() << "tests/data/nam/input.wav unreadable (libsndfile missing?)";
+  if (x.empty()) ADD_FAILURE() << nam_fixture("input.wav") << " unreadable (libsndfile missing?)";
   return x;
 }
 
@@ -79,6 +79,7 @@ nam::Model synthetic(const std::string& arch, const std::string& config, long co
 }  // namespace
 
 TEST(NamCpu, FixturesMatchFloat64Reference) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> x = di_or_skip();
   if (x.empty()) return;
   for (const std::string& name : nam_model_fixtures()) {
@@ -94,6 +95,7 @@ TEST(NamCpu, FixturesMatchFloat64Reference) {
 }
 
 TEST(NamCpu, StreamingInPeriodsIsBitIdenticalToOnePiece) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> x = di_or_skip();
   if (x.empty()) return;
   for (const std::string& name : nam_model_fixtures()) {
@@ -109,6 +111,7 @@ TEST(NamCpu, StreamingInPeriodsIsBitIdenticalToOnePiece) {
 }
 
 TEST(NamCpu, ResetReturnsToThePrewarmedState) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   const std::vector<float> x = test_signal(4000, 3);
   nam::Processor p(m, {.max_frames = 500});
@@ -125,6 +128,7 @@ TEST(NamCpu, ResetReturnsToThePrewarmedState) {
 }
 
 TEST(NamCpu, PrewarmSettlesTheInitialState) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   // Without pre-warm, the first samples of a fresh WaveNet would be the response of its bias
   // terms rising from zero history: after it, silence in gives the steady output at once.
   const nam::Model m = nam::load(nam_fixture("wavenet_a1_standard.nam"));
@@ -208,6 +212,7 @@ TEST(NamCpu, SyntheticLstmConvNetLinearMatchReference) {
 }
 
 TEST(NamCpu, NormalizedScalesTheOutputByTheLoudness) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   const nam::Model n = nam::normalized(m, -18.0);
   const std::vector<float> x = test_signal(2000, 9);
@@ -218,6 +223,7 @@ TEST(NamCpu, NormalizedScalesTheOutputByTheLoudness) {
 }
 
 TEST(NamCpu, BatchMatchesSingleInstances) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   const nam::Model l = nam::load(nam_fixture("lstm.nam"));
   std::vector<const nam::Model*> models;
@@ -239,6 +245,7 @@ TEST(NamCpu, BatchMatchesSingleInstances) {
 }
 
 TEST(NamCpu, BaselineInstructionSetMatchesReferenceToo) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   // The layer pass is built for SSE2 and for AVX2 + FMA; this machine runs the latter unless
   // told otherwise. Check the other build against the oracle as well.
   std::vector<float> x = di_or_skip();

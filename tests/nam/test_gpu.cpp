@@ -73,8 +73,9 @@ bool no_device() {
 
 TEST(NamGpu, MatchesCpuOnDiInputAtPeriods32To128) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> di = nam_di_input();
-  ASSERT_FALSE(di.empty()) << "tests/data/nam/input.wav unreadable";
+  ASSERT_FALSE(di.empty()) << nam_fixture("input.wav") << " unreadable";
   const auto in = instance_inputs(di, 3);
   for (const std::string& name : nam_model_fixtures()) {
     const nam::Model m = nam::load(nam_fixture(name));
@@ -94,6 +95,7 @@ TEST(NamGpu, MatchesCpuOnDiInputAtPeriods32To128) {
 
 TEST(NamGpu, GlobalWeightsPathMatchesToo) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> di = nam_di_input();
   ASSERT_FALSE(di.empty());
   const auto in = instance_inputs(di, 2);
@@ -107,6 +109,7 @@ TEST(NamGpu, GlobalWeightsPathMatchesToo) {
 
 TEST(NamGpu, InstancesWithTheirOwnWeights) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> di = nam_di_input();
   ASSERT_FALSE(di.empty());
   for (const char* name : {"wavenet_a1_standard.nam", "lstm.nam"}) {
@@ -128,6 +131,7 @@ TEST(NamGpu, InstancesWithTheirOwnWeights) {
 
 TEST(NamGpu, PeriodSizeDoesNotChangeTheOutput) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::vector<float> di = nam_di_input();
   ASSERT_FALSE(di.empty());
   const nam::Model m = nam::load(nam_fixture("wavenet_a1_standard.nam"));
@@ -141,6 +145,7 @@ TEST(NamGpu, PeriodSizeDoesNotChangeTheOutput) {
 
 TEST(NamGpu, BoundDeviceBuffersAndReset) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
 #ifdef SIGPU_HAVE_CUDA
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   const std::vector<float> di = nam_di_input();
@@ -182,6 +187,7 @@ TEST(NamGpu, BoundDeviceBuffersAndReset) {
 
 TEST(NamGpu, RefusesWhatItCannotRun) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model w = nam::load(nam_fixture("wavenet.nam"));
   const nam::Model l = nam::load(nam_fixture("lstm.nam"));
   try {

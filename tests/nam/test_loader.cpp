@@ -42,6 +42,7 @@ std::string replace_once(std::string s, const std::string& from, const std::stri
 }  // namespace
 
 TEST(NamLoader, SmallWaveNet) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   EXPECT_EQ(m.architecture, nam::Architecture::wavenet);
   EXPECT_EQ(m.version, "0.5.4");
@@ -61,6 +62,7 @@ TEST(NamLoader, SmallWaveNet) {
 }
 
 TEST(NamLoader, StandardA1WaveNet) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet_a1_standard.nam"));
   EXPECT_EQ(m.weights.size(), 13802u);
   EXPECT_FALSE(m.sample_rate_in_file);  // version 0.5.0: no sample_rate, 48 kHz assumed
@@ -70,6 +72,7 @@ TEST(NamLoader, StandardA1WaveNet) {
 }
 
 TEST(NamLoader, Lstm) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("lstm.nam"));
   EXPECT_EQ(m.architecture, nam::Architecture::lstm);
   EXPECT_EQ(m.lstm.num_layers, 1);
@@ -89,6 +92,7 @@ TEST(NamLoader, MissingFile) {
 }
 
 TEST(NamLoader, TruncatedFile) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string text = read_text("wavenet_a1_standard.nam");
   const std::string e = load_error(text.substr(0, text.size() / 2));
   EXPECT_NE(e.find("bad.nam: invalid JSON at byte"), std::string::npos) << e;
@@ -96,6 +100,7 @@ TEST(NamLoader, TruncatedFile) {
 }
 
 TEST(NamLoader, UnknownArchitecture) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string e =
       load_error(replace_once(read_text("wavenet.nam"), "\"WaveNet\"", "\"Transformer\""));
   EXPECT_NE(e.find("bad.nam: architecture: unknown architecture \"Transformer\""),
@@ -104,6 +109,7 @@ TEST(NamLoader, UnknownArchitecture) {
 }
 
 TEST(NamLoader, WeightCountMismatchNamesBothNumbers) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   // Drop the first weight of the small WaveNet: 130 instead of 131.
   std::string text = read_text("wavenet.nam");
   text = replace_once(text, "\"weights\": [-0.6180188059806824, ", "\"weights\": [");
@@ -118,6 +124,7 @@ TEST(NamLoader, WeightCountMismatchNamesBothNumbers) {
 }
 
 TEST(NamLoader, NanAndNonNumericWeights) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string text = read_text("wavenet.nam");
   const std::string nan = load_error(replace_once(text, "0.35968291759490967", "NaN"));
   EXPECT_NE(nan.find("(in weights[4])"), std::string::npos) << nan;
@@ -130,6 +137,7 @@ TEST(NamLoader, NanAndNonNumericWeights) {
 }
 
 TEST(NamLoader, BadConfigFieldsAreNamed) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string text = read_text("wavenet.nam");
   EXPECT_NE(load_error(replace_once(text, "\"dilations\": [1, 2]", "\"dilations\": [1, -2]"))
                 .find("bad.nam: config.layers[0].dilations[1]: expected an integer in 1..65536"),
@@ -154,6 +162,7 @@ TEST(NamLoader, BadConfigFieldsAreNamed) {
 }
 
 TEST(NamLoader, SampleRateMismatchIsRefused) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const nam::Model m = nam::load(nam_fixture("wavenet.nam"));
   try {
     nam::Processor p(m, {.sample_rate = 44100});
@@ -177,6 +186,7 @@ TEST(NamLoader, SampleRateMismatchIsRefused) {
 // The error classes the CLI maps to exit codes: InputError (3) for a file that is not a usable
 // .nam model, UnsupportedError (4) for a well-formed one sigpu does not run.
 TEST(NamLoader, ErrorClasses) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string text = read_text("wavenet.nam");
   const auto parse = [](const std::string& t) { nam::parse(t, "bad.nam"); };
   EXPECT_THROW(parse(replace_once(text, "\"WaveNet\"", "\"Transformer\"")),
@@ -195,6 +205,7 @@ TEST(NamLoader, ErrorClasses) {
 // Weights are taken out of the JSON tree as they are parsed; elements that are containers are
 // still reported by index, and the config's dimensions are checked against the count first.
 TEST(NamLoader, WeightsThatAreNotNumbers) {
+  SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
   const std::string text = read_text("wavenet.nam");
   const std::string arr =
       load_error(replace_once(text, "[-0.6180188059806824, ", "[[-0.6180188059806824], "));
