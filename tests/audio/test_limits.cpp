@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <sigpu/audio.hpp>
@@ -18,12 +19,19 @@ namespace {
 
 /// `n` gain nodes in a chain, as a graph text.
 std::string gain_chain(std::size_t n) {
-  std::string json = R"({"inputs": 1, "nodes": [)";
+  std::ostringstream json;
+  json << R"({"inputs": 1, "nodes": [)";
   for (std::size_t i = 0; i < n; ++i) {
-    json += (i ? ",\n" : "") + std::string(R"({"id": "g)") + std::to_string(i) +
-            R"(", "type": "gain", "input": ")" + (i ? "g" + std::to_string(i - 1) : "in") + "\"}";
+    if (i) json << ",\n";
+    json << R"({"id": "g)" << i << R"(", "type": "gain", "input": ")";
+    if (i)
+      json << 'g' << i - 1;
+    else
+      json << "in";
+    json << "\"}";
   }
-  return json + R"(], "outputs": "g)" + std::to_string(n - 1) + "\"}";
+  json << R"(], "outputs": "g)" << n - 1 << "\"}";
+  return json.str();
 }
 
 /// The InputError's message for `json`; fails the test for any other outcome.
