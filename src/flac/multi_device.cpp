@@ -132,7 +132,7 @@ std::vector<int> parse_devices(std::string_view spec) {
   const std::size_t visible = cuda_devices().size();
   std::vector<int> out;
   if (spec == "all") {
-    if (!visible) throw Error("--devices all: no CUDA device is visible");
+    if (!visible) throw UnsupportedError("--devices all: no CUDA device is visible");
     for (std::size_t i = 0; i < visible; ++i) out.push_back(static_cast<int>(i));
     return out;
   }
@@ -142,8 +142,8 @@ std::vector<int> parse_devices(std::string_view spec) {
     int d = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || d < 0)
-      throw Error("device list '" + std::string(spec) + "': '" + std::string(item) +
-                  "' is not a device index (give \"all\" or indices like 0,1)");
+      throw UsageError("device list '" + std::string(spec) + "': '" + std::string(item) +
+                       "' is not a device index (give \"all\" or indices like 0,1)");
     out.push_back(d);
     at = comma + 1;
   }

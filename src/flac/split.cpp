@@ -77,15 +77,15 @@ std::vector<std::size_t> share_by_bytes(std::span<const std::uint64_t> sizes, st
 }
 
 void check_device_list(std::span<const int> devices, std::size_t visible) {
-  if (devices.empty()) throw Error("the device list is empty");
+  if (devices.empty()) throw UsageError("the device list is empty");
   std::set<int> seen;
   for (int d : devices) {
     if (d < 0 || static_cast<std::size_t>(d) >= visible)
-      throw Error("CUDA device " + std::to_string(d) + " does not exist (" +
-                  std::to_string(visible) + " visible" +
-                  (visible ? ": 0.." + std::to_string(visible - 1) : std::string()) + ")");
+      throw UsageError("CUDA device " + std::to_string(d) + " does not exist (" +
+                       std::to_string(visible) + " visible" +
+                       (visible ? ": 0.." + std::to_string(visible - 1) : std::string()) + ")");
     if (!seen.insert(d).second)
-      throw Error("CUDA device " + std::to_string(d) + " is listed twice");
+      throw UsageError("CUDA device " + std::to_string(d) + " is listed twice");
   }
 }
 

@@ -223,7 +223,7 @@ TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
 TEST(FlacNoGpu, CudaBackendRefusesClearlyWithoutADevice) {
   if (!cuda_devices().empty()) GTEST_SKIP() << "a device is present";
   const auto f = encode(test::Signal::music, 1, 16, 1000, 0);
-  EXPECT_THROW(decode(f, {.backend = Backend::cuda}), Error);
+  EXPECT_THROW(decode(f, {.backend = Backend::cuda}), UnsupportedError);
   EXPECT_NO_THROW(decode(f, {.backend = Backend::automatic}));
 }
 

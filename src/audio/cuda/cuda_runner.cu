@@ -443,7 +443,8 @@ class CudaRunner final : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_cuda_runner(const Plan& plan) {
-  if (cuda_devices().empty()) throw Error("the cuda backend needs a CUDA device; none was found");
+  if (cuda_devices().empty())
+    throw UnsupportedError("the cuda backend needs a CUDA device; none was found");
   return std::make_unique<CudaRunner>(plan);
 }
 

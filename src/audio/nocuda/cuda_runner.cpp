@@ -6,7 +6,7 @@
 namespace sigpu::audio {
 
 std::unique_ptr<Runner> make_cuda_runner(const Plan&) {
-  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 
 }  // namespace sigpu::audio

@@ -6,7 +6,7 @@ namespace sigpu::convolution {
 struct CudaConvolver::Impl {};
 
 CudaConvolver::CudaConvolver(const Config&, int) {
-  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 CudaConvolver::~CudaConvolver() = default;
 CudaConvolver::CudaConvolver(CudaConvolver&&) noexcept = default;

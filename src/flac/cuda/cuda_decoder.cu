@@ -724,7 +724,7 @@ CudaEngine::CudaEngine(int d) : device_id(make_current(d)) {
 
 std::unique_ptr<GpuEngine> GpuEngine::create(int device) {
   if (cuda_devices().empty())
-    throw Error("the cuda backend needs a CUDA device, and none is present");
+    throw UnsupportedError("the cuda backend needs a CUDA device, and none is present");
   return std::make_unique<CudaEngine>(device);
 }
 

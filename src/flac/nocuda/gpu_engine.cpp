@@ -4,7 +4,7 @@
 namespace sigpu::flac {
 
 std::unique_ptr<GpuEngine> GpuEngine::create(int) {
-  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 
 }  // namespace sigpu::flac

@@ -152,8 +152,9 @@ struct CudaFilter::Impl {
 CudaFilter::CudaFilter(int device) {
   const auto devices = cuda_devices();
   if (device < 0 || device >= static_cast<int>(devices.size()))
-    throw Error("hevc_filter: CUDA device " + std::to_string(device) + " is not available (" +
-                std::to_string(devices.size()) + " device(s) visible)");
+    throw UnsupportedError("hevc_filter: CUDA device " + std::to_string(device) +
+                           " is not available (" + std::to_string(devices.size()) +
+                           " device(s) visible)");
   SIGPU_CUDA_CHECK(cudaSetDevice(device));
   impl_ = std::make_unique<Impl>(device);
 }

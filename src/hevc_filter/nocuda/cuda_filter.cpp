@@ -6,7 +6,7 @@ namespace sigpu::hevc_filter {
 struct CudaFilter::Impl {};
 
 CudaFilter::CudaFilter(int) {
-  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 CudaFilter::~CudaFilter() = default;
 CudaFilter::CudaFilter(CudaFilter&&) noexcept = default;

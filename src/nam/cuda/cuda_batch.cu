@@ -30,7 +30,7 @@ int padded(long n) {
 }
 
 [[noreturn]] void refuse(const Model& m, const std::string& why) {
-  throw Error(m.source + ": the cuda backend cannot run this model: " + why);
+  throw UnsupportedError(m.source + ": the cuda backend cannot run this model: " + why);
 }
 
 cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
@@ -105,7 +105,7 @@ cuda::LstmNetDesc describe_lstm(const Model& m) {
 
 // Makes `device` current before the members that allocate on it are built.
 int use_device(int device) {
-  if (sigpu::cuda_devices().empty()) throw Error("nam: no CUDA device");
+  if (sigpu::cuda_devices().empty()) throw UnsupportedError("nam: no CUDA device");
   SIGPU_CUDA_CHECK(cudaSetDevice(device));
   return device;
 }

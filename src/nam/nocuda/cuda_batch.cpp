@@ -6,7 +6,7 @@ namespace sigpu::nam {
 struct CudaBatch::Impl {};
 
 CudaBatch::CudaBatch(std::span<const Model* const>, const CudaOptions&) {
-  throw Error("nam: the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("nam: the cuda backend is not available: sigpu was built without CUDA");
 }
 CudaBatch::~CudaBatch() = default;
 CudaBatch::CudaBatch(CudaBatch&&) noexcept = default;

@@ -215,7 +215,7 @@ struct CudaDecoder::Impl {
 CudaDecoder::CudaDecoder(int device) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-    throw Error("the cuda backend needs a CUDA device, and none is present");
+    throw UnsupportedError("the cuda backend needs a CUDA device, and none is present");
   if (device < 0 || device >= count)
     throw Error("CUDA device " + std::to_string(device) + " does not exist");
   SIGPU_CUDA_CHECK(cudaSetDevice(device));

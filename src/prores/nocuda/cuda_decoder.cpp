@@ -6,7 +6,7 @@ namespace sigpu::prores {
 struct CudaDecoder::Impl {};
 
 CudaDecoder::CudaDecoder(int) {
-  throw Error("the cuda backend is not available: sigpu was built without CUDA");
+  throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 CudaDecoder::~CudaDecoder() = default;
 CudaDecoder::CudaDecoder(CudaDecoder&&) noexcept = default;

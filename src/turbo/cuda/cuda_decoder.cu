@@ -423,7 +423,7 @@ double CudaDecoder::run(const DecoderOptions& o) {
   if (!impl_->loaded) throw Error("turbo: CudaDecoder::run before load");
   check_options(o);
   if (o.algorithm != Algorithm::max_log_map)
-    throw Error("turbo: the cuda backend decodes max-log-map only");
+    throw UnsupportedError("turbo: the cuda backend decodes max-log-map only");
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   switch (impl_->kind) {
     case LlrKind::f32:
