@@ -162,6 +162,20 @@ def split_frames(frames):
     return good
 
 
+def overrun_comment(data):
+    """The file with its VORBIS_COMMENT's vendor length set past the block's end."""
+    out, pos = bytearray(data), 4
+    while pos < len(out):
+        kind, length = out[pos] & 0x7F, int.from_bytes(out[pos + 1:pos + 4], "big")
+        if kind == 4:
+            out[pos + 4:pos + 8] = (length + 1000).to_bytes(4, "little")
+            return bytes(out)
+        if out[pos] & 0x80:
+            break
+        pos += 4 + length
+    raise SystemExit("make_corpus: the tagged seed has no VORBIS_COMMENT")
+
+
 def main():
     out = sys.argv[1]
     whole, frames_dir = os.path.join(out, "fuzz_flac"), os.path.join(out, "fuzz_flac_frames")
@@ -192,7 +206,14 @@ def main():
         open(os.path.join(whole, "id3.flac"), "wb").write(id3 + tagged)
         # Frames alone, without marker or metadata.
         open(os.path.join(whole, "frames_only.flac"), "wb").write(tagged[audio_offset(tagged):])
-        count += 3
+        # The shapes libFLAC recovers from: junk before the marker, junk before the first
+        # frame of a stream without one, and a VORBIS_COMMENT whose vendor length overruns it.
+        junk = bytes(rng.randrange(256) for _ in range(300))
+        open(os.path.join(whole, "junk_marker.flac"), "wb").write(junk + tagged)
+        open(os.path.join(whole, "junk_frames.flac"), "wb").write(
+            junk + tagged[audio_offset(tagged):])
+        open(os.path.join(whole, "bad_comment.flac"), "wb").write(overrun_comment(tagged))
+        count += 6
     print(f"make_corpus: {count} seeds in {out}")
 
 
