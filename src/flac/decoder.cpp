@@ -53,7 +53,7 @@ bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape) 
 }
 
 void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5,
-                   const std::array<std::uint8_t, 16>* computed) {
+                   const std::array<std::uint8_t, 16>* computed, const std::uint8_t* pcm_at) {
   std::sort(r.damage.begin(), r.damage.end(), [](const Damage& a, const Damage& b) {
     return a.first_sample != b.first_sample ? a.first_sample < b.first_sample
                                             : a.byte_offset < b.byte_offset;
@@ -81,7 +81,7 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
     d.report.md5 = Md5Check::skipped;
     return;
   }
-  const auto got = computed ? *computed : pcm_md5(d.pcm);
+  const auto got = computed ? *computed : pcm_md5(d.pcm, pcm_at);
   d.report.md5_computed = to_hex(got.data(), 16);
   d.report.md5 = got == info.md5 ? Md5Check::match : Md5Check::mismatch;
 }

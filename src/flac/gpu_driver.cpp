@@ -41,19 +41,10 @@ Decoded gpu_decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
   };
   DecodeOutput r = engine.decode(file, d.stream, o, out, landed);
   std::array<std::uint8_t, 16> digest{};
-  bool hashed = false;
-  if (md5) {
-    digest = md5->finish();
-    hashed = true;
-  } else if (r.pcm.bytes.empty() && !out.empty() && r.damage.empty() &&
-             md5_wanted(d.stream, o, r.pcm)) {
-    // Planar PCM in the caller's memory: hashed there, once it is all in place.
-    PcmMd5 whole(r.pcm, out.data());
-    whole.update(0, r.pcm.samples * r.pcm.channels);
-    digest = whole.finish();
-    hashed = true;
-  }
-  finish_decode(d, std::move(r), o, true, hashed ? &digest : nullptr);
+  if (md5) digest = md5->finish();
+  // PCM left in the caller's memory and not hashed on its way (planar) is hashed there.
+  const std::uint8_t* at = r.pcm.bytes.empty() && !out.empty() ? out.data() : nullptr;
+  finish_decode(d, std::move(r), o, true, md5 ? &digest : nullptr, at);
   return d;
 }
 

@@ -12,7 +12,6 @@
 #include "flac/decoder_common.hpp"
 #include "flac/gpu_driver.hpp"
 #include "flac/gpu_pool.hpp"
-#include "flac/pcm_md5.hpp"
 #include "flac/split.hpp"
 
 namespace sigpu::flac {
@@ -278,19 +277,7 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
   r.frames = frames_before;
   r.frames_numbered = numbered_before;
   check_total_samples(total, d.stream, file.size(), r.frames_numbered, r.damage, r.warnings);
-  if (!(kept && external)) {
-    finish_decode(d, std::move(r), o, true);
-    return d;
-  }
-  // The PCM is in the caller's memory: hashed there.
-  const bool hash = r.damage.empty() && md5_wanted(d.stream, o, r.pcm);
-  std::array<std::uint8_t, 16> digest{};
-  if (hash) {
-    PcmMd5 md5(r.pcm, out.data());
-    md5.update(0, total * r.pcm.channels);
-    digest = md5.finish();
-  }
-  finish_decode(d, std::move(r), o, hash, hash ? &digest : nullptr);
+  finish_decode(d, std::move(r), o, true, nullptr, kept && external ? out.data() : nullptr);
   return d;
 }
 

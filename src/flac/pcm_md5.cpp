@@ -64,8 +64,8 @@ void PcmMd5::update(std::uint64_t first, std::uint64_t count) {
   }
 }
 
-std::array<std::uint8_t, 16> pcm_md5(const Pcm& p) {
-  PcmMd5 h(p);
+std::array<std::uint8_t, 16> pcm_md5(const Pcm& p, const std::uint8_t* data) {
+  PcmMd5 h(p, data);
   h.update(0, p.samples * p.channels);
   return h.finish();
 }

@@ -38,7 +38,8 @@ class PcmMd5 {
   Md5 md5_;
 };
 
-std::array<std::uint8_t, 16> pcm_md5(const Pcm& pcm);
+/// The MD5 of a whole Pcm, its samples at `data` (by default its own bytes).
+std::array<std::uint8_t, 16> pcm_md5(const Pcm& pcm, const std::uint8_t* data = nullptr);
 
 /// Hashes output on a thread of its own as it lands in host memory (landed() gives how far), so
 /// that the serial MD5 runs beside the copies instead of after them. `pcm` gives the shape, `data`
