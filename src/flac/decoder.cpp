@@ -34,7 +34,7 @@ namespace {
 /// The serial reference produces raw32 interleaved; other formats are converted here.
 Pcm convert(Pcm raw, SampleFormat format, Layout layout) {
   if (format == SampleFormat::raw32 && layout == Layout::interleaved) return raw;
-  Pcm out = raw;
+  Pcm out = pcm_shape(raw, raw.samples);
   out.format = format;
   out.layout = layout;
   out.bytes.resize(raw.samples * raw.channels * bytes_per_sample(format));

@@ -220,13 +220,7 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
           (p.samples < places[k].count ? "padded with silence" : "shortened"));
   }
   const std::uint64_t total = places.back().at + places.back().count;
-  const Pcm& shape = got[0].pcm;
-  r.pcm.format = shape.format;
-  r.pcm.layout = shape.layout;
-  r.pcm.sample_rate = shape.sample_rate;
-  r.pcm.channels = shape.channels;
-  r.pcm.bits_per_sample = shape.bits_per_sample;
-  r.pcm.samples = total;
+  r.pcm = pcm_shape(got[0].pcm, total);
   const std::uint64_t bytes = total * r.pcm.channels * bytes_per_sample(r.pcm.format);
   if (o.max_output_bytes && bytes > o.max_output_bytes)
     throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +

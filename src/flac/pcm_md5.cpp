@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "flac/pcm_store.hpp"
+
 namespace sigpu::flac {
 namespace {
 
@@ -70,21 +72,10 @@ std::array<std::uint8_t, 16> pcm_md5(const Pcm& p, const std::uint8_t* data) {
   return h.finish();
 }
 
-namespace {
-Pcm shape_of(const Pcm& pcm) {
-  Pcm s;
-  s.format = pcm.format;
-  s.layout = pcm.layout;
-  s.sample_rate = pcm.sample_rate;
-  s.channels = pcm.channels;
-  s.bits_per_sample = pcm.bits_per_sample;
-  s.samples = pcm.samples;
-  return s;
-}
-}  // namespace
-
 FollowingMd5::FollowingMd5(const Pcm& pcm, const std::uint8_t* data)
-    : shape_(shape_of(pcm)), md5_(shape_, data), bytes_per_value_(bytes_per_sample(pcm.format)) {
+    : shape_(pcm_shape(pcm, pcm.samples)),
+      md5_(shape_, data),
+      bytes_per_value_(bytes_per_sample(pcm.format)) {
   thread_ = std::thread([this] { run(); });
 }
 

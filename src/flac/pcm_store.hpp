@@ -10,6 +10,18 @@
 
 namespace sigpu::flac {
 
+/// A Pcm of `p`'s format, layout and stream parameters with `samples` samples and no bytes.
+inline Pcm pcm_shape(const Pcm& p, std::uint64_t samples) {
+  Pcm s;
+  s.format = p.format;
+  s.layout = p.layout;
+  s.sample_rate = p.sample_rate;
+  s.channels = p.channels;
+  s.bits_per_sample = p.bits_per_sample;
+  s.samples = samples;
+  return s;
+}
+
 struct PcmTarget {
   void* data = nullptr;
   SampleFormat format = SampleFormat::raw32;

@@ -99,13 +99,7 @@ Decoded decode_window(std::span<const std::uint8_t> part, const DecodeOptions& o
 
 /// A Pcm of `p`'s shape holding its first `count` samples, silence past its end.
 Pcm resized(const Pcm& p, std::uint64_t count) {
-  Pcm out;
-  out.format = p.format;
-  out.layout = p.layout;
-  out.sample_rate = p.sample_rate;
-  out.channels = p.channels;
-  out.bits_per_sample = p.bits_per_sample;
-  out.samples = count;
+  Pcm out = pcm_shape(p, count);
   const std::size_t v = bytes_per_sample(p.format), ch = p.channels;
   out.bytes.assign(count * ch * v, 0);
   const std::uint64_t have = std::min(count, p.samples);
