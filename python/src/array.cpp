@@ -315,26 +315,27 @@ std::shared_ptr<void> device_alloc(std::size_t bytes, int device) {
 #endif
 }
 
-void copy_to_device(void* dst, const void* src, std::size_t bytes, int device) {
+namespace {
+/// A copy between host and device on `device`'s copy stream, waited for.
+void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, bool to_device) {
 #if SIGPU_HAVE_CUDA
   cudaStream_t s = copy_stream(device);
-  PY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+  PY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes,
+                                to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s));
   PY_CUDA_CHECK(cudaStreamSynchronize(s));
 #else
-  (void)dst, (void)src, (void)bytes, (void)device;
+  (void)dst, (void)src, (void)bytes, (void)device, (void)to_device;
   no_cuda();
 #endif
 }
+}  // namespace
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, int device) {
+  copy_on_device(dst, src, bytes, device, true);
+}
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device) {
-#if SIGPU_HAVE_CUDA
-  cudaStream_t s = copy_stream(device);
-  PY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
-  PY_CUDA_CHECK(cudaStreamSynchronize(s));
-#else
-  (void)dst, (void)src, (void)bytes, (void)device;
-  no_cuda();
-#endif
+  copy_on_device(dst, src, bytes, device, false);
 }
 
 Array device_array(const void* src, std::size_t bytes, std::vector<std::int64_t> shape,
