@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ FrameProbe host_probe(std::span<const std::uint8_t> file);
 /// The all-core CPU backend: search, index and decode straight into a host Pcm.
 DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                  const DecodeOptions& options);
+
+/// The all-core decode of an index the caller built and verified (a range's window), with no
+/// search; nullopt when a frame fails to decode or ends elsewhere than the index says.
+std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
+                                             const FrameIndex& index, const DecodeOptions& o);
 
 /// Gives a Pcm the format and length an index describes, as the options ask.
 void shape_pcm(Pcm& pcm, const FrameIndex& index, const DecodeOptions& options);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,6 +58,12 @@ class GpuEngine {
   virtual DecodeOutput decode(std::span<const std::uint8_t> file, const Stream& stream,
                               const DecodeOptions& o, std::span<std::uint8_t> out,
                               const Landed& landed) = 0;
+  /// The frames of an index the caller built and verified (a range's window), with no search:
+  /// samples [keep.first, keep.end) of its output come back in the result's pcm. nullopt when a
+  /// frame fails to decode or ends elsewhere than the index says.
+  virtual std::optional<DecodeOutput> decode_index(std::span<const std::uint8_t> bytes,
+                                                   const FrameIndex& index, const DecodeOptions& o,
+                                                   SampleSpan keep) = 0;
   /// The same through at most o.device_memory_budget bytes of device memory.
   virtual DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
                                         const DecodeOptions& o) = 0;

@@ -14,14 +14,19 @@
 
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
+#include "flac/gpu_pool.hpp"
 
 namespace sigpu::flac {
 namespace {
 
 /// Bytes [begin, end) of a file that start at a frame and end before one (or at the end), and
-/// the first sample of that first frame.
+/// the first sample of that first frame. When the window ends before a frame, every frame in it
+/// has a verified successor: their chain is the window's index (positions in the window's
+/// bytes), and a backend decodes it without searching the bytes again. Empty where the window
+/// runs to the file's end (its last frame unverified) or a frame disagrees with the stream.
 struct Window {
   std::uint64_t begin = 0, end = 0, first_sample = 0;
+  FrameIndex index;
 };
 
 class WindowFinder {
@@ -35,7 +40,9 @@ class WindowFinder {
     margin_ = std::max<std::uint64_t>(2 * std::max<std::uint64_t>(i.max_frame_size, 8192), 32768);
   }
 
-  Window find(SampleRange r) const {
+  /// The window of r, its frames searched on `pool` (all cores for one range, one core each for
+  /// many ranges at once).
+  Window find(SampleRange r, ThreadPool& pool) const {
     const std::uint64_t audio_begin = std::min<std::uint64_t>(stream_.audio_offset, file_.size());
     const std::uint64_t audio_end = file_.size();
     const std::uint64_t end_sample =
@@ -45,11 +52,10 @@ class WindowFinder {
     std::uint64_t lo = std::max(audio_begin, at - std::min(at, margin_));
     // A seek table may lie (offsets out of order): the end is never before the start.
     std::uint64_t hi = std::min(audio_end, std::max(guess(end_sample, true), at) + margin_);
-    ThreadPool alone(1);
     for (;;) {
       const std::span<const std::uint8_t> bytes = file_.subspan(lo, hi - lo);
       Stream local;  // the window alone: frames from its first byte, no STREAMINFO
-      const std::vector<Candidate> cands = search_frames_cpu(bytes, local, alone);
+      const std::vector<Candidate> cands = search_frames_cpu(bytes, local, pool);
       // The chain the links verify, from the first linked candidate.
       std::vector<const Candidate*> chain;
       for (const Candidate& c : cands)
@@ -74,8 +80,11 @@ class WindowFinder {
       for (std::size_t i = at_start + 1; start && !after && i < chain.size(); ++i)
         if (sample_of(*chain[i]) >= end_sample) after = chain[i];
       const bool end_ok = after || hi == audio_end;
-      if (start && end_ok)
-        return {lo + start->pos, after ? lo + after->pos : audio_end, sample_of(*start)};
+      if (start && end_ok) {
+        Window w{lo + start->pos, after ? lo + after->pos : audio_end, sample_of(*start), {}};
+        if (after) w.index = chain_index(chain, at_start, *after);
+        return w;
+      }
       if (lo == audio_begin && hi == audio_end)
         throw Error("no frame chain found around samples " + std::to_string(r.first) + ".." +
                     std::to_string(end_sample));
@@ -95,6 +104,32 @@ class WindowFinder {
   }
 
  private:
+  /// The index of chain[first..] up to `after`, or an empty one where a frame disagrees with
+  /// STREAMINFO or its successor's first sample (the general decode then reports why).
+  FrameIndex chain_index(const std::vector<const Candidate*>& chain, std::size_t first,
+                         const Candidate& after) const {
+    const StreamInfo& info = stream_.info;
+    const Candidate& head = *chain[first];
+    FrameIndex x;
+    x.channels = info.channels;
+    x.bits_per_sample = info.bits_per_sample;
+    x.sample_rate = info.sample_rate;
+    for (std::size_t i = first; chain[i] != &after; ++i) {
+      const Candidate& c = *chain[i];
+      const Candidate& next = *chain[i + 1];
+      const std::uint64_t at = sample_of(c) - sample_of(head);
+      if (c.channels != info.channels ||
+          (c.bits_per_sample && c.bits_per_sample != info.bits_per_sample) ||
+          (c.sample_rate && c.sample_rate != info.sample_rate) ||
+          sample_of(next) != sample_of(c) + c.block_size)
+        return {};
+      x.frames.push_back({c.pos - head.pos, next.pos - head.pos, at, c.block_size});
+    }
+    x.total_samples = sample_of(after) - sample_of(head);
+    x.frames_numbered = x.frames.size();
+    return x;
+  }
+
   std::uint64_t sample_of(const Candidate& c) const {
     return c.variable ? c.number : c.number * (fixed_block_ ? fixed_block_ : c.block_size);
   }
@@ -184,6 +219,36 @@ Decoded finish_range(Decoded w, const Stream& stream, const Window& win, SampleR
   return d;
 }
 
+/// The range straight from its window's index on the parallel backends: the frames decoded with
+/// no second search, only the range's samples kept. nullopt where the window has no index or a
+/// frame of it fails to decode (the general decode of the window then reports the damage).
+std::optional<Decoded> decode_chain(std::span<const std::uint8_t> file, const Stream& stream,
+                                    const Window& win, SampleRange r, const DecodeOptions& o) {
+  const Backend backend = resolve(o.backend);
+  if (win.index.frames.empty() || backend == Backend::cpu || r.first < win.first_sample)
+    return std::nullopt;
+  const std::span<const std::uint8_t> bytes = file.subspan(win.begin, win.end - win.begin);
+  const std::uint64_t first = r.first - win.first_sample;
+  const SampleSpan keep{first, first + std::min(r.count, win.index.total_samples - first)};
+  std::optional<DecodeOutput> got;
+  if (backend == Backend::cuda) {
+    got = EngineLease(o.device)->decode_index(bytes, win.index, o, keep);
+  } else if ((got = decode_index_cpu(bytes, win.index, o))) {
+    got->pcm = cut(got->pcm, keep.first, keep.end - keep.first);
+  }
+  if (!got) return std::nullopt;
+  Decoded d;
+  d.stream = stream;
+  d.pcm = std::move(got->pcm);
+  d.report.backend = backend;
+  d.report.frames = got->frames;
+  d.report.frames_numbered = got->frames_numbered;
+  d.report.md5 = Md5Check::skipped;  // the MD5 covers the whole stream
+  d.report.warnings = std::move(d.stream.warnings);
+  d.stream.warnings.clear();
+  return d;
+}
+
 DecodeOptions window_options(const Stream& stream, const DecodeOptions& o) {
   DecodeOptions w = o;
   w.verify_md5 = false;
@@ -197,7 +262,8 @@ DecodeOptions window_options(const Stream& stream, const DecodeOptions& o) {
 Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
                      const DecodeOptions& o) {
   const Stream stream = parse_stream(file);
-  const Window win = WindowFinder(file, stream).find(range);
+  const Window win = WindowFinder(file, stream).find(range, ThreadPool::shared());
+  if (std::optional<Decoded> d = decode_chain(file, stream, win, range, o)) return std::move(*d);
   Decoded w = decode(file.subspan(win.begin, win.end - win.begin), window_options(stream, o));
   return finish_range(std::move(w), stream, win, range);
 }
@@ -212,9 +278,10 @@ std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
   ThreadPool::shared().parallel_for(
       ranges.size(),
       [&](std::size_t b, std::size_t e) {
+        ThreadPool alone(1);
         for (std::size_t i = b; i < e; ++i) {
           try {
-            windows[i] = finder.find(ranges[i]);
+            windows[i] = finder.find(ranges[i], alone);
           } catch (const std::exception& ex) {
             out[i].error = ex.what();
           }

@@ -190,4 +190,17 @@ DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Strea
   return out;
 }
 
+std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
+                                             const FrameIndex& index, const DecodeOptions& o) {
+  DecodeOutput out;
+  CpuExecutor executor(file, o, ThreadPool::shared(), out.pcm);
+  executor.prepare_output(index);
+  const FrameResults r = executor.decode(index);
+  if (!r.failed.empty() || index.frames.empty() || r.last_end != index.frames.back().end)
+    return std::nullopt;
+  out.frames = index.frames.size();
+  out.frames_numbered = index.frames_numbered;
+  return out;
+}
+
 }  // namespace sigpu::flac

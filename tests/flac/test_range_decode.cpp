@@ -41,6 +41,16 @@ ByteBuffer expected(const Decoded& whole, SampleRange r) {
           whole.pcm.bytes.begin() + (first + count) * frame};
 }
 
+/// An interleaved Pcm's bytes laid out a channel after another.
+ByteBuffer to_planar(const Pcm& p) {
+  const std::size_t v = bytes_per_sample(p.format);
+  ByteBuffer out(p.bytes.size());
+  for (std::uint64_t i = 0; i < p.samples; ++i)
+    for (unsigned c = 0; c < p.channels; ++c)
+      std::memcpy(&out[(c * p.samples + i) * v], &p.bytes[(i * p.channels + c) * v], v);
+  return out;
+}
+
 void expect_ranges(std::span<const std::uint8_t> f, const std::string& what, Backend backend,
                    SampleFormat fmt = SampleFormat::raw32) {
   SCOPED_TRACE(what);
@@ -60,6 +70,11 @@ void expect_ranges(std::span<const std::uint8_t> f, const std::string& what, Bac
       const Decoded one = decode_range(f, ranges[i], o);
       EXPECT_TRUE(one.pcm.bytes == expected(whole, ranges[i])) << "decode_range";
       EXPECT_EQ(one.report.md5, Md5Check::skipped);
+      EXPECT_TRUE(one.report.ok());
+      DecodeOptions po = o;
+      po.layout = Layout::planar;
+      const Decoded planar = decode_range(f, ranges[i], po);
+      EXPECT_TRUE(planar.pcm.bytes == to_planar(one.pcm)) << "planar";
     }
   }
 }
@@ -124,6 +139,31 @@ TEST(FlacRange, ThroughTheSeekTableEvenWhenItLies) {
   expect_ranges(f, "lying seek table", Backend::cpu);
 }
 
+/// A range whose window holds a damaged frame: every backend gives the serial decoder's samples
+/// (the damaged frame silent) and reports the damage at the same place in the file.
+void expect_damaged_range(Backend backend) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  const auto pcm = test::make_signal(test::Signal::music, 2, 16, 44100 * 20, 7);
+  auto f = test::encode_with_libflac(pcm, 2, 16, 44100, {});
+  const std::size_t hit = f.size() / 2;
+  f[hit] ^= 0x5a;
+  const SampleRange r{44100 * 9, 44100 * 2};
+  const Decoded want = decode_range(f, r, {.backend = Backend::cpu});
+  ASSERT_FALSE(want.report.damage.empty());
+  const Decoded got = decode_range(f, r, {.backend = backend});
+  EXPECT_TRUE(got.pcm.bytes == want.pcm.bytes);
+  ASSERT_EQ(got.report.damage.size(), want.report.damage.size());
+  for (std::size_t i = 0; i < got.report.damage.size(); ++i) {
+    EXPECT_EQ(got.report.damage[i].byte_offset, want.report.damage[i].byte_offset);
+    EXPECT_EQ(got.report.damage[i].first_sample, want.report.damage[i].first_sample);
+    EXPECT_LE(got.report.damage[i].byte_offset, hit);
+  }
+}
+
+TEST(FlacRange, DamageInTheWindowIsReported) {
+  expect_damaged_range(Backend::cpu_parallel);
+}
+
 TEST(FlacRange, RefusesWithoutTotalSamples) {
   test::VarEncoderOptions o;
   const auto pcm = test::make_signal(test::Signal::music, 2, 16, 20000, 1);
@@ -143,6 +183,11 @@ TEST(FlacRangeGpu, RangesShareLaunches) {
   const auto f = test::encode_with_libflac(pcm, 2, 16, 48000, {});
   expect_ranges(f, "cuda", Backend::cuda);
   expect_ranges(f, "cuda s16", Backend::cuda, SampleFormat::s16);
+}
+
+TEST(FlacRangeGpu, DamageInTheWindowIsReported) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  expect_damaged_range(Backend::cuda);
 }
 #endif
 

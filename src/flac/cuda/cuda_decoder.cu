@@ -782,6 +782,41 @@ DecodeOutput CudaEngine::decode(std::span<const std::uint8_t> file, const Stream
   return r;
 }
 
+std::optional<DecodeOutput> CudaEngine::decode_index(std::span<const std::uint8_t> bytes,
+                                                     const FrameIndex& index,
+                                                     const DecodeOptions& o, SampleSpan keep) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
+  const auto n = static_cast<std::uint32_t>(index.frames.size());
+  if (n == 0) return std::nullopt;
+  ThreadPool& pool = host_pool();
+  main.file.reserve(bytes.size());
+  staging().upload(main.file.get(), bytes.data(), bytes.size(), s(), pool);
+  main.frames.reserve(n);
+  SIGPU_CUDA_CHECK(cudaMemcpyAsync(main.frames.get(), index.frames.data(), n * sizeof(FrameEntry),
+                                   cudaMemcpyHostToDevice, s()));
+  main.output.reserve(output_bytes(index, o.format, o.max_output_bytes));
+  const PcmTarget target{main.output.get(),     o.format,           o.layout, index.channels,
+                         index.bits_per_sample, index.total_samples};
+  const FrameResults r =
+      main.decode(tables.get(), main.file.get(), bytes.size(), n, index.bits_per_sample,
+                  index.channels, index.total_samples, target, nullptr);
+  if (!r.failed.empty() || r.last_end != index.frames.back().end) return std::nullopt;
+  DecodeOutput out;
+  shape_pcm(out.pcm, index, o);
+  out.pcm.samples = keep.end - keep.first;
+  out.frames = n;
+  out.frames_numbered = index.frames_numbered;
+  // Only the kept samples come back: one run of them interleaved, one per channel planar.
+  const std::size_t v = bytes_per_sample(o.format);
+  const bool planar = o.layout == Layout::planar;
+  const std::size_t run = out.pcm.samples * v * (planar ? 1 : index.channels);
+  out.pcm.bytes.resize(run * (planar ? index.channels : 1));
+  for (unsigned c = 0; c < (planar ? index.channels : 1u); ++c)
+    staging().download(out.pcm.bytes.data() + c * run,
+                       main.output.get() + pcm_offset(target, keep.first, c) * v, run, s(), pool);
+  return out;
+}
+
 DeviceOutput CudaEngine::decode_device(const std::uint8_t* d_file, std::size_t size,
                                        const Stream& stream, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));

@@ -181,6 +181,9 @@ struct CudaEngine final : GpuEngine {
   DecodeOutput decode(std::span<const std::uint8_t> file, const Stream& stream,
                       const DecodeOptions& o, std::span<std::uint8_t> out,
                       const Landed& landed) override;
+  std::optional<DecodeOutput> decode_index(std::span<const std::uint8_t> bytes,
+                                           const FrameIndex& index, const DecodeOptions& o,
+                                           SampleSpan keep) override;
   DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
                                 const DecodeOptions& o) override;
   std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
