@@ -1,7 +1,8 @@
 // sigpu LTE turbo coding (3GPP TS 36.212 section 5.1): CRC24A/B, code block segmentation,
 // the rate-1/3 turbo encoder with its QPP interleaver, a BPSK/QPSK AWGN channel keyed by
-// (seed, frame, position), an iterative decoder on the CPU and on the GPU, and rate matching
-// with HARQ soft combining (5.1.4.1, CPU).
+// (seed, frame, position), an iterative decoder on the CPU and on the GPU with early termination
+// on the blocks' CRCs, rate matching with HARQ soft combining (5.1.4.1, CPU), and whole
+// transport blocks: G rate-matched bits out, G soft bits and a HARQ buffer in.
 //
 //   auto cw = sigpu::turbo::encode(bits);                       // K = bits.size()
 //   std::vector<float> llr(sigpu::turbo::llr_count(K));

@@ -74,16 +74,19 @@ struct ClusterIo : IoCommon<Tr> {
 
 /// Strict mode, every iteration of code block blockIdx.x / Q on the cluster of Q = the cluster's
 /// size thread blocks (ClusterSmem::bytes(K, S, blockDim.x) of dynamic shared memory for the
-/// batch's largest K and its S). scratch, bits, llr_out: as StrictBlockKernel's.
+/// batch's largest K and its S). scratch, bits, llr_out, stop: as StrictBlockKernel's. With
+/// early termination every thread block of the cluster checks the block's CRC itself from the
+/// decisions all of them wrote: they reach the same answer and stop together.
 template <class Tr>
 __global__ void __launch_bounds__(kClusterThreads)
     StrictClusterKernel(const BlockDesc* __restrict__ blocks,
                         const typename Tr::Llr* __restrict__ llr, int iterations, float scale,
                         int scale_q4, typename Tr::Metric* scratch, std::uint8_t* bits,
-                        float* llr_out) {
+                        float* llr_out, EarlyStop stop) {
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ std::uint32_t part[kClusterThreads / 32];
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int Q = static_cast<int>(cluster.num_blocks()), r = static_cast<int>(cluster.block_rank());
   const BlockDesc d = blocks[blockIdx.x / Q];
@@ -124,13 +127,15 @@ __global__ void __launch_bounds__(kClusterThreads)
 
   // Neighbours' boundary slots: sub-decoder j's, in its thread block's shared memory.
   auto slot_of = [&](int j) { return cluster.map_shared_rank(s_bound, j / T); };
-  for (int it = 0; it < iterations; ++it) {
+  int stopped_at = 0;
+  for (int it = 0; it < iterations && !stopped_at; ++it) {
     const int rb = it & 1, wb = rb ^ 1;
+    const bool check = stop.checks(it, iterations);
     for (int c = 0; c < 2; ++c) {
       if (active) {
         ClusterIo<Tr> io;
         point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
-                 it == iterations - 1 && c == 1, bits + d.bit_offset,
+                 c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                  llr_out ? llr_out + d.bit_offset : nullptr);
         io.shift = shift;
         M al[8], be[8];
@@ -153,9 +158,12 @@ __global__ void __launch_bounds__(kClusterThreads)
           for (int s = 0; s < 8; ++s) bound(prev, c, wb, 1, s, (i - 1) % T) = be[s];
         }
       }
+      if (check && c == 1) __threadfence();  // the decisions, in device memory, for the CRC
       cluster.sync();  // the half-iteration's extrinsics and metrics are complete everywhere
     }
+    if (check && block_crc_passes(bits + d.bit_offset, K, stop.weights, part)) stopped_at = it + 1;
   }
+  if (stop.weights && r == 0 && t == 0) stop.done_at[blockIdx.x / Q] = stopped_at;
 }
 
 }  // namespace sigpu::turbo::cuda
