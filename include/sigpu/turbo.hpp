@@ -305,9 +305,9 @@ struct CodeBlockPlan {
   int E = 0;         ///< bits in this transmission
   int N_cb = 0;      ///< soft buffer entries (soft_buffer_entries())
 };
-/// Segmentation, E and N_cb of every code block. Throws Error for A < 1, a G that is not a
-/// positive multiple of N_L Q_m or gives a code block no bits, Q_m not 1, 2, 4, 6, N_L not 1, 2
-/// or 4, rv out of range, or a bad soft buffer limit, naming the value.
+/// Segmentation, E and N_cb of every code block. Throws Error, naming the value, for A outside
+/// 1..2^20, G above 2^24 or not a multiple of N_L Q_m or leaving a code block without bits, Q_m
+/// not 1, 2, 4, 6 or 8, N_L outside 1..4, rv outside 0..3, or a bad soft buffer limit.
 std::vector<CodeBlockPlan> plan_transport_block(const TransportBlockParams& p);
 
 /// CRC24A, segmentation (filler bits, CRC24B), turbo coding, rate matching of every code block

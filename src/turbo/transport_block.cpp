@@ -14,6 +14,9 @@
 namespace sigpu::turbo {
 namespace {
 
+constexpr int kMaxTransportBlock = 1 << 20;
+constexpr std::int64_t kMaxCodedBits = std::int64_t(1) << 24;
+
 RateMatchParams rate_match_params(const CodeBlockPlan& cb, int rv) {
   return {.K = cb.K, .F = cb.F, .E = cb.E, .rv = rv, .N_cb = cb.N_cb};
 }
@@ -100,6 +103,12 @@ std::vector<CodeBlockPlan> plan_transport_block(const TransportBlockParams& p) {
   if (p.N_L < 1 || p.N_L > 4)
     throw Error(tb + "N_L = " + std::to_string(p.N_L) + " (must be 1..4)");
   if (p.rv < 0 || p.rv > 3) throw Error(tb + "rv = " + std::to_string(p.rv) + " not in 0..3");
+  // Above any LTE transport block (36.213's largest is under 400,000 bits per codeword); the
+  // soft buffers of a larger one would outgrow what its G soft bits justify.
+  if (p.A > kMaxTransportBlock)
+    throw Error(tb + "larger than " + std::to_string(kMaxTransportBlock) + " bits");
+  if (p.G > kMaxCodedBits)
+    throw Error(tb + "G = " + std::to_string(p.G) + " is above " + std::to_string(kMaxCodedBits));
   const Segmentation seg = plan_segmentation(p.A);
   const std::int64_t per_symbol = std::int64_t(p.N_L) * p.Q_m;
   if (p.G < per_symbol * seg.C || p.G % per_symbol != 0)

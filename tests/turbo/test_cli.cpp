@@ -104,6 +104,8 @@ TEST(TurboCli, BadValuesExitTwoNamingThem) {
            Case{"--tbs 1000 --max-tx 0", "max transmissions = 0"},
            Case{"--tbs 1000 -n 0", "--frames"},
            Case{"--tbs 1000 --rate 1.5", "rate"},
+           Case{"--tbs 1000 --rate 0.00001", "G = "},
+           Case{"--tbs 2000000", "A = 2000000"},
            Case{"--tbs 1000 --modulation 16qam -G 1001", "G = 1001"},
            Case{"--tbs 1000 --modulation bpsk", "--modulation"},
            Case{"--tbs 1000 --min-iterations 9 -i 6", "min_iterations = 9"},

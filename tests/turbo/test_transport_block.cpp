@@ -351,6 +351,12 @@ TEST(TurboTransportBlock, BadInputIsRefusedWithTheValue) {
   p = good;
   p.A = 0;
   EXPECT_NE(with(p).find("A = 0"), std::string::npos);
+  p = good;
+  p.A = 2000000;  // no soft buffers far beyond what G LLRs justify
+  EXPECT_NE(with(p).find("A = 2000000"), std::string::npos);
+  p = good;
+  p.G = std::int64_t(1) << 40;
+  EXPECT_NE(with(p).find("G = 1099511627776"), std::string::npos);
   EXPECT_NE(message([&] {
               turbo::decode_transport_block(std::span<const float>(llr.data(), 2998), good, h, {});
             }).find("2998"),
