@@ -49,7 +49,9 @@ __host__ __device__ constexpr int padded(int n) {
 /// Shared memory of one code block: Ls, Le, Lp of component 1 and of component 2 (padded words
 /// of the metric type: float, or int32 for fixed point, each array rounded up to 16 bytes),
 /// beta at K of both components, the boundary metrics [component][alpha, beta][state][slot
-/// 0..P] (consecutive slots: consecutive banks), then one SubBlockEntry per sub-decoder.
+/// 0..P] (consecutive slots: consecutive banks), one SubBlockEntry per sub-decoder, then the
+/// early termination CRC's per-warp words (in the dynamic allocation, so that the size checks
+/// against the device's limit count them).
 struct BlockSmem {
   static constexpr std::size_t kWord = 4;
   static constexpr std::size_t kTailBetaBytes = 16 * kWord;
@@ -59,9 +61,13 @@ struct BlockSmem {
   __host__ __device__ static constexpr std::size_t bounds_bytes(int P) {
     return std::size_t(4) * 8 * (static_cast<std::size_t>(P) + 1) * kWord;
   }
-  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+  static constexpr std::size_t kCrcBytes = 16 * kWord;  ///< up to 512 threads
+  __host__ __device__ static constexpr std::size_t crc_offset(int K, int P) {
     return 4 * array_bytes(K) + kTailBetaBytes + bounds_bytes(P) +
            static_cast<std::size_t>(P) * sizeof(uint2);  // SubBlockEntry
+  }
+  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+    return crc_offset(K, P) + kCrcBytes;
   }
 };
 
@@ -122,7 +128,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ std::uint32_t part[kBlockThreads / 32];
+  static_assert(kBlockThreads / 32 * 4 <= BlockSmem::kCrcBytes);
   const BlockDesc d = blocks[blockIdx.x];
   const int K = d.K, P = d.P, T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
   const typename Tr::Llr* g_llr = llr + d.llr_offset;
@@ -136,6 +142,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto* s_sub =
       reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
                                        BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
+  auto* part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
   const int slots = P + 1;
   for (int n = t; n < K; n += T) {
     const int at = padded(n);

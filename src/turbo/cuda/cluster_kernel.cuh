@@ -36,11 +36,13 @@ inline constexpr int kMaxClusterBlocks = 8;
 /// Shared memory of one thread block of the cluster kernel (words of the metric type): the
 /// systematic and both parity arrays at padded positions of the whole block (only the thread
 /// block's trellis range of the parities is filled), its extrinsic slice of S bits, beta at K
-/// of both components, and the boundary metrics [component][buffer][alpha, beta][state][T].
+/// of both components, the boundary metrics [component][buffer][alpha, beta][state][T], and the
+/// early termination CRC's per-warp words.
 struct ClusterSmem {
   __host__ __device__ static constexpr std::size_t bytes(int K, int S, int T) {
     return 3 * BlockSmem::array_bytes(K) + BlockSmem::array_bytes(S) + BlockSmem::kTailBetaBytes +
-           std::size_t(2 * 2 * 2 * 8) * static_cast<std::size_t>(T) * BlockSmem::kWord;
+           std::size_t(2 * 2 * 2 * 8) * static_cast<std::size_t>(T) * BlockSmem::kWord +
+           BlockSmem::kCrcBytes;
   }
 };
 
@@ -86,7 +88,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ std::uint32_t part[kClusterThreads / 32];
+  static_assert(kClusterThreads / 32 * 4 <= BlockSmem::kCrcBytes);
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int Q = static_cast<int>(cluster.num_blocks()), r = static_cast<int>(cluster.block_rank());
   const BlockDesc d = blocks[blockIdx.x / Q];
@@ -99,6 +101,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   M* s_ext = s_sys + 3 * array_words;
   M* s_tail_beta = s_ext + BlockSmem::array_bytes(1 << shift) / BlockSmem::kWord;
   M* s_bound = s_tail_beta + 16;
+  auto* part = reinterpret_cast<std::uint32_t*>(s_bound + 2 * 2 * 2 * 8 * blockDim.x);
   auto bound = [&](M* base, int c, int buf, int is_beta, int s, int l) -> M& {
     return base[(((c * 2 + buf) * 2 + is_beta) * 8 + s) * T + l];
   };
