@@ -1,7 +1,8 @@
 // sigpu LTE turbo coding (3GPP TS 36.212 section 5.1): CRC24A/B, code block segmentation,
 // the rate-1/3 turbo encoder with its QPP interleaver, a BPSK/QPSK AWGN channel keyed by
-// (seed, frame, position), an iterative decoder on the CPU and on the GPU, and rate matching
-// with HARQ soft combining (5.1.4.1, CPU).
+// (seed, frame, position), an iterative decoder on the CPU and on the GPU with early termination
+// on the blocks' CRCs, rate matching with HARQ soft combining (5.1.4.1, CPU), and whole
+// transport blocks: G rate-matched bits out, G soft bits and a HARQ buffer in.
 //
 //   auto cw = sigpu::turbo::encode(bits);                       // K = bits.size()
 //   std::vector<float> llr(sigpu::turbo::llr_count(K));
@@ -192,6 +193,10 @@ enum class Sync {
            ///< whatever their neighbours have written so far (the CPU runs strict)
 };
 
+/// The CRC a code block ends with, for early termination (36.212 5.1.1): CRC24B in the blocks
+/// of a segmented transport block, CRC24A where the transport block is one code block.
+enum class BlockCrc { crc24b, crc24a };
+
 struct DecoderOptions {
   Backend backend = Backend::automatic;
   Algorithm algorithm = Algorithm::max_log_map;
@@ -202,11 +207,15 @@ struct DecoderOptions {
   float scaling = 0.75f;  ///< extrinsic scaling for max-log-map (fixed point: in 1/16 steps)
   Sync sync = Sync::strict;
   int device = 0;
-  /// Stop decoding a block after the first iteration whose hard decisions pass its CRC24B
-  /// (the block's last 24 bits are the CRC24B of the others, as segment() builds the blocks of
-  /// a transport block with C > 1). A block without a CRC24B runs every iteration. Strict mode
-  /// only; off for throughput measurements.
+  /// Stop decoding a block after the first iteration (from min_iterations on) whose hard
+  /// decisions pass its CRC (`crc`): the block's last 24 bits are the CRC of the others, as
+  /// segment() builds the blocks of a transport block (CRC24B with C > 1, CRC24A with C = 1:
+  /// leading filler zeros leave the CRC as it is). A block whose CRC never passes runs every
+  /// iteration. The check reads the hard decisions after each full iteration, as DPDK's bbdev
+  /// does. Strict mode only; off for throughput measurements.
   bool early_termination = false;
+  int min_iterations = 1;  ///< early termination: iterations run before the first check
+  BlockCrc crc = BlockCrc::crc24b;
   /// Also return the a-posteriori LLRs of the information bits (DecodeResult::llr).
   bool output_llrs = false;
 };
@@ -271,6 +280,80 @@ class CudaDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- transport blocks (36.212 5.1.1 - 5.1.5) ---------------------------------------------
+//
+//   tb::TransportBlockParams p{.A = 5160, .G = 7200, .Q_m = 2, .rv = 0};
+//   auto e = tb::encode_transport_block(bits, p);                // the G bits to modulate
+//   tb::HarqBuffer<float> harq;                                   // one per HARQ process
+//   auto r = tb::decode_transport_block(llrs, p, harq, {.early_termination = true});
+//   // r.ok(): CRC24A and every CRC24B passed; else send p.rv = 2, 3, 1 and decode again
+
+/// One transmission of a transport block: its size, the bits the physical channel carries for
+/// it, and the redundancy version.
+struct TransportBlockParams {
+  int A = 0;                ///< transport block size (TBS), bits
+  std::int64_t G = 0;       ///< coded bits of this transmission (a multiple of N_L Q_m)
+  int Q_m = 2;              ///< bits per modulation symbol: 2, 4, 6 (QPSK, 16QAM, 64QAM)
+  int N_L = 1;              ///< layers the transport block is mapped onto (2: transmit diversity)
+  int rv = 0;               ///< redundancy version, 0..3
+  SoftBufferLimit limit{};  ///< N_soft = 0: no limit (N_cb = K_w, as uplink)
+};
+
+/// Code block r of a transport block as rate matching sees it.
+struct CodeBlockPlan {
+  int K = 0, F = 0;  ///< size, filler bits (code block 0 only)
+  int E = 0;         ///< bits in this transmission
+  int N_cb = 0;      ///< soft buffer entries (soft_buffer_entries())
+};
+/// Segmentation, E and N_cb of every code block. Throws Error, naming the value, for A outside
+/// 1..2^20, G above 2^24 or not a multiple of N_L Q_m or leaving a code block without bits, Q_m
+/// not 1, 2, 4, 6 or 8, N_L outside 1..4, rv outside 0..3, or a bad soft buffer limit.
+std::vector<CodeBlockPlan> plan_transport_block(const TransportBlockParams& p);
+
+/// CRC24A, segmentation (filler bits, CRC24B), turbo coding, rate matching of every code block
+/// and code block concatenation: the G bits of one transmission of the A bits `tb`.
+std::vector<std::uint8_t> encode_transport_block(std::span<const std::uint8_t> tb,
+                                                 const TransportBlockParams& p);
+
+/// The soft buffers of one HARQ process, kept by the caller from a transport block's first
+/// transmission to its last: every transmission's LLRs add into it (chase combining and
+/// incremental redundancy alike). A default-constructed buffer is empty; the first decode sizes
+/// it for its transport block, and a later decode of another (A, N_cb) is refused: clear() it
+/// for a new transport block.
+template <typename T>
+struct HarqBuffer {
+  int A = 0;              ///< the transport block it holds (0: empty)
+  std::vector<int> N_cb;  ///< per code block
+  std::vector<T> soft;    ///< the code blocks' soft buffers, concatenated
+  int transmissions = 0;  ///< combined so far
+  void clear() { *this = HarqBuffer{}; }
+};
+
+struct TransportBlockResult {
+  std::vector<std::uint8_t> bits;  ///< the A transport block bits
+  bool crc24a_ok = false;
+  std::vector<bool> crc24b_ok;  ///< per code block (true where C = 1: there is none)
+  std::vector<int> iterations;  ///< per code block
+  double seconds = 0;           ///< decoder time (DecodeResult::seconds)
+  bool ok() const;
+};
+
+/// Adds the G LLRs of one transmission (p.rv) into harq, decodes every code block from the
+/// combined soft buffers (filler bits as known zeros) with options o, and checks CRC24B and
+/// CRC24A. With o.early_termination a code block stops on its CRC24B (CRC24A when C = 1); the
+/// decoder's o.crc is set for the caller. Throws Error for a wrong LLR count, non-finite
+/// LLRs, bad params, or a harq buffer of another transport block.
+TransportBlockResult decode_transport_block(std::span<const float> llr,
+                                            const TransportBlockParams& p, HarqBuffer<float>& harq,
+                                            const DecoderOptions& o);
+TransportBlockResult decode_transport_block(std::span<const std::int16_t> llr,
+                                            const TransportBlockParams& p,
+                                            HarqBuffer<std::int16_t>& harq,
+                                            const DecoderOptions& o);
+TransportBlockResult decode_transport_block(std::span<const std::int8_t> llr,
+                                            const TransportBlockParams& p,
+                                            HarqBuffer<std::int8_t>& harq, const DecoderOptions& o);
+
 // ---- simulation ---------------------------------------------------------------------------
 
 struct SimOptions {
@@ -303,6 +386,50 @@ struct SimPoint {
 /// encode, channel, quantise, decode, count. Frame f always sees the same bits and noise. With
 /// decoder.early_termination the last 24 bits of each frame are the CRC24B of the others.
 SimPoint simulate(const SimOptions& o, double ebn0_db);
+
+// ---- transport block simulation -----------------------------------------------------------
+
+enum class Fading {
+  none,      ///< AWGN
+  rayleigh,  ///< flat Rayleigh: a CN(0, 1) gain per symbol, known to the receiver
+};
+
+struct TransportSimOptions {
+  int A = 6200;        ///< transport block size
+  std::int64_t G = 0;  ///< coded bits per transmission; 0: the multiple of Q_m nearest
+                       ///< (A + 24) / rate
+  double rate = 0.5;   ///< code rate when G is 0
+  int Q_m = 2;         ///< 2, 4, 6: QPSK, 16QAM, 64QAM (36.211 7.1, Gray)
+  Fading fading = Fading::none;
+  int max_transmissions = 4;  ///< 1..16; rv 0, 2, 3, 1, 0, ...
+  LlrType llr = LlrType::f32;
+  int frac_bits = -1;  ///< fixed point; -1: 6 for int16, 2 for int8
+  DecoderOptions decoder;
+  SoftBufferLimit limit{};  ///< N_soft = 0: no limit
+  std::uint64_t seed = 1;
+  std::uint64_t blocks = 100;  ///< transport blocks per point
+};
+
+struct TransportSimPoint {
+  double snr_db = 0;  ///< Es/N0 per symbol
+  std::uint64_t blocks = 0;
+  /// Per transmission t (0-based): transport blocks sent a t-th time, and those still wrong
+  /// after it (a wrong block that passed its CRCs counts as wrong).
+  std::vector<std::uint64_t> sent, failed;
+  std::uint64_t transmissions = 0;                ///< sum of sent
+  std::uint64_t delivered_bits = 0;               ///< A per block decoded right
+  std::uint64_t iterations = 0, code_blocks = 0;  ///< decoder iterations over code block decodes
+  double decode_seconds = 0;  ///< in the decoder, summed over blocks (and cores)
+  double seconds = 0;         ///< the whole point, wall time
+  /// Blocks still wrong after t + 1 transmissions, over all blocks.
+  double bler(int t) const { return blocks ? double(failed[t]) / double(blocks) : 0.0; }
+};
+
+/// Whole transport blocks: random bits, CRC, segmentation, coding, rate matching, modulation,
+/// the channel (noise and fading keyed by seed, block and transmission), max-log demapping,
+/// HARQ combining and decoding, retransmitting with the next rv until the block decodes or
+/// max_transmissions. Throws Error for bad options.
+TransportSimPoint simulate_transport(const TransportSimOptions& o, double snr_db);
 
 // ---- benchmark (issue 3 item 7) -----------------------------------------------------------
 

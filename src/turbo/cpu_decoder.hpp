@@ -53,7 +53,7 @@ void decode_cpu(const BatchPlan& plan, const typename Tr::Llr* llr, const Decode
     const bool last = it == o.iterations - 1;
     for (int c = 0; c < 2; ++c) {
       h.select(it, c, ext1.data(), ext2.data());
-      const bool decide = c == 1 && (last || o.early_termination);
+      const bool decide = c == 1 && (last || (o.early_termination && it + 1 >= o.min_iterations));
       h.bits = decide ? r.bits.data() : nullptr;
       h.llr_out = decide && o.output_llrs ? r.llr.data() : nullptr;
       auto work = [&](std::size_t first, std::size_t end) {
@@ -71,12 +71,13 @@ void decode_cpu(const BatchPlan& plan, const typename Tr::Llr* llr, const Decode
       const std::size_t per_sub = std::max<std::size_t>(1, plan.total_bits / plan.total_subs);
       for_range(plan.total_subs, std::max<std::size_t>(1, 6144 / per_sub), work);
     }
-    if (o.early_termination && !last) {
+    if (o.early_termination && !last && it + 1 >= o.min_iterations) {
+      const auto crc = o.crc == BlockCrc::crc24a ? crc24a : crc24b;
       for_range(plan.blocks.size(), 1, [&](std::size_t first, std::size_t end) {
         for (std::size_t b = first; b < end; ++b) {
           const BlockDesc& d = plan.blocks[b];
           if (!done_at[b] &&
-              crc24b(std::span<const std::uint8_t>(r.bits.data() + d.bit_offset, d.K)) == 0)
+              crc(std::span<const std::uint8_t>(r.bits.data() + d.bit_offset, d.K)) == 0)
             done_at[b] = it + 1;
         }
       });

@@ -69,9 +69,10 @@ void check_llrs(const BatchPlan& plan, std::span<const float> llr) {
   }
 }
 
-std::vector<std::uint32_t> crc24b_weights(int n) {
+std::vector<std::uint32_t> crc24_weights(int n, BlockCrc crc) {
   const std::uint8_t one = 1;
-  const std::uint32_t g = crc24b(std::span<const std::uint8_t>(&one, 1));  // the generator
+  const std::span<const std::uint8_t> bit(&one, 1);
+  const std::uint32_t g = crc == BlockCrc::crc24a ? crc24a(bit) : crc24b(bit);  // the generator
   std::vector<std::uint32_t> w(n);
   std::uint32_t r = g;
   for (int j = 0; j < n; ++j) {
@@ -95,6 +96,9 @@ void check_options(const DecoderOptions& o) {
   if (o.subdecoders < 1)
     throw Error("turbo: sub-decoders per block P = " + std::to_string(o.subdecoders) +
                 " must be at least 1");
+  if (o.min_iterations < 1 || o.min_iterations > o.iterations)
+    throw Error("turbo: min_iterations = " + std::to_string(o.min_iterations) +
+                " (must be 1..iterations = " + std::to_string(o.iterations) + ")");
   if (o.early_termination && o.sync == Sync::loose)
     throw Error(
         "turbo: early termination needs strict sync (in loose mode a block's "

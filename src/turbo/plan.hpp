@@ -39,10 +39,10 @@ void check_llrs(const BatchPlan& plan, std::span<const float> llr);
 template <typename T>
 void check_llrs(const BatchPlan&, std::span<const T>) {}
 
-/// w[j] = CRC24B of a one followed by j zeros, j < n. CRC24B is linear, so the CRC of K bits
-/// is the XOR of w[K - 1 - k] over the bits k that are one: the GPU checks a block this way
-/// with many threads at once.
-std::vector<std::uint32_t> crc24b_weights(int n);
+/// w[j] = the CRC (CRC24B or CRC24A) of a one followed by j zeros, j < n. The CRC is linear,
+/// so the CRC of K bits is the XOR of w[K - 1 - k] over the bits k that are one: the GPU checks
+/// a block this way with many threads at once.
+std::vector<std::uint32_t> crc24_weights(int n, BlockCrc crc);
 
 /// Extrinsic scaling in 1/16 steps for the fixed-point decoders.
 inline int scale_q4(float scaling) {

@@ -168,15 +168,21 @@ TEST(TurboCrc, MatchesPolynomialDivision) {
   }
 }
 
-// The GPU's early termination checks CRC24B as an XOR of per-position weights (linearity).
+// The GPU's early termination checks CRC24B or CRC24A as an XOR of per-position weights
+// (linearity).
 TEST(TurboCrc, WeightsSumToTheCrc) {
-  const auto w = turbo::crc24b_weights(turbo::kMaxK);
+  const auto wb = turbo::crc24_weights(turbo::kMaxK, turbo::BlockCrc::crc24b);
+  const auto wa = turbo::crc24_weights(turbo::kMaxK, turbo::BlockCrc::crc24a);
   for (std::uint32_t seed = 0; seed < 20; ++seed) {
     const auto m = random_bits(40 + seed * 301, seed);
-    std::uint32_t r = 0;
+    std::uint32_t rb = 0, ra = 0;
     for (std::size_t k = 0; k < m.size(); ++k)
-      if (m[k]) r ^= w[m.size() - 1 - k];
-    EXPECT_EQ(r, crc_by_division(m, 0x800063)) << m.size() << " bits";
+      if (m[k]) {
+        rb ^= wb[m.size() - 1 - k];
+        ra ^= wa[m.size() - 1 - k];
+      }
+    EXPECT_EQ(rb, crc_by_division(m, 0x800063)) << m.size() << " bits";
+    EXPECT_EQ(ra, crc_by_division(m, 0x864CFB)) << m.size() << " bits";
   }
 }
 

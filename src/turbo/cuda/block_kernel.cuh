@@ -49,7 +49,9 @@ __host__ __device__ constexpr int padded(int n) {
 /// Shared memory of one code block: Ls, Le, Lp of component 1 and of component 2 (padded words
 /// of the metric type: float, or int32 for fixed point, each array rounded up to 16 bytes),
 /// beta at K of both components, the boundary metrics [component][alpha, beta][state][slot
-/// 0..P] (consecutive slots: consecutive banks), then one SubBlockEntry per sub-decoder.
+/// 0..P] (consecutive slots: consecutive banks), one SubBlockEntry per sub-decoder, then the
+/// early termination CRC's per-warp words (in the dynamic allocation, so that the size checks
+/// against the device's limit count them).
 struct BlockSmem {
   static constexpr std::size_t kWord = 4;
   static constexpr std::size_t kTailBetaBytes = 16 * kWord;
@@ -59,9 +61,13 @@ struct BlockSmem {
   __host__ __device__ static constexpr std::size_t bounds_bytes(int P) {
     return std::size_t(4) * 8 * (static_cast<std::size_t>(P) + 1) * kWord;
   }
-  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+  static constexpr std::size_t kCrcBytes = 16 * kWord;  ///< up to 512 threads
+  __host__ __device__ static constexpr std::size_t crc_offset(int K, int P) {
     return 4 * array_bytes(K) + kTailBetaBytes + bounds_bytes(P) +
            static_cast<std::size_t>(P) * sizeof(uint2);  // SubBlockEntry
+  }
+  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+    return crc_offset(K, P) + kCrcBytes;
   }
 };
 
@@ -111,15 +117,18 @@ __device__ __forceinline__ void point_io(Io& io, const M* sys, const M* par, M* 
 /// number; BlockSmem::bytes(K, P) of dynamic shared memory for the largest K and P of the
 /// batch). scratch: 8 floats per bit for the alpha checkpoints (used where K / P > kWindow).
 /// bits / llr_out (llr_out may be null): the decisions of the last iteration, K per block.
+/// stop: early termination; with it on, stop.done_at[block] is the iteration the block stopped
+/// after, or 0.
 template <class Tr>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     StrictBlockKernel(const BlockDesc* __restrict__ blocks,
                       const typename Tr::Llr* __restrict__ llr, int iterations, float scale,
                       int scale_q4, typename Tr::Metric* scratch, std::uint8_t* bits,
-                      float* llr_out) {
+                      float* llr_out, EarlyStop stop) {
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
+  static_assert(kBlockThreads / 32 * 4 <= BlockSmem::kCrcBytes);
   const BlockDesc d = blocks[blockIdx.x];
   const int K = d.K, P = d.P, T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
   const typename Tr::Llr* g_llr = llr + d.llr_offset;
@@ -133,6 +142,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto* s_sub =
       reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
                                        BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
+  auto* part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
   const int slots = P + 1;
   for (int n = t; n < K; n += T) {
     const int at = padded(n);
@@ -159,11 +169,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   };
 
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
-  for (int it = 0; it < iterations; ++it) {
+  int stopped_at = 0;
+  for (int it = 0; it < iterations && !stopped_at; ++it) {
     for (int c = 0; c < 2; ++c) {
       SharedIo<Tr> io;
       point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
-               it == iterations - 1 && c == 1, bits + d.bit_offset,
+               c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                llr_out ? llr_out + d.bit_offset : nullptr);
       for (int r0 = 0; r0 < P; r0 += T) {
         const int i = r0 + t;
@@ -218,7 +229,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       }
       __syncthreads();  // the half-iteration's extrinsics and metrics are complete
     }
+    // Every thread gets the same answer, so they leave the loop together.
+    if (stop.checks(it, iterations) && block_crc_passes(bits + d.bit_offset, K, stop.weights, part))
+      stopped_at = it + 1;
   }
+  if (stop.weights && t == 0) stop.done_at[blockIdx.x] = stopped_at;
 }
 
 }  // namespace sigpu::turbo::cuda

@@ -36,11 +36,13 @@ inline constexpr int kMaxClusterBlocks = 8;
 /// Shared memory of one thread block of the cluster kernel (words of the metric type): the
 /// systematic and both parity arrays at padded positions of the whole block (only the thread
 /// block's trellis range of the parities is filled), its extrinsic slice of S bits, beta at K
-/// of both components, and the boundary metrics [component][buffer][alpha, beta][state][T].
+/// of both components, the boundary metrics [component][buffer][alpha, beta][state][T], and the
+/// early termination CRC's per-warp words.
 struct ClusterSmem {
   __host__ __device__ static constexpr std::size_t bytes(int K, int S, int T) {
     return 3 * BlockSmem::array_bytes(K) + BlockSmem::array_bytes(S) + BlockSmem::kTailBetaBytes +
-           std::size_t(2 * 2 * 2 * 8) * static_cast<std::size_t>(T) * BlockSmem::kWord;
+           std::size_t(2 * 2 * 2 * 8) * static_cast<std::size_t>(T) * BlockSmem::kWord +
+           BlockSmem::kCrcBytes;
   }
 };
 
@@ -74,16 +76,19 @@ struct ClusterIo : IoCommon<Tr> {
 
 /// Strict mode, every iteration of code block blockIdx.x / Q on the cluster of Q = the cluster's
 /// size thread blocks (ClusterSmem::bytes(K, S, blockDim.x) of dynamic shared memory for the
-/// batch's largest K and its S). scratch, bits, llr_out: as StrictBlockKernel's.
+/// batch's largest K and its S). scratch, bits, llr_out, stop: as StrictBlockKernel's. With
+/// early termination every thread block of the cluster checks the block's CRC itself from the
+/// decisions all of them wrote: they reach the same answer and stop together.
 template <class Tr>
 __global__ void __launch_bounds__(kClusterThreads)
     StrictClusterKernel(const BlockDesc* __restrict__ blocks,
                         const typename Tr::Llr* __restrict__ llr, int iterations, float scale,
                         int scale_q4, typename Tr::Metric* scratch, std::uint8_t* bits,
-                        float* llr_out) {
+                        float* llr_out, EarlyStop stop) {
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
+  static_assert(kClusterThreads / 32 * 4 <= BlockSmem::kCrcBytes);
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int Q = static_cast<int>(cluster.num_blocks()), r = static_cast<int>(cluster.block_rank());
   const BlockDesc d = blocks[blockIdx.x / Q];
@@ -96,6 +101,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   M* s_ext = s_sys + 3 * array_words;
   M* s_tail_beta = s_ext + BlockSmem::array_bytes(1 << shift) / BlockSmem::kWord;
   M* s_bound = s_tail_beta + 16;
+  auto* part = reinterpret_cast<std::uint32_t*>(s_bound + 2 * 2 * 2 * 8 * blockDim.x);
   auto bound = [&](M* base, int c, int buf, int is_beta, int s, int l) -> M& {
     return base[(((c * 2 + buf) * 2 + is_beta) * 8 + s) * T + l];
   };
@@ -124,13 +130,15 @@ __global__ void __launch_bounds__(kClusterThreads)
 
   // Neighbours' boundary slots: sub-decoder j's, in its thread block's shared memory.
   auto slot_of = [&](int j) { return cluster.map_shared_rank(s_bound, j / T); };
-  for (int it = 0; it < iterations; ++it) {
+  int stopped_at = 0;
+  for (int it = 0; it < iterations && !stopped_at; ++it) {
     const int rb = it & 1, wb = rb ^ 1;
+    const bool check = stop.checks(it, iterations);
     for (int c = 0; c < 2; ++c) {
       if (active) {
         ClusterIo<Tr> io;
         point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
-                 it == iterations - 1 && c == 1, bits + d.bit_offset,
+                 c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                  llr_out ? llr_out + d.bit_offset : nullptr);
         io.shift = shift;
         M al[8], be[8];
@@ -153,9 +161,12 @@ __global__ void __launch_bounds__(kClusterThreads)
           for (int s = 0; s < 8; ++s) bound(prev, c, wb, 1, s, (i - 1) % T) = be[s];
         }
       }
+      if (check && c == 1) __threadfence();  // the decisions, in device memory, for the CRC
       cluster.sync();  // the half-iteration's extrinsics and metrics are complete everywhere
     }
+    if (check && block_crc_passes(bits + d.bit_offset, K, stop.weights, part)) stopped_at = it + 1;
   }
+  if (stop.weights && r == 0 && t == 0) stop.done_at[blockIdx.x / Q] = stopped_at;
 }
 
 }  // namespace sigpu::turbo::cuda

@@ -2,10 +2,10 @@
 // P > 384 on one thread block cluster per code block for all iterations (StrictClusterKernel)
 // where every block's cluster fits on the device at once, else one thread block per code block
 // (StrictBlockKernel) where the block's shared memory fits and the batch is not a small one of
-// large P (small_batch); otherwise (those, larger P, or early termination) one cooperative launch
-// for batches that fit on the device at once, else one launch per half-iteration (the kernel
-// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a
-// CUDA graph.
+// large P (small_batch); otherwise (those, or larger P) one cooperative launch for batches that
+// fit on the device at once, else one launch per half-iteration (the kernel boundary is the
+// barrier). Loose mode is one launch. The multi-launch forms are replayed as a CUDA graph. Early
+// termination runs inside each strict kernel (EarlyStop); loose mode has none.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -115,17 +115,28 @@ struct CudaDecoder::Impl {
     loaded = true;
   }
 
-  /// The CRC24B weights of early termination, once; waits for the stream (the callers' host
-  /// buffers go out of scope).
+  /// The CRC weights of early termination (CRC24B, then CRC24A), once; waits for the stream
+  /// (the callers' host buffers go out of scope).
   void load_crc_weights() {
     if (crc_weights.capacity() == 0) {
-      const auto w = crc24b_weights(kMaxK);
+      auto w = crc24_weights(kMaxK, BlockCrc::crc24b);
+      const auto a = crc24_weights(kMaxK, BlockCrc::crc24a);
+      w.insert(w.end(), a.begin(), a.end());
       crc_weights.reserve(w.size());
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(crc_weights.get(), w.data(), w.size() * 4,
                                        cudaMemcpyHostToDevice, stream.get()));
       stream.synchronize();
     }
     stream.synchronize();
+  }
+
+  cuda::EarlyStop early_stop(const DecoderOptions& o) {
+    cuda::EarlyStop e;
+    if (o.early_termination)
+      e.weights = crc_weights.get() + (o.crc == BlockCrc::crc24a ? kMaxK : 0);
+    e.min_iterations = o.min_iterations;
+    e.done_at = done_at.get();
+    return e;
   }
 
   template <class Tr>
@@ -171,31 +182,31 @@ struct CudaDecoder::Impl {
     const unsigned grid = (p.total_subs + cuda::kThreadsPerBlock - 1) / cuda::kThreadsPerBlock;
 
     float* llr_dst = o.output_llrs ? llr_out.get() : nullptr;
-    iterations.assign(p.blocks.size(), o.iterations);
-    if (o.sync == Sync::strict && !o.early_termination) {
+    cuda::EarlyStop stop = early_stop(o);
+    if (o.sync == Sync::strict) {
       double seconds = 0;
       if (max_subdecoders(p) > cuda::kBlockThreads &&
-          run_cluster_kernel<Tr>(p, o, llr_dst, seconds)) {
+          run_cluster_kernel<Tr>(p, o, llr_dst, stop, seconds)) {
         finish(p, o, "cluster");
         return seconds;
       }
       const std::size_t smem = block_kernel_smem(p);
       if (smem > 0 && !small_batch(p)) {
-        seconds = run_block_kernel<Tr>(p, o, smem, llr_dst);
+        seconds = run_block_kernel<Tr>(p, o, smem, llr_dst, stop);
         finish(p, o, "block");
         return seconds;
       }
     }
-    if (o.sync == Sync::strict && !o.early_termination &&
-        grid <= resident_blocks(cuda::StrictPersistentKernel<Tr>)) {
+    if (o.sync == Sync::strict && grid <= resident_blocks(cuda::StrictPersistentKernel<Tr>)) {
       std::uint32_t ext_words = static_cast<std::uint32_t>(ext_bytes / 4);
       std::uint32_t bound_words = static_cast<std::uint32_t>(2 * bound_bytes / 4);
       const std::uint32_t* sub_ptr = sub_block.get();
       std::uint32_t total_subs = p.total_subs;
       int iters = o.iterations;
       std::uint8_t* bits_ptr = bits.get();
-      void* args[] = {&h,          &e1, &e2,    &ext_words, &bound_words, &sub_ptr,
-                      &total_subs, &sc, &iters, &bits_ptr,  &llr_dst};
+      int nblocks = static_cast<int>(p.blocks.size());
+      void* args[] = {&h,  &e1,    &e2,       &ext_words, &bound_words, &sub_ptr, &total_subs,
+                      &sc, &iters, &bits_ptr, &llr_dst,   &stop,        &nblocks};
       sigpu::cuda::EventTimer timer;
       timer.start(s);
       SIGPU_CUDA_CHECK(cudaLaunchCooperativeKernel(
@@ -219,19 +230,18 @@ struct CudaDecoder::Impl {
     if (o.sync == Sync::strict) {
       const std::int32_t* done = o.early_termination ? done_at.get() : nullptr;
       for (int it = 0; it < o.iterations; ++it) {
-        const bool last = it == o.iterations - 1;
         for (int c = 0; c < 2; ++c) {
           h.select(it, c, e1, e2);
-          const bool decide = c == 1 && (last || o.early_termination);
+          const bool decide = c == 1 && stop.decides(it, o.iterations);
           h.bits = decide ? bits.get() : nullptr;
           h.llr_out = decide ? llr_dst : nullptr;
           cuda::HalfIterationKernel<Tr>
               <<<grid, cuda::kThreadsPerBlock, 0, s>>>(h, sub_block.get(), p.total_subs, sc, done);
           SIGPU_CUDA_CHECK_LAUNCH();
         }
-        if (o.early_termination && !last) {
+        if (stop.checks(it, o.iterations)) {
           cuda::CrcCheckKernel<<<static_cast<unsigned>(p.blocks.size()), cuda::kCrcThreads, 0, s>>>(
-              blocks.get(), bits.get(), crc_weights.get(), done_at.get(), it + 1);
+              blocks.get(), bits.get(), stop.weights, done_at.get(), it + 1);
           SIGPU_CUDA_CHECK_LAUNCH();
         }
       }
@@ -255,14 +265,6 @@ struct CudaDecoder::Impl {
     const double seconds = timer.stop(s);
     cudaGraphExecDestroy(exec);
     finish(p, o, o.sync == Sync::strict ? "half-iterations" : "loose");
-    if (o.early_termination) {
-      std::vector<std::int32_t> done(p.blocks.size());
-      SIGPU_CUDA_CHECK(
-          cudaMemcpyAsync(done.data(), done_at.get(), done.size() * 4, cudaMemcpyDeviceToHost, s));
-      stream.synchronize();
-      for (std::size_t b = 0; b < done.size(); ++b)
-        if (done[b]) iterations[b] = done[b];
-    }
     return seconds;
   }
 
@@ -305,7 +307,7 @@ struct CudaDecoder::Impl {
   /// the device seconds of the launch.
   template <class Tr>
   double run_block_kernel(const BatchPlan& p, const DecoderOptions& o, std::size_t smem,
-                          float* llr_dst) {
+                          float* llr_dst, const cuda::EarlyStop& stop) {
     const auto kernel = cuda::StrictBlockKernel<Tr>;
     SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
@@ -315,7 +317,7 @@ struct CudaDecoder::Impl {
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
         blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations, o.scaling,
         scale_q4(o.scaling), reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(),
-        llr_dst);
+        llr_dst, stop);
     SIGPU_CUDA_CHECK_LAUNCH();
     return timer.stop(stream.get());
   }
@@ -327,7 +329,7 @@ struct CudaDecoder::Impl {
   /// it ran (and its device seconds).
   template <class Tr>
   bool run_cluster_kernel(const BatchPlan& p, const DecoderOptions& o, float* llr_dst,
-                          double& seconds) {
+                          const cuda::EarlyStop& stop, double& seconds) {
     std::size_t smem = 0;
     const int Q = (max_subdecoders(p) + cuda::kClusterThreads - 1) / cuda::kClusterThreads;
     if (Q > cuda::kMaxClusterBlocks) return false;
@@ -364,15 +366,25 @@ struct CudaDecoder::Impl {
                                         reinterpret_cast<const typename Tr::Llr*>(llr.get()),
                                         o.iterations, o.scaling, scale_q4(o.scaling),
                                         reinterpret_cast<typename Tr::Metric*>(scratch.get()),
-                                        bits.get(), llr_dst));
+                                        bits.get(), llr_dst, stop));
     seconds = timer.stop(stream.get());
     return true;
   }
 
+  /// Records what the run made; with early termination reads back where each block stopped.
   void finish(const BatchPlan& p, const DecoderOptions& o, const char* ran) {
     bits_count = p.total_bits;
     have_llrs = o.output_llrs;
     kernel = ran;
+    iterations.assign(p.blocks.size(), o.iterations);
+    if (o.early_termination) {
+      std::vector<std::int32_t> done(p.blocks.size());
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(done.data(), done_at.get(), done.size() * 4,
+                                       cudaMemcpyDeviceToHost, stream.get()));
+      stream.synchronize();
+      for (std::size_t b = 0; b < done.size(); ++b)
+        if (done[b]) iterations[b] = done[b];
+    }
   }
 
   /// Thread blocks of `kernel` the device holds at once (all SMs).
@@ -393,6 +405,8 @@ struct CudaDecoder::Impl {
 
 CudaDecoder::CudaDecoder(int device) {
   const auto devices = cuda_devices();
+  if (devices.empty())
+    throw UnsupportedError("the cuda backend is not available: no CUDA device on this machine");
   if (device < 0 || device >= static_cast<int>(devices.size()))
     throw Error("turbo: CUDA device " + std::to_string(device) + " is not available (" +
                 std::to_string(devices.size()) + " device(s) visible)");

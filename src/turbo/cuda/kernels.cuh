@@ -60,6 +60,42 @@ struct ReadOnlyLoad {
   }
 };
 
+/// Early termination as the kernels see it (DecoderOptions::early_termination, min_iterations,
+/// crc): after each full iteration from min_iterations on, except the last, a code block whose
+/// hard decisions pass its CRC stops.
+struct EarlyStop {
+  const std::uint32_t* weights = nullptr;  ///< crc24_weights of the CRC; null: off
+  int min_iterations = 1;
+  std::int32_t* done_at = nullptr;  ///< per code block: the iteration it stopped after, or 0
+  /// Whether iteration it (0-based) of `iterations` writes hard decisions.
+  __host__ __device__ bool decides(int it, int iterations) const {
+    return it == iterations - 1 || (weights && it + 1 >= min_iterations);
+  }
+  /// Whether the CRC is checked after iteration it.
+  __host__ __device__ bool checks(int it, int iterations) const {
+    return weights && it + 1 >= min_iterations && it + 1 < iterations;
+  }
+};
+
+/// Whether the CRC of a code block's K hard decisions is zero: the XOR of the weights of its
+/// one bits, computed by the whole thread block (every thread calls it; blockDim.x a multiple of
+/// 32; part: blockDim.x / 32 words of shared memory) and returned to every thread. The bits may
+/// have been written during the launch by other SMs: they are read at L2.
+__device__ __forceinline__ bool block_crc_passes(const std::uint8_t* bits, int K,
+                                                 const std::uint32_t* __restrict__ weights,
+                                                 std::uint32_t* part) {
+  std::uint32_t r = 0;
+  for (int k = threadIdx.x; k < K; k += blockDim.x)
+    if (__ldcg(bits + k)) r ^= __ldg(weights + (K - 1 - k));
+  for (int off = 16; off > 0; off >>= 1) r ^= __shfl_xor_sync(0xFFFFFFFFu, r, off);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = r;
+  __syncthreads();
+  std::uint32_t all = 0;
+  for (unsigned w = 0; w < blockDim.x / 32; ++w) all ^= part[w];
+  __syncthreads();  // part is free again
+  return all == 0;
+}
+
 // Windows start at the positions where the metrics are normalised (map_decoder.hpp): after the
 // last step of a window going forward, after its first going backward.
 static_assert(kWindow == kNormEvery);
@@ -414,9 +450,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
                            std::uint32_t ext_words, std::uint32_t bound_words,
                            const std::uint32_t* __restrict__ sub_block, std::uint32_t total_subs,
                            typename Tr::Metric* scratch, int iterations, std::uint8_t* bits,
-                           float* llr_out) {
+                           float* llr_out, EarlyStop stop, int nblocks) {
   using M = typename Tr::Metric;
   __shared__ M sal[kWindow * 8 * kThreadsPerBlock];
+  __shared__ std::uint32_t part[kThreadsPerBlock / 32];
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t stride = gridDim.x * blockDim.x;
@@ -425,23 +462,41 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   auto* wb = reinterpret_cast<std::uint32_t*>(h.alpha_bounds);  // alpha, then beta
   for (std::uint32_t x = t; x < ext_words; x += stride) w1[x] = w2[x] = 0;
   for (std::uint32_t x = t; x < bound_words; x += stride) wb[x] = 0;
+  if (stop.weights)
+    for (std::uint32_t x = t; x < static_cast<std::uint32_t>(nblocks); x += stride)
+      stop.done_at[x] = 0;
   grid.sync();
   const bool active = t < total_subs;
   BlockDesc d;
+  std::uint32_t block = 0;
   int i = 0;
   M* ckpt = nullptr;
   if (active) {
-    d = h.blocks[__ldg(sub_block + t)];
+    block = __ldg(sub_block + t);
+    d = h.blocks[block];
     i = static_cast<int>(t - d.sub_offset);
     ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + sub_begin(d.K, d.P, i)) * 8;
   }
+  const volatile std::int32_t* done = stop.done_at;
   for (int it = 0; it < iterations; ++it) {
     for (int c = 0; c < 2; ++c) {
       h.select(it, c, ext1, ext2);
-      const bool decide = it == iterations - 1 && c == 1;
+      const bool decide = c == 1 && stop.decides(it, iterations);
       h.bits = decide ? bits : nullptr;
       h.llr_out = decide ? llr_out : nullptr;
-      if (active) decode_global<Tr, CoherentLoad, true>(h, d, i, ckpt, sal);
+      if (active && !(stop.weights && done[block]))
+        decode_global<Tr, CoherentLoad, true>(h, d, i, ckpt, sal);
+      grid.sync();
+    }
+    if (stop.checks(it, iterations)) {
+      // Thread block x checks code blocks x, x + gridDim.x, ...; its threads agree on done[b]
+      // (only this thread block writes it, after they all read it).
+      for (int b = blockIdx.x; b < nblocks; b += gridDim.x) {
+        if (done[b]) continue;
+        const BlockDesc db = h.blocks[b];
+        if (block_crc_passes(bits + db.bit_offset, db.K, stop.weights, part) && threadIdx.x == 0)
+          stop.done_at[b] = it + 1;
+      }
       grid.sync();
     }
   }
@@ -480,8 +535,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocks)
 
 inline constexpr int kCrcThreads = 256;
 
-/// Early termination after iteration `iteration`: one thread block per code block XORs the
-/// CRC24B weights (crc24b_weights) of the block's one bits; a zero CRC marks the block done.
+/// Early termination after iteration `iteration` of the per-half-iteration launches: one thread
+/// block per code block; a zero CRC marks the block done.
 __global__ void __launch_bounds__(kCrcThreads)
     CrcCheckKernel(const BlockDesc* __restrict__ blocks, const std::uint8_t* __restrict__ bits,
                    const std::uint32_t* __restrict__ weights, std::int32_t* done_at,
@@ -489,16 +544,8 @@ __global__ void __launch_bounds__(kCrcThreads)
   __shared__ std::uint32_t part[kCrcThreads / 32];
   const BlockDesc d = blocks[blockIdx.x];
   if (done_at[blockIdx.x]) return;  // the whole thread block leaves together
-  std::uint32_t r = 0;
-  for (int k = threadIdx.x; k < d.K; k += kCrcThreads)
-    if (bits[d.bit_offset + k]) r ^= __ldg(weights + (d.K - 1 - k));
-  for (int off = 16; off > 0; off >>= 1) r ^= __shfl_xor_sync(0xFFFFFFFFu, r, off);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = r;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kCrcThreads / 32; ++w) r ^= part[w];
-    if (r == 0) done_at[blockIdx.x] = iteration;
-  }
+  if (block_crc_passes(bits + d.bit_offset, d.K, weights, part) && threadIdx.x == 0)
+    done_at[blockIdx.x] = iteration;
 }
 
 }  // namespace sigpu::turbo::cuda
