@@ -39,7 +39,8 @@ FrameProbe host_probe(std::span<const std::uint8_t> file);
 DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                  const DecodeOptions& options);
 
-/// The all-core decode of an index the caller built and verified (a range's window), with no
+/// The all-core decode of an index the caller built and verified, whose frames cover its output
+/// end to end (a range's window), with no
 /// search; nullopt when a frame fails to decode or ends elsewhere than the index says.
 std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
                                              const FrameIndex& index, const DecodeOptions& o);

@@ -12,6 +12,12 @@ namespace {
 
 constexpr std::size_t kChunk = 1 << 20;
 
+/// The search's chunk for n bytes on `pool`: a megabyte, smaller where that would leave cores
+/// idle (a ranged decode's window of a few hundred KB), never below 64 KB.
+std::size_t search_chunk(std::size_t n, const ThreadPool& pool) {
+  return std::clamp<std::size_t>(n / (2 * std::size_t{pool.size()}), std::size_t{1} << 16, kChunk);
+}
+
 /// Candidates with the CRC-16 of all bytes before each (its prefix CRC), so that every
 /// successor test is O(log n) instead of a pass over the frame: hostile input with thousands of
 /// false headers would otherwise cost candidates x frame size.
@@ -24,7 +30,8 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
                        const Crc16Shift& shift) {
   const std::uint8_t* d = file.data();
   const std::size_t n = file.size();
-  const std::size_t chunks = (n - from + kChunk - 1) / kChunk;
+  const std::size_t chunk = search_chunk(n - std::min(from, n), pool);
+  const std::size_t chunks = (n - from + chunk - 1) / chunk;
   struct Part {
     std::vector<Candidate> cands;
     std::vector<std::uint16_t> local;  ///< CRC from the chunk start to each candidate
@@ -33,7 +40,7 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
   std::vector<Part> parts(chunks);
   pool.parallel_for(chunks, [&](std::size_t b, std::size_t e) {
     for (std::size_t k = b; k < e; ++k) {
-      const std::size_t lo = from + k * kChunk, hi = std::min(n, lo + kChunk);
+      const std::size_t lo = from + k * chunk, hi = std::min(n, lo + chunk);
       Part& part = parts[k];
       std::size_t done = lo;
       for (std::size_t p = lo; p < hi; ++p) {
@@ -53,13 +60,13 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
   Search s;
   std::uint16_t at_chunk = 0;  // CRC of every byte from `from` to this chunk's start
   for (std::size_t k = 0; k < chunks; ++k) {
-    const std::size_t lo = from + k * kChunk;
+    const std::size_t lo = from + k * chunk;
     for (std::size_t i = 0; i < parts[k].cands.size(); ++i) {
       s.cands.push_back(parts[k].cands[i]);
       s.prefix.push_back(static_cast<std::uint16_t>(
           shift.shift(at_chunk, parts[k].cands[i].pos - lo) ^ parts[k].local[i]));
     }
-    at_chunk = static_cast<std::uint16_t>(shift.shift(at_chunk, std::min(n, lo + kChunk) - lo) ^
+    at_chunk = static_cast<std::uint16_t>(shift.shift(at_chunk, std::min(n, lo + chunk) - lo) ^
                                           parts[k].crc);
   }
   return s;
@@ -115,7 +122,8 @@ class CpuExecutor : public FrameExecutor {
             if (k + 1 == n) last_end = r.end;
           }
         },
-        16);
+        // Sixteen frames a job, fewer where that would leave cores idle (a range's window).
+        std::clamp<std::size_t>(n / (4 * std::size_t{pool_.size()}), 1, 16));
     FrameResults results;
     for (std::uint32_t k = 0; k < n; ++k) results.add(k, n, errors[k], last_end);
     return results;
@@ -193,8 +201,10 @@ DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Strea
 std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
                                              const FrameIndex& index, const DecodeOptions& o) {
   DecodeOutput out;
+  // The index's frames cover its output end to end: nothing to clear first.
+  shape_pcm(out.pcm, index, o);
+  out.pcm.bytes.resize(output_bytes(index, o.format, o.max_output_bytes));
   CpuExecutor executor(file, o, ThreadPool::shared(), out.pcm);
-  executor.prepare_output(index);
   const FrameResults r = executor.decode(index);
   if (!r.failed.empty() || index.frames.empty() || r.last_end != index.frames.back().end)
     return std::nullopt;
