@@ -122,6 +122,30 @@ class Engine {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- effect types ---------------------------------------------------------------------------
+
+/// One parameter of an effect type, as its descriptor declares it (the table behind graph-file
+/// validation, Engine::update and the docs).
+struct ParamInfo {
+  std::string name;                     ///< "gain_db"; "band.K.freq": K is an EQ band's index
+  std::string type;                     ///< number, integer, choice, file or list
+  double fallback = 0, lo = 0, hi = 0;  ///< number and integer
+  std::string unit;                     ///< dB, ms, Hz or empty
+  /// fixed: graph file only; ramped: Engine::update ramps it over a period; smoothed: taken at
+  /// once, the effect's own envelope smooths it.
+  std::string update;
+  std::string help;
+  std::string choices;  ///< choice: "a, b, c"
+  bool required = false;
+};
+struct EffectInfo {
+  std::string type, summary;
+  bool sidechain = false;
+  std::vector<ParamInfo> params;
+};
+/// The effect types this build has, in the order docs list them.
+std::vector<EffectInfo> describe_effects();
+
 // ---- memory accounting ----------------------------------------------------------------------
 
 /// What the audio module holds right now through its allocator hooks (every buffer, state and

@@ -1,8 +1,9 @@
-// `sigpu audio check|render|run|bench`: validate a graph file, render a sound file through it,
-// run it as a JACK client, and the real-time benchmark (console and convolution scenarios, the
-// largest count within the deadline).
+// `sigpu audio check|render|run|bench|effects`: validate a graph file, render a sound file
+// through it, run it as a JACK client, the real-time benchmark (console and convolution
+// scenarios, the largest count within the deadline), and the effect types' parameter tables.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -122,6 +123,39 @@ int run_jack_client(const RunArgs& a) {
       a.graph.c_str(), static_cast<unsigned long long>(r.periods), r.period, r.sample_rate,
       r.backend.c_str(), r.latency_frames, static_cast<unsigned long long>(r.xruns),
       static_cast<unsigned long long>(r.late), static_cast<unsigned long long>(r.dropped));
+  return kExitOk;
+}
+
+/// A number for the parameter table: 0.7071067811865476 as 0.707107.
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// The effect types' parameters from their descriptors, as the Markdown docs/audio.md holds.
+int run_effects() {
+  for (const auto& e : audio::describe_effects()) {
+    std::string summary = e.summary;
+    if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(summary[0]));
+    std::printf("#### %s\n\n%s%s.\n\n", e.type.c_str(), summary.c_str(),
+                e.sidechain ? " (takes a side-chain input)" : "");
+    std::printf("| parameter | type | range | default | unit | runtime | meaning |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    for (const auto& p : e.params) {
+      std::string range, fallback = p.required ? "required" : "";
+      if (p.type == "number" || p.type == "integer") {
+        range = short_number(p.lo) + " .. " + short_number(p.hi);
+        if (!p.required) fallback = short_number(p.fallback);
+      } else if (p.type == "choice") {
+        range = p.choices;
+      }
+      std::printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", p.name.c_str(), p.type.c_str(),
+                  range.c_str(), fallback.c_str(), p.unit.c_str(), p.update.c_str(),
+                  p.help.c_str());
+    }
+    std::printf("\n");
+  }
   return kExitOk;
 }
 
@@ -430,8 +464,8 @@ int run_bench(const BenchArgs& a) {
 }
 
 void add_audio_commands(CLI::App& app, Action& action) {
-  auto* audio =
-      app.add_subcommand("audio", "Real-time audio signal graph: check, render, run (JACK), bench");
+  auto* audio = app.add_subcommand(
+      "audio", "Real-time audio signal graph: check, render, run (JACK), bench, effects");
   audio->require_subcommand(1);
 
   auto check = std::make_shared<CheckArgs>();
@@ -470,6 +504,10 @@ void add_audio_commands(CLI::App& app, Action& action) {
       ->capture_default_str();
   cj->add_option("--set", run->sets, "Override a graph variable: NAME=VALUE");
   cj->callback([&action, run] { action = [run] { return run_jack_client(*run); }; });
+
+  auto* ce = audio->add_subcommand(
+      "effects", "The effect types and their parameters (Markdown, as in docs/audio.md)");
+  ce->callback([&action] { action = [] { return run_effects(); }; });
 
   auto bench = std::make_shared<BenchArgs>();
   auto* cb = audio->add_subcommand(

@@ -1,6 +1,6 @@
 // Gain, pan, mixer and router: each output channel is a weighted sum of input channels
-// (dsp/mix.hpp). This base holds the non-zero weights; the effects differ in how their
-// parameters make them.
+// (mix.hpp). This base holds the non-zero weights; the effects differ in how their parameters
+// make them.
 #pragma once
 
 #include <vector>
@@ -11,7 +11,7 @@ namespace sigpu::audio::effects {
 
 class MatrixEffect : public Effect {
  public:
-  Kind kind() const override { return Kind::mix; }
+  Kind kind() const override { return kind_of<MixKind>(); }
   void setup(Plan& plan, const NodeIo& io) override;
 
  protected:
@@ -20,7 +20,7 @@ class MatrixEffect : public Effect {
     double weight = 1;  ///< times master_
   };
   /// Writes the current weights into the plan's gains, ramped from the old ones when `ramp`.
-  void write(Params& params, bool ramp) const;
+  void write(MixKind::Data& d, bool ramp) const;
 
   std::vector<Entry> entries_;  ///< sorted by output channel
   int outputs_ = 0;

@@ -7,7 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "audio/dsp/mix.hpp"
+#include "audio/effects/batched.hpp"
+#include "audio/effects/mix/mix.hpp"
 #include "core/hd.hpp"
 
 namespace sigpu::audio::dsp {
@@ -61,3 +62,26 @@ SIGPU_HD inline void compressor_job(const CompressorJob& j, const CompressorPara
 }
 
 }  // namespace sigpu::audio::dsp
+
+namespace sigpu::audio::effects {
+
+struct CompressorKind {
+  using Job = dsp::CompressorJob;
+  using Aux = batched::None;
+  using Param = dsp::CompressorParams;
+  using State = dsp::CompressorState;
+  using Data = batched::Data<CompressorKind>;
+  using Cpu = batched::Cpu<CompressorKind>;
+#ifdef __CUDACC__
+  using Cuda = batched::Cuda<CompressorKind>;
+#endif
+  static constexpr bool heavy = false;
+  SIGPU_HD static void run(const batched::View<CompressorKind>& v, std::uint32_t j) {
+    dsp::compressor_job(v.jobs[j], v.params, v.state, v.arena, v.n);
+  }
+  static void settle(Param& c) {
+    c.makeup.from = c.makeup.to;
+  }
+};
+
+}  // namespace sigpu::audio::effects

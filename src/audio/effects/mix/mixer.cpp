@@ -3,25 +3,35 @@
 // i*M/N when M <= N: a mix-down), or spread (output o takes input o*N/M when M > N).
 #include <algorithm>
 
-#include "audio/effects/effects.hpp"
-#include "audio/effects/matrix.hpp"
+#include "audio/effects/mix/matrix.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
 
 constexpr int kMaxChannels = 65536;
 
+using enum ParamType;
+using enum ParamUpdate;
+
+constexpr ParamSpec kParams[] = {
+    {"gain_db", number, 0, -120, 24, "dB", ramped, "master gain"},
+    {"outputs", integer, 0, 1, kMaxChannels, "", fixed,
+     "output channels, inputs summed in contiguous groups (without a matrix)"},
+    {"matrix", list, 0, -16, 16, "", fixed,
+     "rows of linear gains, one row per output, one gain per input"},
+};
+
 class Mixer : public MatrixEffect {
  public:
   std::unique_ptr<Effect> clone() const override { return std::make_unique<Mixer>(*this); }
   void parse(ParamReader& p, Ports& ports) override {
     const int n = ports.input;
-    master_ = db_to_gain(p.number("gain_db", 0, -120, 24));
+    master_ = db_to_gain(p.number(kParams[0]));
     const Json* matrix = p.raw("matrix");
     if (matrix) {
       read_matrix(*matrix, n);
     } else {
-      outputs_ = p.integer("outputs", 0, 1, kMaxChannels);
+      outputs_ = p.integer(kParams[1]);
       if (outputs_ == 0) throw ParamError("outputs", "give 'outputs' or a 'matrix'");
       const long m = outputs_;
       if (m <= n) {
@@ -34,14 +44,9 @@ class Mixer : public MatrixEffect {
     }
     ports.output = outputs_;
   }
-  int check(std::string_view param, double value) const override {
-    if (param != "gain_db") throw ParamError(std::string(param), "unknown parameter of mixer");
-    check_range(param, value, -120, 24);
-    return 0;
-  }
-  void apply(int, double value, Params& params) override {
+  void apply(int, double value, Plan& plan) override {
     master_ = db_to_gain(value);
-    write(params, true);
+    write(plan.data<MixKind>(), true);
   }
 
  private:
@@ -68,8 +73,7 @@ class Mixer : public MatrixEffect {
 
 }  // namespace
 
-std::unique_ptr<Effect> make_mixer() {
-  return std::make_unique<Mixer>();
-}
+const EffectDescriptor kMixer{"mixer", "N inputs to M outputs through a matrix of gains", kParams,
+                              construct<Mixer>};
 
 }  // namespace sigpu::audio::effects

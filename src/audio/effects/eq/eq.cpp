@@ -1,20 +1,43 @@
 // eq: a cascade of RBJ biquads, the same bands on every channel. Runtime parameters are
 // band.K.freq, band.K.gain_db and band.K.q (K from 0); a change is a one-period coefficient
-// ramp (dsp/biquad.hpp).
+// ramp (eq.hpp).
 #include <charconv>
 
-#include "audio/effects/biquad_design.hpp"
-#include "audio/effects/effects.hpp"
+#include "audio/effect.hpp"
+#include "audio/effects/eq/biquad_design.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
 
 constexpr int kMaxBands = 64;
-constexpr double kMinQ = 0.025, kMaxQ = 100, kMaxGainDb = 48;
+
+using enum ParamType;
+using enum ParamUpdate;
+
+constexpr ParamSpec kParams[] = {
+    {"bands", list, 0, 1, kMaxBands, "", fixed, "band objects: type, freq, gain_db, q", {}, true},
+    {"band.K.type", choice, 0, 0, 0, "", fixed, "filter shape; default peak",
+     "peak, lowshelf, highshelf, lowpass, highpass, bandpass, notch"},
+    {"band.K.freq",
+     number,
+     1000,
+     1e-3,
+     1e6,
+     "Hz",
+     ramped,
+     "centre or corner; below Nyquist",
+     {},
+     true},
+    {"band.K.gain_db", number, 0, -48, 48, "dB", ramped, "peak and shelf gain"},
+    {"band.K.q", number, 0.7071067811865476, 0.025, 100, "", ramped, "bandwidth"},
+};
+enum { kBands, kType, kFreq, kGain, kQ };
+/// Runtime ids: band * kFields + the field (freq, gain_db, q).
+constexpr int kFields = 3;
 
 class Eq : public EffectBase<Eq> {
  public:
-  Kind kind() const override { return Kind::eq; }
+  Kind kind() const override { return kind_of<EqKind>(); }
 
   void parse(ParamReader& p, Ports& ports) override {
     const Json* bands = p.raw("bands");
@@ -32,18 +55,19 @@ class Eq : public EffectBase<Eq> {
   }
 
   void setup(Plan& plan, const NodeIo& io) override {
-    base_ = static_cast<std::uint32_t>(plan.params.bands.size());
-    plan.params.bands.resize(base_ + bands_.size());
+    auto& d = plan.data<EqKind>();
+    base_ = static_cast<std::uint32_t>(d.params.size());
+    d.params.resize(base_ + bands_.size());
     const auto n = static_cast<std::uint32_t>(bands_.size());
     for (int c = 0; c < channels_; ++c) {
-      plan.eq.push_back({io.in[c], io.out[c], plan.eq_state, base_, n});
-      plan.eq_state += 2 * n;
+      d.jobs.push_back({io.in[c], io.out[c], d.states, base_, n});
+      d.states += 2 * n;
     }
-    for (std::size_t k = 0; k < bands_.size(); ++k) write(k, plan.params, false);
+    for (std::size_t k = 0; k < bands_.size(); ++k) write(k, d, false);
   }
 
+  /// band.K.field, checked against the table's band.K.field.
   int check(std::string_view param, double value) const override {
-    // band.K.field
     const auto bad = [&] {
       return ParamError(std::string(param),
                         "unknown parameter of eq (band.K.freq, band.K.gain_db or band.K.q)");
@@ -60,26 +84,19 @@ class Eq : public EffectBase<Eq> {
                        "there are only " + std::to_string(bands_.size()) + " bands");
     }
     const std::string_view field = rest.substr(dot + 1);
-    int id = static_cast<int>(k) * 3;
-    if (field == "freq") {
-      check_range(param, value, 0, 1e6);
-      check_freq(std::string(param), value);
-    } else if (field == "gain_db") {
-      check_range(param, value, -kMaxGainDb, kMaxGainDb);
-      id += 1;
-    } else if (field == "q") {
-      check_range(param, value, kMinQ, kMaxQ);
-      id += 2;
-    } else {
-      throw bad();
+    for (int f = kFreq; f <= kQ; ++f) {
+      if (kParams[f].name.substr(7) != field) continue;
+      check_range(param, value, kParams[f].lo, kParams[f].hi);
+      if (f == kFreq) check_freq(std::string(param), value);
+      return static_cast<int>(k) * kFields + (f - kFreq);
     }
-    return id;
+    throw bad();
   }
 
-  void apply(int id, double value, Params& params) override {
-    BandSpec& b = bands_[id / 3];
-    (id % 3 == 0 ? b.freq : id % 3 == 1 ? b.gain_db : b.q) = value;
-    write(id / 3, params, true);
+  void apply(int id, double value, Plan& plan) override {
+    BandSpec& b = bands_[id / kFields];
+    (id % kFields == 0 ? b.freq : id % kFields == 1 ? b.gain_db : b.q) = value;
+    write(id / kFields, plan.data<EqKind>(), true);
   }
 
  private:
@@ -92,21 +109,18 @@ class Eq : public EffectBase<Eq> {
     BandSpec b;
     for (const auto& [key, v] : j.items()) {
       const std::string field = name(k, key.c_str());
-      if (key == "type") {
+      int f = kType;
+      while (f <= kQ && kParams[f].name.substr(7) != key) ++f;
+      if (f > kQ) throw ParamError(field, "unknown field");
+      if (f == kType) {
         if (!v.is_string()) throw ParamError(field, "a string is expected");
-        try {
-          b.type = band_type(v.get<std::string>());
-        } catch (const Error& e) {
-          throw ParamError(field, e.what());
-        }
+        check_choice(kParams[kType], field, v.get<std::string>());
+        b.type = band_type(v.get<std::string>());
         continue;
       }
-      if (key != "freq" && key != "gain_db" && key != "q") throw ParamError(field, "unknown field");
       if (!v.is_number()) throw ParamError(field, "a number is expected");
-      const double x = v.get<double>();
-      if (key == "freq") b.freq = check_range(field, x, 1e-3, 1e6);
-      if (key == "gain_db") b.gain_db = check_range(field, x, -kMaxGainDb, kMaxGainDb);
-      if (key == "q") b.q = check_range(field, x, kMinQ, kMaxQ);
+      const double x = check_range(field, v.get<double>(), kParams[f].lo, kParams[f].hi);
+      (f == kFreq ? b.freq : f == kGain ? b.gain_db : b.q) = x;
     }
     if (!j.contains("freq")) throw ParamError(name(k, "freq"), "missing");
     return b;
@@ -120,12 +134,12 @@ class Eq : public EffectBase<Eq> {
     }
   }
 
-  void write(std::size_t k, Params& params, bool ramp) const {
-    dsp::EqBand& band = params.bands[base_ + k];
+  void write(std::size_t k, EqKind::Data& d, bool ramp) const {
+    dsp::EqBand& band = d.params[base_ + k];
     band.to = design(bands_[k], sample_rate_);
     if (!ramp) band.from = band.to;
     band.ramping = ramp;
-    params.touch(Kind::eq, ramp);
+    d.touch(ramp);
   }
 
   std::vector<BandSpec> bands_;
@@ -135,8 +149,7 @@ class Eq : public EffectBase<Eq> {
 
 }  // namespace
 
-std::unique_ptr<Effect> make_eq() {
-  return std::make_unique<Eq>();
-}
+const EffectDescriptor kEq{"eq", "cascade of RBJ biquads, the same bands on every channel", kParams,
+                           construct<Eq>};
 
 }  // namespace sigpu::audio::effects

@@ -1,4 +1,5 @@
-// A cascade of biquads (RBJ cookbook coefficients, computed on the host in eq.cpp) run in
+// eq's processing: a cascade of biquads (RBJ cookbook coefficients, computed on the host in
+// biquad_design.cpp) run in
 // transposed direct form II. Coefficients and state are float64: a float32 biquad at low
 // frequencies drifts far above -100 dBFS from the exact filter (its poles sit next to z = 1,
 // where float32 coefficients cannot place them), and FP64 is cheap on the GPUs we target.
@@ -7,6 +8,7 @@
 
 #include <cstdint>
 
+#include "audio/effects/batched.hpp"
 #include "core/hd.hpp"
 
 namespace sigpu::audio::dsp {
@@ -72,3 +74,27 @@ SIGPU_HD inline void eq_job(const EqJob& j, const EqBand* bands, double* state, 
 }
 
 }  // namespace sigpu::audio::dsp
+
+namespace sigpu::audio::effects {
+
+struct EqKind {
+  using Job = dsp::EqJob;
+  using Aux = batched::None;
+  using Param = dsp::EqBand;
+  using State = double;  ///< 2 per band and channel
+  using Data = batched::Data<EqKind>;
+  using Cpu = batched::Cpu<EqKind>;
+#ifdef __CUDACC__
+  using Cuda = batched::Cuda<EqKind>;
+#endif
+  static constexpr bool heavy = false;
+  SIGPU_HD static void run(const batched::View<EqKind>& v, std::uint32_t j) {
+    dsp::eq_job(v.jobs[j], v.params, v.state, v.arena, v.n);
+  }
+  static void settle(Param& b) {
+    b.from = b.to;
+    b.ramping = false;
+  }
+};
+
+}  // namespace sigpu::audio::effects

@@ -3,11 +3,18 @@
 #include <cmath>
 #include <numbers>
 
-#include "audio/effects/effects.hpp"
-#include "audio/effects/matrix.hpp"
+#include "audio/effects/mix/matrix.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
+
+using enum ParamType;
+using enum ParamUpdate;
+
+constexpr ParamSpec kParams[] = {
+    {"pan", number, 0, -1, 1, "", ramped, "-1 left, 0 centre, 1 right"},
+    {"gain_db", number, 0, -120, 24, "dB", ramped, "gain"},
+};
 
 class Pan : public MatrixEffect {
  public:
@@ -18,25 +25,20 @@ class Pan : public MatrixEffect {
                                           " are routed to it");
     }
     stereo_in_ = ports.input == 2;
-    master_ = db_to_gain(p.number("gain_db", 0, -120, 24));
-    pan_ = p.number("pan", 0, -1, 1);
+    master_ = db_to_gain(p.number(kParams[1]));
+    pan_ = p.number(kParams[0]);
     outputs_ = ports.output = 2;
     entries_ = {{0, 0, 0}, {1, stereo_in_ ? 1 : 0, 0}};
     weigh();
   }
-  int check(std::string_view param, double value) const override {
-    if (param == "pan") return check_range(param, value, -1, 1), 0;
-    if (param == "gain_db") return check_range(param, value, -120, 24), 1;
-    throw ParamError(std::string(param), "unknown parameter of pan");
-  }
-  void apply(int id, double value, Params& params) override {
+  void apply(int id, double value, Plan& plan) override {
     if (id == 0) {
       pan_ = value;
       weigh();
     } else {
       master_ = db_to_gain(value);
     }
-    write(params, true);
+    write(plan.data<MixKind>(), true);
   }
 
  private:
@@ -56,8 +58,7 @@ class Pan : public MatrixEffect {
 
 }  // namespace
 
-std::unique_ptr<Effect> make_pan() {
-  return std::make_unique<Pan>();
-}
+const EffectDescriptor kPan{"pan", "mono to stereo (constant power), or a stereo balance", kParams,
+                            construct<Pan>};
 
 }  // namespace sigpu::audio::effects

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "audio/effects/batched.hpp"
 #include "core/hd.hpp"
 
 namespace sigpu::audio::dsp {
@@ -39,3 +40,27 @@ SIGPU_HD inline void mix_job(const MixJob& j, const MixTerm* terms, const GainRa
 }
 
 }  // namespace sigpu::audio::dsp
+
+namespace sigpu::audio::effects {
+
+/// The kind gain, pan, mixer and router share: one job per output channel, the terms as aux.
+struct MixKind {
+  using Job = dsp::MixJob;
+  using Aux = dsp::MixTerm;
+  using Param = dsp::GainRamp;
+  using State = batched::None;
+  using Data = batched::Data<MixKind>;
+  using Cpu = batched::Cpu<MixKind>;
+#ifdef __CUDACC__
+  using Cuda = batched::Cuda<MixKind>;
+#endif
+  static constexpr bool heavy = false;
+  SIGPU_HD static void run(const batched::View<MixKind>& v, std::uint32_t j) {
+    dsp::mix_job(v.jobs[j], v.aux, v.params, v.arena, v.n);
+  }
+  static void settle(Param& g) {
+    g.from = g.to;
+  }
+};
+
+}  // namespace sigpu::audio::effects

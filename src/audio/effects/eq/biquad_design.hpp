@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "audio/dsp/biquad.hpp"
+#include "audio/effects/eq/eq.hpp"
 
 namespace sigpu::audio::effects {
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "audio/effects/batched.hpp"
 #include "core/hd.hpp"
 
 namespace sigpu::audio::dsp {
@@ -49,3 +50,24 @@ SIGPU_HD inline void gate_job(const GateJob& j, const GateParams* params, GateSt
 }
 
 }  // namespace sigpu::audio::dsp
+
+namespace sigpu::audio::effects {
+
+struct GateKind {
+  using Job = dsp::GateJob;
+  using Aux = batched::None;
+  using Param = dsp::GateParams;
+  using State = dsp::GateState;
+  using Data = batched::Data<GateKind>;
+  using Cpu = batched::Cpu<GateKind>;
+#ifdef __CUDACC__
+  using Cuda = batched::Cuda<GateKind>;
+#endif
+  static constexpr bool heavy = false;
+  SIGPU_HD static void run(const batched::View<GateKind>& v, std::uint32_t j) {
+    dsp::gate_job(v.jobs[j], v.params, v.state, v.arena, v.n);
+  }
+  static void settle(Param&) {}
+};
+
+}  // namespace sigpu::audio::effects

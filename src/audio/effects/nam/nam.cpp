@@ -3,25 +3,31 @@
 // the "amp" is driven) and an output gain after it. Models are not resampled: a model trained
 // at another rate than the graph's is refused.
 #ifdef SIGPU_HAVE_AUDIO_NAM
-#include "audio/effects/effects.hpp"
-#include "audio/effects/nam_node.hpp"
+#include "audio/effect.hpp"
+#include "audio/effects/registry.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
 
-constexpr double kMinDb = -60, kMaxDb = 60;
+using enum ParamType;
+using enum ParamUpdate;
+
+constexpr ParamSpec kParams[] = {
+    {"model", file, 0, 0, 0, "", fixed, ".nam model file", {}, true},
+    {"input_gain_db", number, 0, -60, 60, "dB", fixed, "drive into the model"},
+    {"output_gain_db", number, 0, -60, 60, "dB", fixed, "level after the model"},
+};
 
 class Nam : public EffectBase<Nam> {
  public:
-  Kind kind() const override { return Kind::nam; }
+  Kind kind() const override { return kind_of<NamKind>(); }
 
   void parse(ParamReader& p, Ports& ports) override {
-    const Json* model = p.raw("model");
-    if (!model || !model->is_string()) throw ParamError("model", "the .nam model file is missing");
-    input_gain_ = static_cast<float>(db_to_gain(p.number("input_gain_db", 0, kMinDb, kMaxDb)));
-    output_gain_ = static_cast<float>(db_to_gain(p.number("output_gain_db", 0, kMinDb, kMaxDb)));
+    const std::string model = p.file(kParams[0]);
+    input_gain_ = static_cast<float>(db_to_gain(p.number(kParams[1])));
+    output_gain_ = static_cast<float>(db_to_gain(p.number(kParams[2])));
     try {
-      model_ = std::make_shared<const nam::Model>(nam::load(p.path(model->get<std::string>())));
+      model_ = std::make_shared<const nam::Model>(nam::load(p.path(model)));
     } catch (const UnsupportedError& e) {  // the loader names the file and the field
       throw ParamError::unsupported("model", e.what());
     } catch (const Error& e) {
@@ -44,12 +50,10 @@ class Nam : public EffectBase<Nam> {
   void setup(Plan& plan, const NodeIo& io) override {
     auto spec =
         std::make_shared<const NamSpec>(NamSpec{model_, sample_rate_, input_gain_, output_gain_});
-    for (std::size_t c = 0; c < io.in.size(); ++c) plan.nam.push_back({spec, io.in[c], io.out[c]});
+    auto& jobs = plan.data<NamKind>().jobs;
+    for (std::size_t c = 0; c < io.in.size(); ++c) jobs.push_back({spec, io.in[c], io.out[c]});
   }
-  int check(std::string_view param, double) const override {
-    throw ParamError(std::string(param), "nam has no runtime parameters");
-  }
-  void apply(int, double, Params&) override {}
+  void apply(int, double, Plan&) override {}
 
  private:
   std::shared_ptr<const nam::Model> model_;  // shared by clones: a model is read once
@@ -58,9 +62,8 @@ class Nam : public EffectBase<Nam> {
 
 }  // namespace
 
-std::unique_ptr<Effect> make_nam() {
-  return std::make_unique<Nam>();
-}
+const EffectDescriptor kNam{"nam", "a Neural Amp Modeler model (.nam) on every channel", kParams,
+                            construct<Nam>};
 
 }  // namespace sigpu::audio::effects
 #endif

@@ -1,4 +1,4 @@
-#include "audio/effects/biquad_design.hpp"
+#include "audio/effects/eq/biquad_design.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -1,11 +1,23 @@
 // router: output channel o is input channel map[o] (any permutation, duplication or
 // selection). Routing between nodes needs no router (ports name channels directly); this is
 // for graphs that want the reordering as a node of its own.
-#include "audio/effects/effects.hpp"
-#include "audio/effects/matrix.hpp"
+#include "audio/effects/mix/matrix.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
+
+constexpr ParamSpec kParams[] = {
+    {"map",
+     ParamType::list,
+     0,
+     0,
+     0,
+     "",
+     ParamUpdate::fixed,
+     "input channel of each output channel",
+     {},
+     true},
+};
 
 class Router : public MatrixEffect {
  public:
@@ -27,16 +39,12 @@ class Router : public MatrixEffect {
       entries_.push_back({o, static_cast<int>(v.get<std::int64_t>()), 1});
     }
   }
-  int check(std::string_view param, double) const override {
-    throw ParamError(std::string(param), "router has no runtime parameters");
-  }
-  void apply(int, double, Params&) override {}
+  void apply(int, double, Plan&) override {}
 };
 
 }  // namespace
 
-std::unique_ptr<Effect> make_router() {
-  return std::make_unique<Router>();
-}
+const EffectDescriptor kRouter{"router", "output channel o is input channel map[o]", kParams,
+                               construct<Router>};
 
 }  // namespace sigpu::audio::effects

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 
-#include "audio/convolution_node.hpp"
-#include "audio/effects/effects.hpp"
+#include "audio/effect.hpp"
+#include "audio/effects/registry.hpp"
 
 namespace sigpu::audio::effects {
 namespace {
@@ -21,18 +21,25 @@ namespace {
 /// libsndfile's own ceiling; the benchmark's IR files hold up to kMaxNodeIrs (1024) channels.
 constexpr int kMaxIrChannels = 1024;
 
+using enum ParamType;
+using enum ParamUpdate;
+
+constexpr ParamSpec kParams[] = {
+    {"ir", file, 0, 0, 0, "", fixed, "impulse response file", {}, true},
+    {"wet", number, 1, 0, 4, "", fixed, "linear gain of the convolved signal"},
+    {"dry", number, 0, 0, 4, "", fixed, "linear gain of the input"},
+};
+
 class Convolution : public EffectBase<Convolution> {
  public:
-  Kind kind() const override { return Kind::convolution; }
+  Kind kind() const override { return kind_of<ConvolutionKind>(); }
 
   void parse(ParamReader& p, Ports& ports) override {
-    const Json* ir = p.raw("ir");
-    if (!ir || !ir->is_string()) throw ParamError("ir", "the impulse response file is missing");
-    name_ = ir->get<std::string>();
+    name_ = p.file(kParams[0]);
     auto spec = std::make_shared<ConvolutionSpec>();
     convolution::Config& c = spec->config;
-    c.wet = static_cast<float>(p.number("wet", 1, 0, 4));
-    c.dry = static_cast<float>(p.number("dry", 0, 0, 4));
+    c.wet = static_cast<float>(p.number(kParams[1]));
+    c.dry = static_cast<float>(p.number(kParams[2]));
     c.irs = read_ir(p.path(name_));
     const auto C = static_cast<std::uint32_t>(ports.input);
     const auto K = static_cast<std::uint32_t>(c.irs.size());
@@ -73,12 +80,9 @@ class Convolution : public EffectBase<Convolution> {
   }
 
   void setup(Plan& plan, const NodeIo& io) override {
-    plan.convolution.push_back({spec_, io.in, io.out[0]});
+    plan.data<ConvolutionKind>().jobs.push_back({spec_, io.in, io.out[0]});
   }
-  int check(std::string_view param, double) const override {
-    throw ParamError(std::string(param), "convolution has no runtime parameters");
-  }
-  void apply(int, double, Params&) override {}
+  void apply(int, double, Plan&) override {}
 
  private:
   std::vector<std::vector<float>> read_ir(const std::string& path) {
@@ -141,9 +145,9 @@ class Convolution : public EffectBase<Convolution> {
 
 }  // namespace
 
-std::unique_ptr<Effect> make_convolution() {
-  return std::make_unique<Convolution>();
-}
+const EffectDescriptor kConvolution{
+    "convolution", "long FIR filters (reverbs, cabinets) from an impulse response file", kParams,
+    construct<Convolution>};
 
 }  // namespace sigpu::audio::effects
 #endif

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "audio/effects/batched.hpp"
 #include "core/hd.hpp"
 
 namespace sigpu::audio::dsp {
@@ -43,3 +44,27 @@ SIGPU_HD inline void delay_job(const DelayJob& j, const DelayParams* params, Del
 }
 
 }  // namespace sigpu::audio::dsp
+
+namespace sigpu::audio::effects {
+
+/// The delay lines are the kind's scratch floats (Data::scratch), one ring per channel.
+struct DelayKind {
+  using Job = dsp::DelayJob;
+  using Aux = batched::None;
+  using Param = dsp::DelayParams;
+  using State = dsp::DelayState;
+  using Data = batched::Data<DelayKind>;
+  using Cpu = batched::Cpu<DelayKind>;
+#ifdef __CUDACC__
+  using Cuda = batched::Cuda<DelayKind>;
+#endif
+  static constexpr bool heavy = false;
+  SIGPU_HD static void run(const batched::View<DelayKind>& v, std::uint32_t j) {
+    dsp::delay_job(v.jobs[j], v.params, v.state, v.scratch, v.arena, v.n);
+  }
+  static void settle(Param& d) {
+    d.from = d.to;
+  }
+};
+
+}  // namespace sigpu::audio::effects
