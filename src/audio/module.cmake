@@ -35,3 +35,17 @@ if(SIGPU_HAVE_CUDA)
   file(GLOB SIGPU_AUDIO_CU CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cuda/*.cu)
   set_source_files_properties(${SIGPU_AUDIO_CU} PROPERTIES COMPILE_OPTIONS "-fmad=false")
 endif()
+
+# `sigpu audio serve` (the control surface): Boost.Beast, header-only (libboost-dev); only
+# serve.cpp sees it.
+find_package(Boost 1.70 QUIET)
+if(Boost_FOUND AND EXISTS ${Boost_INCLUDE_DIRS}/boost/beast.hpp)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/serve.cpp PROPERTIES
+    COMPILE_DEFINITIONS "SIGPU_HAVE_AUDIO_SERVE=1;BOOST_ASIO_NO_DEPRECATED;BOOST_BEAST_USE_STD_STRING_VIEW")
+  if(NOT Boost_INCLUDE_DIRS STREQUAL "/usr/include")
+    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/serve.cpp PROPERTIES
+      INCLUDE_DIRECTORIES ${Boost_INCLUDE_DIRS})
+  endif()
+else()
+  message(STATUS "sigpu: Boost.Beast not found (libboost-dev): `sigpu audio serve` refuses")
+endif()
