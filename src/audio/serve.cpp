@@ -146,14 +146,19 @@ class Surface {
   void run(const std::atomic<bool>& stop, const std::function<void(int)>& ready) {
     boost::asio::io_context io;
     tcp::acceptor acceptor(io);
-    const tcp::endpoint at(boost::asio::ip::make_address(o_.listen),
-                           static_cast<unsigned short>(o_.port));
-    acceptor.open(at.protocol());
-    acceptor.set_option(boost::asio::socket_base::reuse_address(true));
-    acceptor.bind(at);
-    acceptor.listen();
-    acceptor.non_blocking(true);
-    port_ = acceptor.local_endpoint().port();
+    try {
+      const tcp::endpoint at(boost::asio::ip::make_address(o_.listen),
+                             static_cast<unsigned short>(o_.port));
+      acceptor.open(at.protocol());
+      acceptor.set_option(boost::asio::socket_base::reuse_address(true));
+      acceptor.bind(at);
+      acceptor.listen();
+      acceptor.non_blocking(true);
+      port_ = acceptor.local_endpoint().port();
+    } catch (const boost::system::system_error& e) {
+      throw Error("serve: cannot listen on " + o_.listen + " port " + std::to_string(o_.port) +
+                  ": " + e.what());
+    }
     std::thread meters([&] { meter_loop(stop); });
     ready(port_);
     std::list<std::thread> sessions;

@@ -128,7 +128,7 @@ int run_jack_client(const RunArgs& a) {
 }
 
 struct ServeArgs {
-  std::string graph, backend = "auto", loop, record, listen;
+  std::string graph, backend = "auto", loop, record, listen, server;
   std::vector<std::string> sets;
   bool jack = false;
   int port = 8088, period = 256;
@@ -156,6 +156,7 @@ int run_serve(const ServeArgs& a) {
                         .variables = parse_sets(a.sets),
                         .loop_path = a.loop,
                         .jack = a.jack,
+                        .jack_server = a.server,
                         .period = a.period,
                         .record_path = a.record,
                         .listen = a.listen.empty() ? "127.0.0.1" : a.listen,
@@ -556,6 +557,8 @@ void add_audio_commands(CLI::App& app, Action& action) {
   cs->add_option("--backend", serve->backend, "cpu, cpu-parallel, cuda or auto")
       ->capture_default_str();
   cs->add_flag("--jack", serve->jack, "Play through JACK (ports in_N, out_N)");
+  cs->add_option("--server", serve->server,
+                 "--jack: the JACK server's name (default: the default)");
   cs->add_option("--loop", serve->loop, "Play this sound file in a loop, in real time");
   cs->add_option("--record", serve->record, "--loop: also write what is played (WAV)");
   cs->add_option("--period", serve->period, "--loop: frames per period")->capture_default_str();
