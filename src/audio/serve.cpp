@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -30,6 +31,7 @@
 #include <sstream>
 #include <thread>
 
+#include "audio/effect.hpp"
 #include "audio/graph.hpp"
 #include "audio/live.hpp"
 #include "audio/serve_source.hpp"
@@ -231,7 +233,8 @@ class Surface {
       if (!authorized(req)) {
         Response res{http::status::forbidden, req.version()};
         res.set(http::field::content_type, "text/plain");
-        res.body() = "forbidden: a valid token is required\n";
+        res.body() = o_.token.empty() ? "forbidden: only loopback Host names are served\n"
+                                      : "forbidden: a valid token is required\n";
         res.prepare_payload();
         http::write(socket, res, ec);
         break;
@@ -332,8 +335,37 @@ class Surface {
     return reply(req, http::status::ok, Json{{"ok", true}}.dump());
   }
 
+  /// Files an edit names (IRs, models) must lie under the graph file's folder: a page must not
+  /// make the server open whatever path it likes.
+  void check_files(const Json& doc) const {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::weakly_canonical(base_dir_.empty() ? "." : base_dir_);
+    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) return;
+    for (const auto& n : doc["nodes"]) {
+      if (!n.is_object() || !n.contains("params") || !n["params"].is_object()) continue;
+      const auto* type = n.contains("type") && n["type"].is_string()
+                             ? find_effect(n["type"].get<std::string>())
+                             : nullptr;
+      for (const ParamSpec& p : type ? type->params : std::span<const ParamSpec>{}) {
+        const std::string name(p.name);
+        if (p.type != ParamType::file || !n["params"].contains(name) ||
+            !n["params"][name].is_string()) {
+          continue;
+        }
+        const fs::path file = fs::weakly_canonical(root / n["params"][name].get<std::string>());
+        const auto [end, _] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+        if (end != root.end()) {
+          throw Error("node '" + n.value("id", "") + "' parameter '" + name + "': '" +
+                      n["params"][name].get<std::string>() +
+                      "' is outside the graph file's folder");
+        }
+      }
+    }
+  }
+
   Response graph(const Request& req) {
     Json doc = Json::parse(req.body());
+    check_files(doc);
     std::lock_guard lock(doc_mutex_);
     live_.replace(parse_graph(req.body(), o_.variables, base_dir_));
     doc_ = std::move(doc);

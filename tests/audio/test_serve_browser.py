@@ -168,6 +168,12 @@ def main():
         status, body = http(base + "api/param" + q, {"node": "level", "param": "gain_db",
                                                     "value": 1000})
         assert status == 400 and "node 'level' parameter 'gain_db'" in body, body
+        # Files an edit names must lie under the graph's folder.
+        status, body = http(base + "api/graph" + q, {
+            "inputs": 1, "outputs": "conv", "nodes": [
+                {"id": "conv", "type": "convolution", "input": "in",
+                 "params": {"ir": "../../../../../../etc/passwd"}}]})
+        assert status == 400 and "node 'conv'" in body, body
 
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
