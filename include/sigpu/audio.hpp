@@ -122,6 +122,30 @@ class Engine {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- effect types ---------------------------------------------------------------------------
+
+/// One parameter of an effect type, as its descriptor declares it (the table behind graph-file
+/// validation, Engine::update and the docs).
+struct ParamInfo {
+  std::string name;                     ///< "gain_db"; "band.K.freq": K is an EQ band's index
+  std::string type;                     ///< number, integer, choice, file or list
+  double fallback = 0, lo = 0, hi = 0;  ///< number and integer
+  std::string unit;                     ///< dB, ms, Hz or empty
+  /// fixed: graph file only; ramped: Engine::update ramps it over a period; smoothed: taken at
+  /// once, the effect's own envelope smooths it.
+  std::string update;
+  std::string help;
+  std::string choices;  ///< choice: "a, b, c"
+  bool required = false;
+};
+struct EffectInfo {
+  std::string type, summary;
+  bool sidechain = false;
+  std::vector<ParamInfo> params;
+};
+/// The effect types this build has, in the order docs list them.
+std::vector<EffectInfo> describe_effects();
+
 // ---- memory accounting ----------------------------------------------------------------------
 
 /// What the audio module holds right now through its allocator hooks (every buffer, state and
@@ -212,5 +236,34 @@ struct JackReport {
 /// sample rate until `seconds` pass, `stop` becomes true, or the server shuts down. Throws
 /// Error when no server answers or the graph does not fit (e.g. a frequency above Nyquist).
 JackReport run_jack(const Graph& graph, const JackOptions& options, const std::atomic<bool>& stop);
+
+// ---- control surface ------------------------------------------------------------------------
+// `sigpu audio serve`: the graph runs (through JACK, or looping a sound file) while a web page
+// shows it as nodes and connections, with every parameter as a control (from the effects'
+// descriptors), level meters and the period-time histogram, and edits it live: parameter changes
+// are ramped at a period boundary, structural edits (add, remove, rewire nodes, load a graph)
+// are built off the audio thread and cross-faded in; an invalid edit is refused and the running
+// graph stays.
+struct ServeOptions {
+  Backend backend = Backend::automatic;
+  std::string graph_path;  ///< the graph file (relative file names resolve against its folder)
+  Variables variables;
+  /// Exactly one source: loop_path (a sound file played in a loop at its sample rate, in real
+  /// time) or jack (the JACK server's ports in_N/out_N).
+  std::string loop_path;
+  bool jack = false;
+  std::string jack_server;
+  int period = 256;         ///< loop: frames per period (JACK: the server's)
+  std::string record_path;  ///< loop: also write what is played to this WAV file
+  std::string listen = "127.0.0.1";
+  int port = 8088;  ///< 0: any free port
+  /// Required in every request when non-empty (the CLI makes one up when --listen is given).
+  std::string token;
+  double seconds = 0;  ///< 0: until `stop`
+  /// Called once the page is served, with its address (including the token).
+  std::function<void(const std::string& url)> on_ready;
+};
+/// Throws Error when the graph, the source or the address cannot be used.
+void serve(const ServeOptions& options, const std::atomic<bool>& stop);
 
 }  // namespace sigpu::audio

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "audio/expression.hpp"
 
@@ -39,16 +40,17 @@ double check_range(std::string_view param, double v, double lo, double hi) {
   return v;
 }
 
-double ParamReader::number(std::string_view name, double fallback, double lo, double hi) {
-  const Json* v = raw(name);
-  if (!v) return fallback;
-  if (!v->is_number()) throw ParamError(std::string(name), "a number is expected");
-  return check_range(name, v->get<double>(), lo, hi);
+double ParamReader::number(const ParamSpec& spec) {
+  const Json* v = raw(spec.name);
+  if (!v) return spec.fallback;
+  if (!v->is_number()) throw ParamError(std::string(spec.name), "a number is expected");
+  return check_range(spec.name, v->get<double>(), spec.lo, spec.hi);
 }
 
-int ParamReader::integer(std::string_view name, int fallback, int lo, int hi) {
+int ParamReader::integer(const ParamSpec& spec) {
+  const std::string name(spec.name);
   const Json* v = raw(name);
-  if (!v) return fallback;
+  if (!v) return static_cast<int>(spec.fallback);
   std::int64_t n = 0;
   if (v->is_number_integer()) {
     n = v->get<std::int64_t>();
@@ -56,30 +58,24 @@ int ParamReader::integer(std::string_view name, int fallback, int lo, int hi) {
     try {
       n = evaluate(v->get<std::string>(), vars_);
     } catch (const Error& e) {
-      throw ParamError(std::string(name), e.what());
+      throw ParamError(name, e.what());
     }
   } else {
-    throw ParamError(std::string(name), "an integer or an expression string is expected");
+    throw ParamError(name, "an integer or an expression string is expected");
   }
-  if (n < lo || n > hi) {
-    throw ParamError(std::string(name), std::to_string(n) + " is out of range [" +
-                                            std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  if (n < spec.lo || n > spec.hi) {
+    throw ParamError(name, std::to_string(n) + " is out of range [" + number_text(spec.lo) + ", " +
+                               number_text(spec.hi) + "]");
   }
   return static_cast<int>(n);
 }
 
-std::string ParamReader::choice(std::string_view name, std::string_view fallback,
-                                const std::vector<std::string>& allowed) {
-  const Json* v = raw(name);
-  if (!v) return std::string(fallback);
-  if (!v->is_string()) throw ParamError(std::string(name), "a string is expected");
-  const auto s = v->get<std::string>();
-  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    throw ParamError(std::string(name), "'" + s + "' is not one of " + list);
+std::string ParamReader::file(const ParamSpec& spec) {
+  const Json* v = raw(spec.name);
+  if (!v || !v->is_string()) {
+    throw ParamError(std::string(spec.name), "the " + std::string(spec.help) + " is missing");
   }
-  return s;
+  return v->get<std::string>();
 }
 
 void ParamReader::finish() const {
@@ -92,21 +88,39 @@ void ParamReader::finish() const {
   }
 }
 
-void read_numbers(ParamReader& reader, std::span<const NumberParam> table, double* values) {
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    values[i] = reader.number(table[i].name, table[i].fallback, table[i].lo, table[i].hi);
+const ParamSpec& param_spec(std::span<const ParamSpec> table, std::string_view name) {
+  for (const auto& p : table) {
+    if (p.name == name) return p;
   }
+  throw std::logic_error("audio: no parameter spec '" + std::string(name) + "'");
 }
 
-int check_number(std::span<const NumberParam> table, std::string_view effect,
-                 std::string_view param, double value) {
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (param == table[i].name) {
-      check_range(param, value, table[i].lo, table[i].hi);
-      return static_cast<int>(i);
-    }
+void check_choice(const ParamSpec& spec, std::string_view param, std::string_view value) {
+  // choices: "a, b, c"
+  for (std::string_view rest = spec.choices; !rest.empty();) {
+    const auto comma = rest.find(", ");
+    if (rest.substr(0, comma) == value) return;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
   }
-  throw ParamError(std::string(param), "unknown parameter of " + std::string(effect));
+  throw ParamError(std::string(param),
+                   "'" + std::string(value) + "' is not one of " + std::string(spec.choices));
+}
+
+int Effect::check(std::string_view param, double value) const {
+  const auto& table = descriptor_->params;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const ParamSpec& p = table[i];
+    if (p.name != param) continue;
+    if (p.update == ParamUpdate::fixed || p.type != ParamType::number) {
+      throw ParamError(std::string(param),
+                       "is set in the graph file only (a change rebuilds "
+                       "the graph)");
+    }
+    check_range(param, value, p.lo, p.hi);
+    validate(param, static_cast<int>(i), value);
+    return static_cast<int>(i);
+  }
+  throw ParamError(std::string(param), "unknown parameter of " + std::string(descriptor_->type));
 }
 
 float smoothing_coefficient(double seconds, double sample_rate) {

@@ -1,14 +1,17 @@
 // The effect interface. An effect is one node of the graph over any number of channels; its
-// per-sample work lives in dsp/ (shared by the CPU and CUDA backends), this is the host side:
+// descriptor (effects/descriptor.hpp) declares its parameters, its kind (effects/*/) does the
+// per-sample work on the CPU and the GPU, and this is the host side:
 //
-//   parse      (graph load) reads and range-checks the parameters, knowing the input and
-//              side-chain channel counts; sets the output channel count
+//   parse      (graph load) reads the parameters through the descriptor's table (type and
+//              range checked there), knowing the input and side-chain channel counts; sets
+//              the output channel count
 //   configure  (Engine) checks what depends on the sample rate and period (Nyquist, delays)
-//   setup      adds the node's jobs, state and parameter slots to the Plan and writes its
-//              parameters there; the backend allocates and runs the plan
-//   check      (any thread) validates a runtime update without changing anything
-//   apply      (audio thread, period boundary) writes a checked update into the Params,
-//              as a ramp where a jump would click
+//   setup      adds the node's jobs, state and parameter slots to its kind's part of the Plan
+//              and writes its parameters there; the backend allocates and runs the plan
+//   check      (any thread) validates a runtime update against the table (and validate())
+//              without changing anything
+//   apply      (audio thread, period boundary) writes a checked update into the Plan's
+//              parameters, as a ramp where the descriptor says `ramped`
 //   teardown   is the backend dropping the Plan; effects hold no buffers themselves.
 #pragma once
 
@@ -23,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <sigpu/audio.hpp>
 
+#include "audio/effects/descriptor.hpp"
 #include "audio/plan.hpp"
 
 namespace sigpu::audio {
@@ -60,11 +64,12 @@ class ParamReader {
   /// base_dir: where relative file names (IRs) are looked up; empty for the working directory.
   ParamReader(const Json& params, const Variables& vars, std::string base_dir = {});
   bool has(std::string_view name) const;
-  double number(std::string_view name, double fallback, double lo, double hi);
+  /// The parameter as its spec says: type and range checked, the fallback when absent.
+  double number(const ParamSpec& spec);
   /// An integer or an expression over the graph's variables ("N/2").
-  int integer(std::string_view name, int fallback, int lo, int hi);
-  std::string choice(std::string_view name, std::string_view fallback,
-                     const std::vector<std::string>& allowed);
+  int integer(const ParamSpec& spec);
+  /// A file parameter (required), resolved against the graph file's folder.
+  std::string file(const ParamSpec& spec);
   /// The raw value (arrays, objects); nullptr when absent.
   const Json* raw(std::string_view name);
   void finish() const;
@@ -79,16 +84,10 @@ class ParamReader {
   std::vector<std::string> read_;
 };
 
-/// One numeric parameter of a table-driven effect (gate, compressor).
-struct NumberParam {
-  const char* name;
-  double fallback, lo, hi;
-};
-/// Reads every parameter of `table` into values[i].
-void read_numbers(ParamReader& reader, std::span<const NumberParam> table, double* values);
-/// The index of `param` in `table` after checking `value`; throws ParamError otherwise.
-int check_number(std::span<const NumberParam> table, std::string_view effect,
-                 std::string_view param, double value);
+/// The spec named `name` in `table` (a programming error when absent).
+const ParamSpec& param_spec(std::span<const ParamSpec> table, std::string_view name);
+/// A band's choice value checked against spec.choices; throws ParamError naming `param`.
+void check_choice(const ParamSpec& spec, std::string_view param, std::string_view value);
 
 /// A number as a person writes it (30000, 0.5, 1e-06).
 std::string number_text(double v);
@@ -108,6 +107,7 @@ class Effect {
  public:
   virtual ~Effect() = default;
   virtual Kind kind() const = 0;
+  const EffectDescriptor& descriptor() const { return *descriptor_; }
   virtual std::unique_ptr<Effect> clone() const = 0;
   /// ports.input and ports.sidechain are given; sets ports.output. Throws ParamError.
   virtual void parse(ParamReader& params, Ports& ports) = 0;
@@ -117,19 +117,29 @@ class Effect {
     period_ = period;
   }
   virtual void setup(Plan& plan, const NodeIo& io) = 0;
-  /// Returns the parameter's id for apply(); throws ParamError (unknown name, bad value).
-  virtual int check(std::string_view param, double value) const = 0;
-  virtual void apply(int id, double value, Params& params) = 0;
-  /// Whether the effect takes a side-chain input.
-  virtual bool has_sidechain() const { return false; }
+  /// Returns the parameter's id for apply(); throws ParamError (unknown name, a parameter the
+  /// descriptor marks fixed, a value out of its range or refused by validate()). The id is the
+  /// parameter's index in the descriptor's table.
+  virtual int check(std::string_view param, double value) const;
+  virtual void apply(int id, double value, Plan& plan) = 0;
+  bool has_sidechain() const { return descriptor_->sidechain; }
 
  protected:
+  /// Checks beyond the table's range (Nyquist, a delay's line length); throws ParamError.
+  virtual void validate(std::string_view, int, double) const {}
+
   double sample_rate_ = 48000;
   int period_ = 128;
+
+ private:
+  friend std::unique_ptr<Effect> make_effect(std::string_view type);
+  const EffectDescriptor* descriptor_ = nullptr;
 };
 
 /// Effects by their "type" in graph files; nullptr for an unknown type.
 std::unique_ptr<Effect> make_effect(std::string_view type);
+/// The descriptor of a type; nullptr for an unknown type.
+const EffectDescriptor* find_effect(std::string_view type);
 /// The known types, for error messages.
 std::string effect_types();
 

@@ -155,10 +155,10 @@ void Engine::process(const float* const* in, float* const* out) {
 
 void Engine::process_planar(const float* in, float* out) {
   if (!impl_->runner) throw Error("audio engine: process() before setup()");
-  Params& params = impl_->plan->params;
-  for (Update u; impl_->updates.pop(u);) impl_->effects[u.node]->apply(u.param, u.value, params);
-  impl_->runner->process(in, out, params);
-  params.settle();
+  Plan& plan = *impl_->plan;
+  for (Update u; impl_->updates.pop(u);) impl_->effects[u.node]->apply(u.param, u.value, plan);
+  impl_->runner->process(in, out);
+  plan.settle();
 }
 
 void Engine::update(std::string_view node, std::string_view param, double value) {

@@ -1,4 +1,4 @@
-#include <sigpu/audio.hpp>
+#include "audio/jack_driver.hpp"
 
 #ifdef SIGPU_HAVE_JACK
 #include <jack/jack.h>
@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 #endif
@@ -49,6 +50,7 @@ struct Client {
   sem_t ready{};
   std::atomic<std::uint64_t> periods{0}, xruns{0}, late{0}, dropped{0};
   std::atomic<bool> shutdown{false};
+  std::function<void()> on_xrun;
 
   ~Client() {
     if (jack) jack_client_close(jack);
@@ -84,7 +86,9 @@ int process(jack_nframes_t n, void* arg) {
 }
 
 int xrun(void* arg) {
-  static_cast<Client*>(arg)->xruns.fetch_add(1, std::memory_order_relaxed);
+  auto& c = *static_cast<Client*>(arg);
+  c.xruns.fetch_add(1, std::memory_order_relaxed);
+  if (c.on_xrun) c.on_xrun();
   return 0;
 }
 
@@ -94,26 +98,37 @@ void on_shutdown(void* arg) {
 
 }  // namespace
 
-JackReport run_jack(const Graph& graph, const JackOptions& o, const std::atomic<bool>& stop) {
+struct JackDriver::Impl : Client {};
+
+JackDriver::JackDriver(const JackOptions& o) : o_(o), c_(std::make_unique<Impl>()) {
   if (o.extra_periods < 1) throw Error("jack: extra_periods must be at least 1");
-  Client c;
   jack_status_t status{};
   const auto flags =
       static_cast<jack_options_t>(JackNoStartServer | (o.server.empty() ? 0 : JackServerName));
-  c.jack = o.server.empty()
-               ? jack_client_open(o.client_name.c_str(), flags, &status)
-               : jack_client_open(o.client_name.c_str(), flags, &status, o.server.c_str());
-  if (!c.jack) {
+  c_->jack = o.server.empty()
+                 ? jack_client_open(o.client_name.c_str(), flags, &status)
+                 : jack_client_open(o.client_name.c_str(), flags, &status, o.server.c_str());
+  if (!c_->jack) {
     throw Error("jack: no server answered" +
                 (o.server.empty() ? std::string() : " under the name '" + o.server + "'") +
                 " (status 0x" + std::to_string(static_cast<unsigned>(status)) + ")");
   }
-  c.period = static_cast<int>(jack_get_buffer_size(c.jack));
-  const double rate = jack_get_sample_rate(c.jack);
-  Engine engine(graph, {.backend = o.backend, .period = c.period, .sample_rate = rate});
-  engine.setup();
-  c.inputs = engine.inputs();
-  c.outputs = engine.outputs();
+  c_->period = static_cast<int>(jack_get_buffer_size(c_->jack));
+  rate_ = jack_get_sample_rate(c_->jack);
+}
+
+JackDriver::~JackDriver() = default;
+
+int JackDriver::period() const {
+  return c_->period;
+}
+
+JackReport JackDriver::run(const JackProcess& p, const std::atomic<bool>& stop) {
+  Client& c = *c_;
+  const JackOptions& o = o_;
+  c.inputs = p.inputs;
+  c.outputs = p.outputs;
+  c.on_xrun = p.on_xrun;
   for (int ch = 0; ch < c.inputs; ++ch) {
     const std::string name = "in_" + std::to_string(ch + 1);
     c.in_ports.push_back(
@@ -161,7 +176,7 @@ JackReport run_jack(const Graph& graph, const JackOptions& o, const std::atomic<
         }
         for (int ch = 0; ch < c.inputs; ++ch) ins[ch] = in + std::size_t(ch) * c.period;
         for (int ch = 0; ch < c.outputs; ++ch) outs[ch] = out + std::size_t(ch) * c.period;
-        engine.process(ins.data(), outs.data());
+        p.process(ins.data(), outs.data());
         c.in_ring->release();
         c.out_ring->commit();
       }
@@ -196,13 +211,39 @@ JackReport run_jack(const Graph& graph, const JackOptions& o, const std::atomic<
   r.late = c.late.load();
   r.dropped = c.dropped.load();
   r.period = c.period;
-  r.sample_rate = rate;
+  r.sample_rate = rate_;
   r.latency_frames = c.period * o.extra_periods;
+  return r;
+}
+
+JackReport run_jack(const Graph& graph, const JackOptions& o, const std::atomic<bool>& stop) {
+  JackDriver driver(o);
+  Engine engine(
+      graph,
+      {.backend = o.backend, .period = driver.period(), .sample_rate = driver.sample_rate()});
+  engine.setup();
+  JackReport r =
+      driver.run({engine.inputs(), engine.outputs(),
+                  [&](const float* const* in, float* const* out) { engine.process(in, out); }},
+                 stop);
   r.backend = std::string(to_string(engine.backend()));
   return r;
 }
 
 #else
+
+struct JackDriver::Impl {};
+
+JackDriver::JackDriver(const JackOptions& o) : o_(o) {
+  throw Error("jack: sigpu was built without JACK");
+}
+JackDriver::~JackDriver() = default;
+int JackDriver::period() const {
+  return 0;
+}
+JackReport JackDriver::run(const JackProcess&, const std::atomic<bool>&) {
+  return {};
+}
 
 JackReport run_jack(const Graph&, const JackOptions&, const std::atomic<bool>&) {
   throw Error("jack: sigpu was built without JACK");

@@ -1,6 +1,6 @@
-# The audio module: effects in src/audio/effects/ (the root glob sees one level only),
-# libsndfile for the renderer, nlohmann-json for graph files.
-file(GLOB SIGPU_AUDIO_EFFECTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/effects/*.cpp)
+# The audio module: effects in src/audio/effects/, one folder each (the root glob sees one level
+# only), libsndfile for the renderer, nlohmann-json for graph files.
+file(GLOB_RECURSE SIGPU_AUDIO_EFFECTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/effects/*.cpp)
 target_sources(sigpu PRIVATE ${SIGPU_AUDIO_EFFECTS})
 
 find_package(nlohmann_json 3 REQUIRED)
@@ -30,8 +30,22 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/src/nam/module.cmake AND
 endif()
 
 if(SIGPU_HAVE_CUDA)
-  # CPU and CUDA effects share their per-sample code; without FMA contraction the GPU rounds
-  # like the host and the twins agree far below -100 dBFS.
+  # CPU and CUDA effects share their per-sample code (effects/*/, compiled into the runner);
+  # without FMA contraction the GPU rounds like the host and the twins agree far below -100 dBFS.
   file(GLOB SIGPU_AUDIO_CU CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cuda/*.cu)
   set_source_files_properties(${SIGPU_AUDIO_CU} PROPERTIES COMPILE_OPTIONS "-fmad=false")
+endif()
+
+# `sigpu audio serve` (the control surface): Boost.Beast, header-only (libboost-dev); only
+# serve.cpp sees it.
+find_package(Boost 1.70 QUIET)
+if(Boost_FOUND AND EXISTS ${Boost_INCLUDE_DIRS}/boost/beast.hpp)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/serve.cpp PROPERTIES
+    COMPILE_DEFINITIONS "SIGPU_HAVE_AUDIO_SERVE=1;BOOST_ASIO_NO_DEPRECATED;BOOST_BEAST_USE_STD_STRING_VIEW")
+  if(NOT Boost_INCLUDE_DIRS STREQUAL "/usr/include")
+    set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/serve.cpp PROPERTIES
+      INCLUDE_DIRECTORIES ${Boost_INCLUDE_DIRS})
+  endif()
+else()
+  message(STATUS "sigpu: Boost.Beast not found (libboost-dev): `sigpu audio serve` refuses")
 endif()

@@ -1,5 +1,6 @@
 // A backend runs a Plan one period at a time. The CPU runner is the reference (serial) and the
-// thread-pool backend; the CUDA runner turns each period into one CUDA graph launch.
+// thread-pool backend; the CUDA runner turns each period into one CUDA graph launch. Both run
+// each kind through the kind's own processing (effects/*/).
 #pragma once
 
 #include <memory>
@@ -12,18 +13,18 @@ class Runner {
  public:
   virtual ~Runner() = default;
   /// One period. in and out are planar: channel c at in + c * period. For the CUDA runner
-  /// they must be device-accessible (device or pinned host memory). Uploads or uses the
-  /// parameters and clears their dirty flags.
-  virtual void process(const float* in, float* out, Params& params) = 0;
+  /// they must be device-accessible (device or pinned host memory). Uses the plan's parameters
+  /// (uploading those that changed) and clears their dirty flags.
+  virtual void process(const float* in, float* out) = 0;
   /// Buffers process() can be given (pinned for CUDA, so the kernels reach them directly).
   virtual float* input_buffer() = 0;
   virtual float* output_buffer() = 0;
   virtual int kernels() const { return 0; }
 };
 
-/// threads: 1 = serial reference, 0 = one per core.
-std::unique_ptr<Runner> make_cpu_runner(const Plan& plan, unsigned threads);
+/// threads: 1 = serial reference, 0 = one per core. The plan outlives the runner.
+std::unique_ptr<Runner> make_cpu_runner(Plan& plan, unsigned threads);
 /// Throws Error when sigpu was built without CUDA or no device is present.
-std::unique_ptr<Runner> make_cuda_runner(const Plan& plan);
+std::unique_ptr<Runner> make_cuda_runner(Plan& plan);
 
 }  // namespace sigpu::audio

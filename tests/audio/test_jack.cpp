@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/shell.hpp"
 #include "util.hpp"
 
 extern char** environ;
@@ -189,4 +190,46 @@ TEST(AudioJack, RunMatchesOfflineRenderThroughJackd) {
     EXPECT_LT(audio::compare(ref, got).max_abs_dbfs, -100) << "channel " << c;
   }
 }
+// `sigpu audio serve --jack`: the live graph runs at the server's period; its status shows the
+// periods it processed.
+TEST(AudioJack, ServeRunsTheLiveGraphThroughJackd) {
+  if (!have_jackd()) GTEST_SKIP() << "jackd not installed";
+  const fs::path dir = fs::path(SIGPU_BINARY_DIR) / "test-data" / "audio";
+  fs::create_directories(dir);
+  const std::string graph_path = (dir / "jack-serve-graph.json").string();
+  std::ofstream(graph_path) << kGraph;
+  const std::string server = "sigpu-serve-" + std::to_string(getpid());
+  Child jackd({"jackd", "-n", server, "-d", "dummy", "-r", std::to_string(kRate), "-p", "256"},
+              (dir / "jackd-serve.log").string());
+  ASSERT_GT(jackd.pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::string log = (dir / "serve.log").string();
+  Child serve({std::string(SIGPU_BINARY_DIR) + "/bin/sigpu", "audio", "serve", graph_path, "--jack",
+               "--server", server, "--backend", "cpu", "--port", "0", "--seconds", "4"},
+              log);
+  ASSERT_GT(serve.pid, 0);
+  std::string url;
+  for (int tries = 0; tries < 150 && url.empty(); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::stringstream s;
+    s << std::ifstream(log).rdbuf();
+    const auto at = s.str().find("serving ");
+    if (at != std::string::npos && s.str().find(' ', at + 8) != std::string::npos) {
+      url = s.str().substr(at + 8, s.str().find(' ', at + 8) - at - 8);
+    }
+  }
+  ASSERT_FALSE(url.empty()) << "no server";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto r = sigpu::test::run_command(
+      "python3 -c 'import sys, urllib.request; "
+      "print(urllib.request.urlopen(sys.argv[1]).read().decode())' '" +
+      url + "api/levels'");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto at = r.output.find("\"periods\":");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_GT(std::stol(r.output.substr(at + 10)), 50) << r.output;  // 0.5 s is ~94 periods
+  EXPECT_NE(r.output.find("\"deadline_us\":5333.3"), std::string::npos) << r.output;
+  EXPECT_EQ(serve.wait(10), 0);
+}
+
 #endif

@@ -1,13 +1,15 @@
-// `sigpu audio check|render|run|bench`: validate a graph file, render a sound file through it,
-// run it as a JACK client, and the real-time benchmark (console and convolution scenarios, the
-// largest count within the deadline).
+// `sigpu audio check|render|run|bench|effects`: validate a graph file, render a sound file
+// through it, run it as a JACK client, the real-time benchmark (console and convolution
+// scenarios, the largest count within the deadline), and the effect types' parameter tables.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,6 +124,83 @@ int run_jack_client(const RunArgs& a) {
       a.graph.c_str(), static_cast<unsigned long long>(r.periods), r.period, r.sample_rate,
       r.backend.c_str(), r.latency_frames, static_cast<unsigned long long>(r.xruns),
       static_cast<unsigned long long>(r.late), static_cast<unsigned long long>(r.dropped));
+  return kExitOk;
+}
+
+struct ServeArgs {
+  std::string graph, backend = "auto", loop, record, listen, server;
+  std::vector<std::string> sets;
+  bool jack = false;
+  int port = 8088, period = 256;
+  double seconds = 0;
+};
+
+/// 128 random bits as hex, from the system's entropy source.
+std::string make_token() {
+  std::random_device rd;
+  std::string t;
+  char buf[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rd()));
+    t += buf;
+  }
+  return t;
+}
+
+int run_serve(const ServeArgs& a) {
+  if (a.jack == !a.loop.empty()) throw UsageError("serve: give one of --jack or --loop FILE");
+  std::signal(SIGINT, stop_on_signal);
+  std::signal(SIGTERM, stop_on_signal);
+  audio::ServeOptions o{.backend = parse_backend(a.backend),
+                        .graph_path = a.graph,
+                        .variables = parse_sets(a.sets),
+                        .loop_path = a.loop,
+                        .jack = a.jack,
+                        .jack_server = a.server,
+                        .period = a.period,
+                        .record_path = a.record,
+                        .listen = a.listen.empty() ? "127.0.0.1" : a.listen,
+                        .port = a.port,
+                        .token = a.listen.empty() ? "" : make_token(),
+                        .seconds = a.seconds};
+  o.on_ready = [](const std::string& url) {
+    std::printf("serving %s (Ctrl-C to stop)\n", url.c_str());
+    std::fflush(stdout);
+  };
+  audio::serve(o, g_stop);
+  return kExitOk;
+}
+
+/// A number for the parameter table: 0.7071067811865476 as 0.707107.
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// The effect types' parameters from their descriptors, as the Markdown docs/audio.md holds.
+int run_effects() {
+  for (const auto& e : audio::describe_effects()) {
+    std::string summary = e.summary;
+    if (!summary.empty()) summary[0] = static_cast<char>(std::toupper(summary[0]));
+    std::printf("#### %s\n\n%s%s.\n\n", e.type.c_str(), summary.c_str(),
+                e.sidechain ? " (takes a side-chain input)" : "");
+    std::printf("| parameter | type | range | default | unit | runtime | meaning |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    for (const auto& p : e.params) {
+      std::string range, fallback = p.required ? "required" : "";
+      if (p.type == "number" || p.type == "integer") {
+        range = short_number(p.lo) + " .. " + short_number(p.hi);
+        if (!p.required) fallback = short_number(p.fallback);
+      } else if (p.type == "choice") {
+        range = p.choices;
+      }
+      std::printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", p.name.c_str(), p.type.c_str(),
+                  range.c_str(), fallback.c_str(), p.unit.c_str(), p.update.c_str(),
+                  p.help.c_str());
+    }
+    std::printf("\n");
+  }
   return kExitOk;
 }
 
@@ -430,8 +509,8 @@ int run_bench(const BenchArgs& a) {
 }
 
 void add_audio_commands(CLI::App& app, Action& action) {
-  auto* audio =
-      app.add_subcommand("audio", "Real-time audio signal graph: check, render, run (JACK), bench");
+  auto* audio = app.add_subcommand(
+      "audio", "Real-time audio signal graph: check, render, run (JACK), serve, bench, effects");
   audio->require_subcommand(1);
 
   auto check = std::make_shared<CheckArgs>();
@@ -470,6 +549,31 @@ void add_audio_commands(CLI::App& app, Action& action) {
       ->capture_default_str();
   cj->add_option("--set", run->sets, "Override a graph variable: NAME=VALUE");
   cj->callback([&action, run] { action = [run] { return run_jack_client(*run); }; });
+
+  auto serve = std::make_shared<ServeArgs>();
+  auto* cs = audio->add_subcommand(
+      "serve", "Run a graph and serve its control surface (a web page) while it plays");
+  cs->add_option("graph", serve->graph, "Graph file (JSON)")->required();
+  cs->add_option("--backend", serve->backend, "cpu, cpu-parallel, cuda or auto")
+      ->capture_default_str();
+  cs->add_flag("--jack", serve->jack, "Play through JACK (ports in_N, out_N)");
+  cs->add_option("--server", serve->server,
+                 "--jack: the JACK server's name (default: the default)");
+  cs->add_option("--loop", serve->loop, "Play this sound file in a loop, in real time");
+  cs->add_option("--record", serve->record, "--loop: also write what is played (WAV)");
+  cs->add_option("--period", serve->period, "--loop: frames per period")->capture_default_str();
+  cs->add_option("--port", serve->port, "HTTP port (0: any free one)")->capture_default_str();
+  cs->add_option("--listen", serve->listen,
+                 "Address to listen on (default 127.0.0.1); with it, a token printed at start "
+                 "is required by every request");
+  cs->add_option("--seconds", serve->seconds, "Stop after this long (0: at Ctrl-C)")
+      ->capture_default_str();
+  cs->add_option("--set", serve->sets, "Override a graph variable: NAME=VALUE");
+  cs->callback([&action, serve] { action = [serve] { return run_serve(*serve); }; });
+
+  auto* ce = audio->add_subcommand(
+      "effects", "The effect types and their parameters (Markdown, as in docs/audio.md)");
+  ce->callback([&action] { action = [] { return run_effects(); }; });
 
   auto bench = std::make_shared<BenchArgs>();
   auto* cb = audio->add_subcommand(

@@ -5,7 +5,7 @@
 
 namespace sigpu::audio {
 
-std::unique_ptr<Runner> make_cuda_runner(const Plan&) {
+std::unique_ptr<Runner> make_cuda_runner(Plan&) {
   throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 
