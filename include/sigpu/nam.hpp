@@ -34,8 +34,17 @@ namespace sigpu::nam {
 enum class Architecture { wavenet, lstm, convnet, linear, slimmable_container };
 /// The activations PyTorch-trained NAM models name ("Tanh", "ReLU", ...).
 enum class Activation {
-  tanh, hardtanh, relu, leaky_relu, sigmoid, silu, hardswish,
-  fast_tanh, prelu, leaky_hardtanh, softsign  // format 0.6+: also given as objects with parameters
+  tanh,
+  hardtanh,
+  relu,
+  leaky_relu,
+  sigmoid,
+  silu,
+  hardswish,
+  fast_tanh,
+  prelu,
+  leaky_hardtanh,
+  softsign  // format 0.6+: also given as objects with parameters
 };
 /// An activation with its parameters (NeuralAmpModelerCore's ActivationConfig). A plain name
 /// in the file gives the defaults below.
@@ -57,8 +66,15 @@ struct Film {
 };
 /// The FiLM slots of a layer, in the order of their weights in the file.
 enum FilmSlot {
-  conv_pre_film, conv_post_film, input_mixin_pre_film, input_mixin_post_film,
-  activation_pre_film, activation_post_film, layer1x1_post_film, head1x1_post_film, film_slots
+  conv_pre_film,
+  conv_post_film,
+  input_mixin_pre_film,
+  input_mixin_post_film,
+  activation_pre_film,
+  activation_post_film,
+  layer1x1_post_film,
+  head1x1_post_film,
+  film_slots
 };
 
 std::string_view to_string(Architecture a);
@@ -102,7 +118,7 @@ struct WaveNet {
 };
 /// One model of a SlimmableContainer, or one channel slicing of a slimmable WaveNet.
 struct SizedModel {
-  double max_value = 1;  ///< container: chosen for sizes below this (the last one otherwise)
+  double max_value = 1;       ///< container: chosen for sizes below this (the last one otherwise)
   std::vector<int> channels;  ///< slimmable WaveNet: each layer array's channels
   std::shared_ptr<const Model> model;
 };
@@ -157,8 +173,8 @@ struct Model {
   bool same_shape(const Model& o) const;
 };
 
-/// Loads a .nam file (JSON, versions 0.5.x to 0.7.x). Throws Error naming the file and the field for a
-/// missing or unreadable file, bad JSON (with the byte position), an unsupported version or
+/// Loads a .nam file (JSON, versions 0.5.x to 0.7.x). Throws Error naming the file and the field
+/// for a missing or unreadable file, bad JSON (with the byte position), an unsupported version or
 /// architecture, a bad config value, a weight count that does not match the config (both
 /// numbers), or a weight that is not a finite float (its index).
 Model load(const std::filesystem::path& path);

@@ -100,8 +100,9 @@ SIGPU_HD SIGPU_FORCEINLINE float sigmoid(float x) {
 /// run as written, since the model was trained with it.
 SIGPU_HD SIGPU_FORCEINLINE float nam_fast_tanh(float x) {
   const float ax = fabsf(x), x2 = x * x;
-  return (x * (2.45550750702956f + 2.45550750702956f * ax +
-               (0.893229853513558f + 0.821226666969744f * ax) * x2) /
+  return (x *
+          (2.45550750702956f + 2.45550750702956f * ax +
+           (0.893229853513558f + 0.821226666969744f * ax) * x2) /
           (2.44506634652299f + (2.44506634652299f + x2) * fabsf(x + 0.814642734961073f * x * ax)));
 }
 

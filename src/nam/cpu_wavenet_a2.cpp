@@ -63,8 +63,8 @@ class WaveNetA2Engine final : public CpuEngine {
     for (const WaveNetArrayPlan& a : plan_.arrays) {
       ArrayState s;
       for (const WaveNetLayerPlan& l : a.layers) {
-        s.layers.push_back({Ring(l.conv.in,
-                                 static_cast<long>(l.conv.kernel - 1) * l.conv.dilation, 1)});
+        s.layers.push_back(
+            {Ring(l.conv.in, static_cast<long>(l.conv.kernel - 1) * l.conv.dilation, 1)});
         widest = std::max({widest, l.conv.in, l.conv.out, l.layer1x1.out, l.head1x1.out});
         for (const FilmOffsets& f : l.film) widest = std::max(widest, f.conv.out);
       }

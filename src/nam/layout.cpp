@@ -135,7 +135,8 @@ std::string a2_feature(const WaveNet& w) {
     for (std::size_t i = 0; i < a.dilations.size(); ++i) {
       if (a.kernel_sizes[i] != a.kernel_size) return "kernel_sizes (one per layer)";
       const ActivationSpec& s = a.activations[i];
-      if (s.kind != a.activation || s != ActivationSpec{.kind = s.kind}) return "activation objects";
+      if (s.kind != a.activation || s != ActivationSpec{.kind = s.kind})
+        return "activation objects";
       if (a.gating[i] == Gating::blended) return "gating_mode blended";
       if (a.gating[i] != (a.gated ? Gating::gated : Gating::none)) return "gating_mode per layer";
       if (a.gated && a.secondary[i] != ActivationSpec{.kind = Activation::sigmoid})

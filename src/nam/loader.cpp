@@ -23,6 +23,7 @@ constexpr int kMaxKernel = 64;
 constexpr int kMaxDilation = 65536;
 constexpr int kMaxLayersPerArray = 256;
 constexpr int kMaxLayerArrays = 16;
+constexpr int kMaxSizes = 16;  ///< a slimmable model's networks, each run all the time
 constexpr int kMaxLstmLayers = 16;
 constexpr long kMaxReceptiveField = 1L << 20;
 constexpr long kMaxWeights = 1L << 26;
@@ -109,7 +110,8 @@ class Reader {
         {"Softsign", Activation::softsign},
     };
     const bool object = v.is_object();
-    if (!object && !v.is_string()) fail(path, "expected an activation name or object, got " + type(v));
+    if (!object && !v.is_string())
+      fail(path, "expected an activation name or object, got " + type(v));
     const std::string name = object ? string(v, path, "type") : v.get<std::string>();
     ActivationSpec a;
     bool known = false;
@@ -193,7 +195,8 @@ std::vector<T> per_layer(const Reader& r, const json& v, const std::string& path
   if (v.size() != n)
     r.fail(path, "has " + std::to_string(v.size()) + " entries for " + std::to_string(n) +
                      " layers (dilations)");
-  for (std::size_t i = 0; i < n; ++i) out.push_back(read(v[i], path + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(read(v[i], path + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -255,7 +258,9 @@ LayerArray read_layer_array(const Reader& r, const json& l, const std::string& p
   ActivationSpec sigmoid;
   sigmoid.kind = Activation::sigmoid;
   if (const json* g = r.optional_member(l, "gating_mode")) {
-    const auto mode = [&](const json& v, const std::string& path) { return gating_mode(r, v, path); };
+    const auto mode = [&](const json& v, const std::string& path) {
+      return gating_mode(r, v, path);
+    };
     a.gating = per_layer<Gating>(r, *g, Reader::join(p, "gating_mode"), n, mode);
     const json* sec = r.optional_member(l, "secondary_activation");
     for (std::size_t i = 0; i < n; ++i) {
@@ -292,10 +297,10 @@ LayerArray read_layer_array(const Reader& r, const json& l, const std::string& p
     a.head1x1_out_channels = r.integer(*v, hp, "out_channels", 1, kMaxChannels);
     a.head1x1_groups = r.integer(*v, hp, "groups", 1, kMaxChannels);
   }
-  static const char* film_keys[film_slots] = {
-      "conv_pre_film",         "conv_post_film",       "input_mixin_pre_film",
-      "input_mixin_post_film", "activation_pre_film",  "activation_post_film",
-      "layer1x1_post_film",    "head1x1_post_film"};
+  static const char* film_keys[film_slots] = {"conv_pre_film",        "conv_post_film",
+                                              "input_mixin_pre_film", "input_mixin_post_film",
+                                              "activation_pre_film",  "activation_post_film",
+                                              "layer1x1_post_film",   "head1x1_post_film"};
   for (int s = 0; s < film_slots; ++s) {
     const json* v = r.optional_member(l, film_keys[s]);
     if (!v || (v->is_boolean() && !v->get<bool>())) continue;
@@ -311,9 +316,9 @@ LayerArray read_layer_array(const Reader& r, const json& l, const std::string& p
     const std::string sp = Reader::join(p, "slimmable");
     const std::string method = r.optional_member(*v, "method") ? r.string(*v, sp, "method") : "";
     if (method != "slice_channels_uniform")
-      r.unsupported(Reader::join(sp, "method"), "unsupported slimmable method \"" +
-                                                    method.substr(0, 40) +
-                                                    "\" (slice_channels_uniform)");
+      r.unsupported(
+          Reader::join(sp, "method"),
+          "unsupported slimmable method \"" + method.substr(0, 40) + "\" (slice_channels_uniform)");
     const std::string ap = sp + ".kwargs.allowed_channels";
     const json& allowed = r.member(r.member(*v, sp, "kwargs"), sp + ".kwargs", "allowed_channels");
     if (!allowed.is_array() || allowed.empty() || allowed.size() > kMaxChannels)
@@ -355,8 +360,8 @@ LayerArray read_layer_array(const Reader& r, const json& l, const std::string& p
     r.fail(Reader::join(p, "layer1x1_post_film"), "active while layer1x1 is not");
   if (a.film[head1x1_post_film].active && !a.head1x1)
     r.fail(Reader::join(p, "head1x1_post_film"), "active while head1x1 is not");
-  const int film_dims[film_slots] = {a.channels,   zc,           a.condition_size, zc,
-                                     zc,           a.bottleneck, a.channels,       a.head1x1_out_channels};
+  const int film_dims[film_slots] = {a.channels,   zc,         a.condition_size,      zc, zc,
+                                     a.bottleneck, a.channels, a.head1x1_out_channels};
   for (int s = 0; s < film_slots; ++s)
     if (a.film[s].active)
       groups_divide(r, Reader::join(p, film_keys[s]) + ".groups", a.film[s].groups,
@@ -380,8 +385,7 @@ WaveNet read_wavenet(const Reader& r, const json& config, const std::string& cp,
     if (m->architecture != Architecture::wavenet || !m->sizes.empty())
       r.unsupported(dp, "sigpu runs a WaveNet of one size as condition_dsp, not " +
                             std::string(to_string(m->architecture)));
-    if (m->sample_rate != rate)
-      r.fail(Reader::join(dp, "sample_rate"), "differs from the model's");
+    if (m->sample_rate != rate) r.fail(Reader::join(dp, "sample_rate"), "differs from the model's");
     w.condition_dsp = std::move(m);
   }
   if (const json* v = r.optional_member(config, "in_channels"))
@@ -442,7 +446,8 @@ ConvNet read_convnet(const Reader& r, const json& config) {
   c.channels = r.integer(config, "config", "channels", 1, kMaxChannels);
   c.dilations = r.dilations(config, "config");
   c.batchnorm = r.boolean(config, "config", "batchnorm");
-  const ActivationSpec a = r.activation(r.member(config, "config", "activation"), "config.activation");
+  const ActivationSpec a =
+      r.activation(r.member(config, "config", "activation"), "config.activation");
   if (a != ActivationSpec{.kind = a.kind})
     r.unsupported("config.activation", "a ConvNet's activation takes no parameters");
   c.activation = a.kind;
@@ -469,8 +474,8 @@ void check_version(const Reader& r, const std::string& v) {
   in >> major >> dot1 >> minor >> dot2 >> patch;
   const bool well_formed = in && dot1 == '.' && dot2 == '.' && !(in >> extra);
   if (!well_formed || major != 0 || minor < 5 || minor > 7 || patch < 0)
-    r.unsupported("version", "unsupported version \"" + v.substr(0, 40) +
-                                 "\" (sigpu reads 0.5.x to 0.7.x)");
+    r.unsupported("version",
+                  "unsupported version \"" + v.substr(0, 40) + "\" (sigpu reads 0.5.x to 0.7.x)");
 }
 
 /// The top-level "weights" array, taken out of the JSON tree as it is parsed: a tree node per
@@ -547,8 +552,8 @@ Model slice(const Reader& r, const Model& full, const std::vector<int>& channels
     const std::string lp = "config.layers[" + std::to_string(ai) + "]";
     if (p.head_kernel_size != 1)
       r.unsupported(lp + ".head.kernel_size", "slimming needs a head kernel of 1");
-    if (p.groups_input != 1 || p.groups_input_mixin != 1 || (p.layer1x1 && p.layer1x1_groups != 1) ||
-        (p.head1x1 && p.head1x1_groups != 1))
+    if (p.groups_input != 1 || p.groups_input_mixin != 1 ||
+        (p.layer1x1 && p.layer1x1_groups != 1) || (p.head1x1 && p.head1x1_groups != 1))
       r.unsupported(lp + ".slimmable", "slimming needs convolutions without groups");
     LayerArray& a = arrays[ai];
     const int ch = channels[ai];
@@ -566,9 +571,10 @@ Model slice(const Reader& r, const Model& full, const std::vector<int>& channels
       take(fz, p.channels, sz, ch, p.kernel_sizes[l], true);
       take(fz, cs, sz, cs, 1, false);
       if (p.layer1x1) take(p.channels, p.bottleneck, ch, bn, 1, true);
-      if (p.head1x1) take(p.head1x1_out_channels, p.bottleneck, p.head1x1_out_channels, bn, 1, true);
-      const int full_dims[film_slots] = {p.channels,   fz, cs, fz, fz,
-                                         p.bottleneck, p.channels, p.head1x1_out_channels};
+      if (p.head1x1)
+        take(p.head1x1_out_channels, p.bottleneck, p.head1x1_out_channels, bn, 1, true);
+      const int full_dims[film_slots] = {
+          p.channels, fz, cs, fz, fz, p.bottleneck, p.channels, p.head1x1_out_channels};
       const int slim_dims[film_slots] = {ch, sz, cs, sz, sz, bn, ch, p.head1x1_out_channels};
       for (int f = 0; f < film_slots; ++f) {
         if (!p.film[f].active) continue;
@@ -608,6 +614,9 @@ void add_slim_sizes(const Reader& r, Model& m) {
     SizedModel s;
     s.channels = slim_channels_for_size(m.wavenet, v);
     if (!m.sizes.empty() && m.sizes.back().channels == s.channels) continue;
+    if (m.sizes.size() == kMaxSizes)
+      r.unsupported("config.layers",
+                    "more than " + std::to_string(kMaxSizes) + " distinct slimmable sizes");
     s.model = std::make_shared<Model>(slice(r, m, s.channels));
     m.sizes.push_back(std::move(s));
   }
@@ -615,9 +624,13 @@ void add_slim_sizes(const Reader& r, Model& m) {
 
 std::vector<SizedModel> read_container(const Reader& r, const json& config, int depth) {
   const json& subs = r.member(config, "config", "submodels");
-  if (!subs.is_array() || subs.empty() || subs.size() > kMaxLayerArrays)
-    r.fail("config.submodels", "expected an array of 1.." + std::to_string(kMaxLayerArrays) +
-                                   " submodels");
+  if (subs.is_array() && subs.size() > kMaxSizes)
+    r.unsupported("config.submodels", std::to_string(subs.size()) +
+                                          " submodels, more than the limit of " +
+                                          std::to_string(kMaxSizes));
+  if (!subs.is_array() || subs.empty())
+    r.fail("config.submodels",
+           "expected an array of 1.." + std::to_string(kMaxSizes) + " submodels");
   std::vector<SizedModel> out;
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const std::string p = "config.submodels[" + std::to_string(i) + "]";

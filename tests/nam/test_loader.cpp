@@ -282,8 +282,8 @@ TEST(NamLoader, A2FieldsSigpuDoesNotRunAreNamed) {
       << gating;
   const std::string act = load_error(replace_once(max, "\"Softsign\"", "\"Mish\""));
   EXPECT_NE(act.find("unsupported activation \"Mish\""), std::string::npos) << act;
-  const std::string slim = load_error(replace_once(read_a2_text("slimmable_wavenet.nam"),
-                                                   "slice_channels_uniform", "prune"));
+  const std::string slim = load_error(
+      replace_once(read_a2_text("slimmable_wavenet.nam"), "slice_channels_uniform", "prune"));
   EXPECT_NE(slim.find("config.layers[0].slimmable.method: unsupported slimmable method \"prune\""),
             std::string::npos)
       << slim;
