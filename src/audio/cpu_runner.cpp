@@ -47,6 +47,10 @@ class CpuRunner final : public Runner {
       nams_.push_back(
           {nam::Processor(*s.model, {.sample_rate = s.sample_rate, .max_frames = plan.period}),
            HostVector<float>(plan.period)});
+      if (!s.model->sizes.empty()) {
+        nams_.back().processor.set_size(s.size);
+        nams_.back().processor.reset();
+      }
     }
 #endif
     if (threads != 1) pool_ = std::make_unique<RtPool>(RtPoolOptions{.threads = threads});

@@ -139,7 +139,9 @@ SIGPU_HD SIGPU_FORCEINLINE float activate(Activation a, float x) {
   return x;
 }
 
-/// An activation with its parameters, for channel c (PReLU's per-channel slopes).
+/// An activation with its parameters, for channel c (PReLU's per-channel slopes). Sigmoid and
+/// SiLU as NeuralAmpModelerCore writes them, 1 / (1 + e^-x): accurate in relative terms for
+/// negative x too, where 0.5 + 0.5 tanh(x / 2) cancels (A2 gates and blends with them).
 inline float activate(const ActivationSpec& a, float x, int c) {
   switch (a.kind) {
     case Activation::leaky_relu:
@@ -151,6 +153,10 @@ inline float activate(const ActivationSpec& a, float x, int c) {
     }
     case Activation::leaky_hardtanh:
       return leaky_hardtanh(x, a.min_val, a.max_val, a.min_slope, a.max_slope);
+    case Activation::sigmoid:
+      return 1.0f / (1.0f + expf(-x));
+    case Activation::silu:
+      return x * (1.0f / (1.0f + expf(-x)));
     default:
       return activate(a.kind, x);
   }

@@ -29,18 +29,34 @@ void conv1x1(const float* w, const ConvOffsets& c, const float* x, float* y) {
     for (int o = 0; o < c.out; ++o) y[o] += w[c.b + o];
 }
 
-/// The dilated convolution at sample `pos`, reading its input history.
+/// A convolution's weights from file order [g][o][i][k] to tap-major [k][o][i] (i within the
+/// group), so that each tap reads one input frame and contiguous weights.
+void to_tap_major(std::vector<float>& w, const ConvOffsets& c) {
+  const int ig = c.in / c.groups, K = c.kernel;
+  std::vector<float> t(static_cast<std::size_t>(K) * c.out * ig);
+  const float* src = w.data() + c.w;
+  for (int o = 0; o < c.out; ++o)
+    for (int i = 0; i < ig; ++i)
+      for (int k = 0; k < K; ++k) t[(static_cast<std::size_t>(k) * c.out + o) * ig + i] = *src++;
+  std::copy(t.begin(), t.end(), w.begin() + c.w);
+}
+
+/// The dilated convolution at sample `pos`, reading its input history: the taps summed oldest
+/// first, as NeuralAmpModelerCore does, then the bias.
 void conv_taps(const float* w, const ConvOffsets& c, const Ring& hist, long long pos, float* y) {
   const int og = c.out / c.groups, ig = c.in / c.groups, K = c.kernel;
-  const float* wp = w + c.w;
-  for (int g = 0; g < c.groups; ++g)
-    for (int o = 0; o < og; ++o) {
+  for (int o = 0; o < c.out; ++o) y[o] = 0.0f;
+  for (int k = 0; k < K; ++k) {
+    const float* x = hist.row(pos - static_cast<long long>(K - 1 - k) * c.dilation);
+    const float* wk = w + c.w + static_cast<std::size_t>(k) * c.out * ig;
+    for (int o = 0; o < c.out; ++o) {
+      const float* xo = x + (o / og) * ig;
+      const float* wo = wk + static_cast<std::size_t>(o) * ig;
       float acc = 0.0f;
-      for (int i = 0; i < ig; ++i)
-        for (int k = 0; k < K; ++k)
-          acc += *wp++ * hist.row(pos - static_cast<long long>(K - 1 - k) * c.dilation)[g * ig + i];
-      y[g * og + o] = acc;
+      for (int i = 0; i < ig; ++i) acc += wo[i] * xo[i];
+      y[o] += acc;
     }
+  }
   if (c.b >= 0)
     for (int o = 0; o < c.out; ++o) y[o] += w[c.b + o];
 }
@@ -63,11 +79,13 @@ class WaveNetA2Engine final : public CpuEngine {
     for (const WaveNetArrayPlan& a : plan_.arrays) {
       ArrayState s;
       for (const WaveNetLayerPlan& l : a.layers) {
+        to_tap_major(w_, l.conv);
         s.layers.push_back(
             {Ring(l.conv.in, static_cast<long>(l.conv.kernel - 1) * l.conv.dilation, 1)});
         widest = std::max({widest, l.conv.in, l.conv.out, l.layer1x1.out, l.head1x1.out});
         for (const FilmOffsets& f : l.film) widest = std::max(widest, f.conv.out);
       }
+      to_tap_major(w_, a.head);
       s.head_in = Ring(a.head.in, static_cast<long>(a.head.kernel - 1) * a.head.dilation, 1);
       widest = std::max({widest, a.head.in, a.head.out, a.rechannel.out});
       arrays_.push_back(std::move(s));

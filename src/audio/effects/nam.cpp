@@ -20,6 +20,7 @@ class Nam : public EffectBase<Nam> {
     if (!model || !model->is_string()) throw ParamError("model", "the .nam model file is missing");
     input_gain_ = static_cast<float>(db_to_gain(p.number("input_gain_db", 0, kMinDb, kMaxDb)));
     output_gain_ = static_cast<float>(db_to_gain(p.number("output_gain_db", 0, kMinDb, kMaxDb)));
+    size_ = p.number("size", 1, 0, 1);
     try {
       model_ = std::make_shared<const nam::Model>(nam::load(p.path(model->get<std::string>())));
     } catch (const UnsupportedError& e) {  // the loader names the file and the field
@@ -42,8 +43,8 @@ class Nam : public EffectBase<Nam> {
   }
 
   void setup(Plan& plan, const NodeIo& io) override {
-    auto spec =
-        std::make_shared<const NamSpec>(NamSpec{model_, sample_rate_, input_gain_, output_gain_});
+    auto spec = std::make_shared<const NamSpec>(
+        NamSpec{model_, sample_rate_, input_gain_, output_gain_, size_});
     for (std::size_t c = 0; c < io.in.size(); ++c) plan.nam.push_back({spec, io.in[c], io.out[c]});
   }
   int check(std::string_view param, double) const override {
@@ -54,6 +55,7 @@ class Nam : public EffectBase<Nam> {
  private:
   std::shared_ptr<const nam::Model> model_;  // shared by clones: a model is read once
   float input_gain_ = 1, output_gain_ = 1;
+  double size_ = 1;
 };
 
 }  // namespace

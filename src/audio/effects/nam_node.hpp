@@ -16,6 +16,7 @@ struct NamSpec {
   std::shared_ptr<const nam::Model> model;
   double sample_rate = 48000;
   float input_gain = 1, output_gain = 1;  ///< linear, applied in float like the tests do
+  double size = 1;                        ///< a slimmable model's size (nam::Processor::set_size)
 };
 
 }  // namespace sigpu::audio
