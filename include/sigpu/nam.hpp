@@ -256,7 +256,9 @@ struct CudaOptions {
 
 /// Many instances on one GPU, all advanced by one kernel launch per period. Every instance
 /// runs a model of the same shape (Model::same_shape); instances given the same Model pointer
-/// share one copy of its weights. Supports WaveNet and LSTM models; others are refused.
+/// share one copy of its weights. Supports A1-shaped WaveNets (format 0.5 features) and LSTMs;
+/// others (format 0.6/0.7 features, slimmable models, ConvNet, Linear) are refused with
+/// UnsupportedError naming the feature.
 /// Throws Error in builds without CUDA or without a device.
 class CudaBatch {
  public:
