@@ -163,6 +163,7 @@ class CpuRunner final : public Runner {
     const float* in = arena_.data() + job.in;
     float* out = arena_.data() + job.out;
     for (int i = 0; i < n; ++i) a.in[i] = in[i] * job.spec->input_gain;
+    if (!job.spec->model->sizes.empty()) a.processor.set_size(params_->nam_size[job.size_slot]);
     a.processor.process(a.in.data(), out, n);
     for (int i = 0; i < n; ++i) out[i] *= job.spec->output_gain;
 #endif

@@ -37,6 +37,7 @@ struct NamSpec;
 struct NamJob {
   std::shared_ptr<const NamSpec> spec;
   std::uint32_t in = 0, out = 0;
+  std::uint32_t size_slot = 0;  ///< Params::nam_size
 };
 
 /// Parameter arrays, written on the host by the effects at period boundaries (and copied to
@@ -47,6 +48,7 @@ struct Params {
   HostVector<dsp::GateParams> gate;
   HostVector<dsp::CompressorParams> compressor;
   HostVector<dsp::DelayParams> delay;
+  std::vector<double> nam_size;        ///< per nam node: a slimmable model's size (CPU backends)
   std::array<bool, kKinds> dirty{};    ///< changed since the device copy
   std::array<bool, kKinds> ramping{};  ///< holds a ramp that settle() must end
 

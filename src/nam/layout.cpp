@@ -166,18 +166,11 @@ std::string a2_feature(const WaveNet& w) {
   return "";
 }
 
-std::vector<int> slim_channels_for_size(const WaveNet& w, double size) {
-  std::vector<int> out;
-  for (const LayerArray& a : w.layer_arrays) {
-    const int n = static_cast<int>(a.slim_channels.size());
-    if (n == 0) {
-      out.push_back(a.channels);
-      continue;
-    }
-    const int i = std::min(static_cast<int>(std::floor(size * static_cast<double>(n))), n - 1);
-    out.push_back(a.slim_channels[std::max(i, 0)]);
-  }
-  return out;
+int slim_channels_for_size(const LayerArray& a, double size) {
+  const int n = static_cast<int>(a.slim_channels.size());
+  if (n == 0) return a.channels;
+  const int i = std::min(static_cast<int>(std::floor(size * static_cast<double>(n))), n - 1);
+  return a.slim_channels[static_cast<std::size_t>(std::max(i, 0))];
 }
 
 long linear_weight_count(const Linear& l) {

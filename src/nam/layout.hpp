@@ -95,8 +95,8 @@ WaveNetPlan wavenet_plan(const WaveNet& w);
 /// no bottleneck, groups, FiLM, ...), named as in the file; empty for an A1-shaped WaveNet.
 std::string a2_feature(const WaveNet& w);
 
-/// Each layer array's channels for a size in 0..1 (slice_channels_uniform).
-std::vector<int> slim_channels_for_size(const WaveNet& w, double size);
+/// A layer array's channels for a size in 0..1 (slice_channels_uniform).
+int slim_channels_for_size(const LayerArray& a, double size);
 
 /// Linear: receptive_field taps, newest sample first, then the bias when present.
 long linear_weight_count(const Linear& l);

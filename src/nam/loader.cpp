@@ -612,7 +612,7 @@ void add_slim_sizes(const Reader& r, Model& m) {
   std::sort(points.begin(), points.end());
   for (double v : points) {
     SizedModel s;
-    s.channels = slim_channels_for_size(m.wavenet, v);
+    for (const LayerArray& a : arrays) s.channels.push_back(slim_channels_for_size(a, v));
     if (!m.sizes.empty() && m.sizes.back().channels == s.channels) continue;
     if (m.sizes.size() == kMaxSizes)
       r.unsupported("config.layers",

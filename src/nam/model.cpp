@@ -105,9 +105,14 @@ int Model::size_index(double size) const {
       if (size < sizes[i].max_value) return static_cast<int>(i);
     return static_cast<int>(sizes.size()) - 1;
   }
-  const std::vector<int> channels = slim_channels_for_size(wavenet, size);
-  for (std::size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i].channels == channels) return static_cast<int>(i);
+  // No allocation: Processor::set_size calls this on the audio thread.
+  const auto& arrays = wavenet.layer_arrays;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    bool same = true;
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+      same = same && sizes[i].channels[a] == slim_channels_for_size(arrays[a], size);
+    if (same) return static_cast<int>(i);
+  }
   return static_cast<int>(sizes.size()) - 1;
 }
 

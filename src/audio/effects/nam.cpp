@@ -45,17 +45,24 @@ class Nam : public EffectBase<Nam> {
   void setup(Plan& plan, const NodeIo& io) override {
     auto spec = std::make_shared<const NamSpec>(
         NamSpec{model_, sample_rate_, input_gain_, output_gain_, size_});
-    for (std::size_t c = 0; c < io.in.size(); ++c) plan.nam.push_back({spec, io.in[c], io.out[c]});
+    slot_ = static_cast<std::uint32_t>(plan.params.nam_size.size());
+    plan.params.nam_size.push_back(size_);
+    for (std::size_t c = 0; c < io.in.size(); ++c)
+      plan.nam.push_back({spec, io.in[c], io.out[c], slot_});
   }
-  int check(std::string_view param, double) const override {
-    throw ParamError(std::string(param), "nam has no runtime parameters");
+  int check(std::string_view param, double value) const override {
+    if (param != "size")
+      throw ParamError(std::string(param), "nam's only runtime parameter is size");
+    check_range(param, value, 0, 1);
+    return 0;
   }
-  void apply(int, double, Params&) override {}
+  void apply(int, double value, Params& params) override { params.nam_size[slot_] = value; }
 
  private:
   std::shared_ptr<const nam::Model> model_;  // shared by clones: a model is read once
   float input_gain_ = 1, output_gain_ = 1;
   double size_ = 1;
+  std::uint32_t slot_ = 0;
 };
 
 }  // namespace
