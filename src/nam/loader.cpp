@@ -186,6 +186,13 @@ int integer_or(const Reader& r, const json& obj, const std::string& path, const 
   return r.optional_member(obj, key) ? r.integer(obj, path, key, lo, hi) : def;
 }
 
+/// NAM core's multi-channel keys (in_channels, out_channels, groups): sigpu runs mono, ungrouped.
+void only_one(const Reader& r, const json& config, const char* key, const char* what) {
+  if (const json* v = r.optional_member(config, key))
+    if (r.integer(*v, Reader::join("config", key), 1, kMaxChannels) != 1)
+      r.unsupported(Reader::join("config", key), std::string("must be 1 (") + what + ")");
+}
+
 /// A per-layer list: an array of one entry per layer, or one entry for every layer.
 template <class T, class Read>
 std::vector<T> per_layer(const Reader& r, const json& v, const std::string& path, std::size_t n,
@@ -388,8 +395,7 @@ WaveNet read_wavenet(const Reader& r, const json& config, const std::string& cp,
     if (m->sample_rate != rate) r.fail(Reader::join(dp, "sample_rate"), "differs from the model's");
     w.condition_dsp = std::move(m);
   }
-  if (const json* v = r.optional_member(config, "in_channels"))
-    r.integer(*v, Reader::join(cp, "in_channels"), 1, 1);
+  only_one(r, config, "in_channels", "mono input");
   const int condition_size =
       w.condition_dsp ? w.condition_dsp->wavenet.layer_arrays.back().head_size : 1;
   long receptive_field = 0;
@@ -438,6 +444,8 @@ Lstm read_lstm(const Reader& r, const json& config) {
   l.num_layers = r.integer(config, "config", "num_layers", 1, kMaxLstmLayers);
   l.input_size = r.integer(config, "config", "input_size", 1, 1);
   l.hidden_size = r.integer(config, "config", "hidden_size", 1, kMaxChannels);
+  only_one(r, config, "in_channels", "mono input");
+  only_one(r, config, "out_channels", "mono output");
   return l;
 }
 
@@ -451,6 +459,9 @@ ConvNet read_convnet(const Reader& r, const json& config) {
   if (a != ActivationSpec{.kind = a.kind})
     r.unsupported("config.activation", "a ConvNet's activation takes no parameters");
   c.activation = a.kind;
+  only_one(r, config, "groups", "sigpu runs ConvNets without groups");
+  only_one(r, config, "in_channels", "mono input");
+  only_one(r, config, "out_channels", "mono output");
   long rf = 0;
   for (int d : c.dilations) rf += d;
   if (rf > kMaxReceptiveField)
@@ -463,6 +474,8 @@ Linear read_linear(const Reader& r, const json& config) {
   Linear l;
   l.receptive_field = r.integer(config, "config", "receptive_field", 1, kMaxReceptiveField);
   l.bias = r.boolean(config, "config", "bias");
+  only_one(r, config, "in_channels", "mono input");
+  only_one(r, config, "out_channels", "mono output");
   return l;
 }
 
