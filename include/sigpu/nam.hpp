@@ -237,6 +237,8 @@ class CpuBatch {
   /// in[i], out[i]: instance i's period. Blocks until every instance is done.
   void process(const float* const* in, float* const* out, int frames);
   void reset();
+  /// Instance i's size (Processor::set_size). Any thread, real-time safe.
+  void set_size(int instance, double size) noexcept;
 
  private:
   struct Impl;

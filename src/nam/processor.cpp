@@ -185,6 +185,9 @@ unsigned CpuBatch::threads() const {
 void CpuBatch::process(const float* const* in, float* const* out, int frames) {
   if (!impl_->instances.empty()) impl_->process(in, out, frames);
 }
+void CpuBatch::set_size(int instance, double size) noexcept {
+  impl_->instances[static_cast<std::size_t>(instance)].set_size(size);
+}
 void CpuBatch::reset() {
   for (Processor& p : impl_->instances) p.reset();
 }
