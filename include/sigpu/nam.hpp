@@ -32,7 +32,8 @@ namespace sigpu::nam {
 // ---- the model file --------------------------------------------------------------------
 
 enum class Architecture { wavenet, lstm, convnet, linear, slimmable_container };
-/// The activations PyTorch-trained NAM models name ("Tanh", "ReLU", ...).
+/// The activations NAM models name ("Tanh", "ReLU", ...; from format 0.6 also objects with
+/// parameters, ActivationSpec). fast_tanh is NAM core's "Fasttanh" approximation.
 enum class Activation {
   tanh,
   hardtanh,
@@ -44,7 +45,7 @@ enum class Activation {
   fast_tanh,
   prelu,
   leaky_hardtanh,
-  softsign  // format 0.6+: also given as objects with parameters
+  softsign
 };
 /// An activation with its parameters (NeuralAmpModelerCore's ActivationConfig). A plain name
 /// in the file gives the defaults below.
