@@ -18,13 +18,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const sigpu::Error&) {
     return 0;
   }
-  if (!m.same_shape(m) || m.weights.empty()) {
+  const bool container = m.architecture == sigpu::nam::Architecture::slimmable_container;
+  if (m.weights.empty() != container || (container && m.sizes.empty())) {
     std::fprintf(stderr, "fuzz invariant broken: a loaded model is inconsistent\n");
     std::abort();
   }
   // Running costs about (pre-warm + frames) x weights multiply-adds: keep an input well under
   // 10 ms.
-  const double cost = (static_cast<double>(m.prewarm_samples()) + 256) * m.weights.size();
+  // (Every size of a slimmable model runs.)
+  double weights = static_cast<double>(m.weights.size());
+  for (const auto& s : m.sizes) weights += static_cast<double>(s.model->weights.size());
+  const double cost = (static_cast<double>(m.prewarm_samples()) + 256) * weights;
   if (cost > 2e6 || m.receptive_field() > 4096) return 0;
   try {
     sigpu::nam::Processor p(m, {.sample_rate = m.sample_rate, .max_frames = 64});

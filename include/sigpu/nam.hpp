@@ -31,25 +31,97 @@ namespace sigpu::nam {
 
 // ---- the model file --------------------------------------------------------------------
 
-enum class Architecture { wavenet, lstm, convnet, linear };
-/// The activations PyTorch-trained NAM models name ("Tanh", "ReLU", ...).
-enum class Activation { tanh, hardtanh, relu, leaky_relu, sigmoid, silu, hardswish };
+enum class Architecture { wavenet, lstm, convnet, linear, slimmable_container };
+/// The activations NAM models name ("Tanh", "ReLU", ...; from format 0.6 also objects with
+/// parameters, ActivationSpec). fast_tanh is NAM core's "Fasttanh" approximation.
+enum class Activation {
+  tanh,
+  hardtanh,
+  relu,
+  leaky_relu,
+  sigmoid,
+  silu,
+  hardswish,
+  fast_tanh,
+  prelu,
+  leaky_hardtanh,
+  softsign
+};
+/// An activation with its parameters (NeuralAmpModelerCore's ActivationConfig). A plain name
+/// in the file gives the defaults below.
+struct ActivationSpec {
+  Activation kind = Activation::tanh;
+  float negative_slope = 0.01f;        ///< LeakyReLU, PReLU with one slope
+  std::vector<float> negative_slopes;  ///< PReLU with one slope per channel
+  float min_val = -1, max_val = 1, min_slope = 0.01f, max_slope = 0.01f;  ///< LeakyHardtanh
+  bool operator==(const ActivationSpec&) const = default;
+};
+/// How a layer combines the two halves a, b of its doubled bottleneck: gated gives
+/// act(a) * sec(b), blended sec(b) * act(a) + (1 - sec(b)) * a.
+enum class Gating { none, gated, blended };
+/// FiLM: x * scale + shift (shift optional), scale and shift from a grouped 1x1 of the condition.
+struct Film {
+  bool active = false, shift = false;
+  int groups = 1;
+  bool operator==(const Film&) const = default;
+};
+/// The FiLM slots of a layer, in the order of their weights in the file.
+enum FilmSlot {
+  conv_pre_film,
+  conv_post_film,
+  input_mixin_pre_film,
+  input_mixin_post_film,
+  activation_pre_film,
+  activation_post_film,
+  layer1x1_post_film,
+  head1x1_post_film,
+  film_slots
+};
 
 std::string_view to_string(Architecture a);
 std::string_view to_string(Activation a);
+struct Model;
 
 /// One WaveNet layer array: a 1x1 "rechannel" from input_size to channels, one residual layer
 /// per dilation (dilated conv + condition mix-in, activation or gated activation, 1x1), and a
 /// head 1x1 from channels to head_size fed by the sum of every layer's activation.
+///
+/// Formats 0.6 and 0.7 (A2) add, per layer: its own kernel size, activation, gating mode and
+/// secondary activation; per array: a bottleneck width, grouped convolutions, optional layer1x1
+/// and head1x1 convolutions, eight FiLM slots and a head convolution with a kernel. The A1
+/// fields above the line stay filled for A1-shaped arrays (kernel_size: the first layer's).
 struct LayerArray {
   int input_size = 1, condition_size = 1, head_size = 1, channels = 1, kernel_size = 1;
   std::vector<int> dilations;
   Activation activation = Activation::tanh;
   bool gated = false, head_bias = false;
+  // ----
+  int bottleneck = 1;                       ///< the layer's inner width (default: channels)
+  std::vector<int> kernel_sizes;            ///< per layer
+  std::vector<ActivationSpec> activations;  ///< per layer
+  std::vector<Gating> gating;               ///< per layer
+  std::vector<ActivationSpec> secondary;    ///< per layer (used when gating is not none)
+  int groups_input = 1, groups_input_mixin = 1;
+  bool layer1x1 = true;
+  int layer1x1_groups = 1;
+  bool head1x1 = false;
+  int head1x1_out_channels = 1, head1x1_groups = 1;
+  Film film[film_slots];
+  int head_kernel_size = 1, head_dilation = 1;
+  /// "slimmable": {"method": "slice_channels_uniform"}: the channel counts a size may pick.
+  std::vector<int> slim_channels;
 };
 struct WaveNet {
   std::vector<LayerArray> layer_arrays;
   float head_scale = 1;  ///< the file's last weight (the config's copy is informative)
+  /// A nested WaveNet run on the input whose outputs are the condition of every layer array.
+  std::shared_ptr<const Model> condition_dsp;
+};
+/// One model of a SlimmableContainer, or one channel slicing of a slimmable WaveNet.
+struct SizedModel {
+  double max_value = 1;       ///< container: chosen for sizes below this (the last one otherwise)
+  std::vector<int> channels;  ///< slimmable WaveNet: each layer array's channels
+  std::shared_ptr<const Model> model;
 };
 struct Lstm {
   int num_layers = 1, input_size = 1, hidden_size = 1;
@@ -83,6 +155,14 @@ struct Model {
   double sample_rate = 48000;
   bool sample_rate_in_file = false;
   std::optional<double> loudness_db;  ///< metadata.loudness
+  /// The models a size picks: a SlimmableContainer's submodels, or every distinct slicing of a
+  /// slimmable WaveNet (the full one included). Empty for a model of one size.
+  std::vector<SizedModel> sizes;
+
+  /// Which of `sizes` a size in 0..1 picks, as NeuralAmpModelerCore's SetSlimmableSize does
+  /// (container: the first whose max_value exceeds it, else the last; slimmable WaveNet:
+  /// allowed_channels[floor(size * count)] per layer array). 0 for a model of one size.
+  int size_index(double size) const;
 
   /// Samples of silence run through a fresh instance: 1 + receptive field (WaveNet, ConvNet),
   /// half a second at the model's rate (LSTM), 0 (Linear: its history is all zeros anyway).
@@ -94,8 +174,8 @@ struct Model {
   bool same_shape(const Model& o) const;
 };
 
-/// Loads a .nam file (JSON, version 0.5.x). Throws Error naming the file and the field for a
-/// missing or unreadable file, bad JSON (with the byte position), an unsupported version or
+/// Loads a .nam file (JSON, versions 0.5.x to 0.7.x). Throws Error naming the file and the field
+/// for a missing or unreadable file, bad JSON (with the byte position), an unsupported version or
 /// architecture, a bad config value, a weight count that does not match the config (both
 /// numbers), or a weight that is not a finite float (its index).
 Model load(const std::filesystem::path& path);
@@ -130,6 +210,12 @@ class Processor {
   /// Back to the freshly pre-warmed state. Not real-time safe (it runs the pre-warm).
   void reset();
   const Model& model() const;
+  /// The size (0..1) of a slimmable model (Model::sizes); ignored by others. Any thread,
+  /// real-time safe: every size's network runs on the input all the time (so a model of
+  /// several sizes costs their sum), and a change crossfades the outputs over
+  /// kSizeCrossfadeFrames, so it does not click. The default is 1 (the largest).
+  void set_size(double size) noexcept;
+  static constexpr int kSizeCrossfadeFrames = 1024;
 
  private:
   struct Impl;
@@ -152,6 +238,8 @@ class CpuBatch {
   /// in[i], out[i]: instance i's period. Blocks until every instance is done.
   void process(const float* const* in, float* const* out, int frames);
   void reset();
+  /// Instance i's size (Processor::set_size). Any thread, real-time safe.
+  void set_size(int instance, double size) noexcept;
 
  private:
   struct Impl;
@@ -171,7 +259,9 @@ struct CudaOptions {
 
 /// Many instances on one GPU, all advanced by one kernel launch per period. Every instance
 /// runs a model of the same shape (Model::same_shape); instances given the same Model pointer
-/// share one copy of its weights. Supports WaveNet and LSTM models; others are refused.
+/// share one copy of its weights. Supports A1-shaped WaveNets (format 0.5 features) and LSTMs;
+/// others (format 0.6/0.7 features, slimmable models, ConvNet, Linear) are refused with
+/// UnsupportedError naming the feature.
 /// Throws Error in builds without CUDA or without a device.
 class CudaBatch {
  public:

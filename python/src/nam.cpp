@@ -87,7 +87,7 @@ void init_nam(py::module_& m) {
              py::gil_scoped_release nogil;
              return nam::load(p);
            }),
-           py::arg("path"), "Loads a .nam file (JSON, version 0.5.x).")
+           py::arg("path"), "Loads a .nam file (JSON, versions 0.5.x to 0.7.x).")
       .def_static(
           "parse",
           [](const std::string& json, const std::string& source) {
@@ -136,7 +136,9 @@ of it gives bit-identical output.
             return host_array(std::move(out), v.shape);
           },
           py::arg("x"), "Runs a float32 signal (frames,) through the model.")
-      .def("reset", &nam::Processor::reset, "Back to the freshly pre-warmed state.");
+      .def("reset", &nam::Processor::reset, "Back to the freshly pre-warmed state.")
+      .def("set_size", &nam::Processor::set_size, py::arg("size"),
+           "A slimmable model's size, 0..1 (1: the largest); crossfades, no click.");
 
   py::class_<Batch>(m, "Batch", R"doc(
 Many instances at once, instance i running models[i]: on all CPU cores, or on one GPU where

@@ -96,6 +96,21 @@ SIGPU_HD SIGPU_FORCEINLINE float sigmoid(float x) {
   return 0.5f + 0.5f * fast_tanh(0.5f * x);
 }
 
+/// NeuralAmpModelerCore's "Fasttanh": a rational approximation a model may ask for by name;
+/// run as written, since the model was trained with it.
+SIGPU_HD SIGPU_FORCEINLINE float nam_fast_tanh(float x) {
+  const float ax = fabsf(x), x2 = x * x;
+  return (x *
+          (2.45550750702956f + 2.45550750702956f * ax +
+           (0.893229853513558f + 0.821226666969744f * ax) * x2) /
+          (2.44506634652299f + (2.44506634652299f + x2) * fabsf(x + 0.814642734961073f * x * ax)));
+}
+
+SIGPU_HD SIGPU_FORCEINLINE float leaky_hardtanh(float x, float lo, float hi, float lo_slope,
+                                                float hi_slope) {
+  return x < lo ? (x - lo) * lo_slope + lo : x > hi ? (x - hi) * hi_slope + hi : x;
+}
+
 SIGPU_HD SIGPU_FORCEINLINE float activate(Activation a, float x) {
   switch (a) {
     case Activation::tanh:
@@ -112,8 +127,39 @@ SIGPU_HD SIGPU_FORCEINLINE float activate(Activation a, float x) {
       return x * sigmoid(x);
     case Activation::hardswish:
       return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f);
+    case Activation::fast_tanh:
+      return nam_fast_tanh(x);
+    case Activation::prelu:
+      return x > 0.0f ? x : 0.01f * x;
+    case Activation::leaky_hardtanh:
+      return leaky_hardtanh(x, -1.0f, 1.0f, 0.01f, 0.01f);
+    case Activation::softsign:
+      return x / (1.0f + fabsf(x));
   }
   return x;
+}
+
+/// An activation with its parameters, for channel c (PReLU's per-channel slopes). Sigmoid and
+/// SiLU as NeuralAmpModelerCore writes them, 1 / (1 + e^-x): accurate in relative terms for
+/// negative x too, where 0.5 + 0.5 tanh(x / 2) cancels (A2 gates and blends with them).
+inline float activate(const ActivationSpec& a, float x, int c) {
+  switch (a.kind) {
+    case Activation::leaky_relu:
+      return x > 0.0f ? x : a.negative_slope * x;
+    case Activation::prelu: {
+      const std::size_t n = a.negative_slopes.size();
+      const float slope = n ? a.negative_slopes[static_cast<std::size_t>(c) % n] : a.negative_slope;
+      return x > 0.0f ? x : slope * x;
+    }
+    case Activation::leaky_hardtanh:
+      return leaky_hardtanh(x, a.min_val, a.max_val, a.min_slope, a.max_slope);
+    case Activation::sigmoid:
+      return 1.0f / (1.0f + expf(-x));
+    case Activation::silu:
+      return x * (1.0f / (1.0f + expf(-x)));
+    default:
+      return activate(a.kind, x);
+  }
 }
 
 }  // namespace sigpu::nam

@@ -20,6 +20,8 @@ class CpuEngine {
 };
 
 std::unique_ptr<CpuEngine> make_wavenet_engine(const Model& m, int max_frames);
+/// Any WaveNet, format 0.6/0.7 features included (the others take the faster A1 engine).
+std::unique_ptr<CpuEngine> make_wavenet_a2_engine(const Model& m, int max_frames);
 std::unique_ptr<CpuEngine> make_lstm_engine(const Model& m, int max_frames);
 std::unique_ptr<CpuEngine> make_convnet_engine(const Model& m, int max_frames);
 std::unique_ptr<CpuEngine> make_linear_engine(const Model& m, int max_frames);

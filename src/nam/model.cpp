@@ -1,4 +1,5 @@
 // Model facts derived from the config, and the optional loudness normalisation.
+#include <algorithm>
 #include <cmath>
 
 #include "nam/layout.hpp"
@@ -15,6 +16,8 @@ std::string_view to_string(Architecture a) {
       return "ConvNet";
     case Architecture::linear:
       return "Linear";
+    case Architecture::slimmable_container:
+      return "SlimmableContainer";
   }
   return "?";
 }
@@ -35,6 +38,14 @@ std::string_view to_string(Activation a) {
       return "SiLU";
     case Activation::hardswish:
       return "Hardswish";
+    case Activation::fast_tanh:
+      return "Fasttanh";
+    case Activation::prelu:
+      return "PReLU";
+    case Activation::leaky_hardtanh:
+      return "LeakyHardtanh";
+    case Activation::softsign:
+      return "Softsign";
   }
   return "?";
 }
@@ -43,8 +54,12 @@ long Model::receptive_field() const {
   long rf = 0;
   switch (architecture) {
     case Architecture::wavenet:
-      for (const LayerArray& a : wavenet.layer_arrays)
-        for (int d : a.dilations) rf += static_cast<long>(a.kernel_size - 1) * d;
+      for (const LayerArray& a : wavenet.layer_arrays) {
+        for (std::size_t i = 0; i < a.dilations.size(); ++i)
+          rf += static_cast<long>(a.kernel_sizes[i] - 1) * a.dilations[i];
+        rf += static_cast<long>(a.head_kernel_size - 1) * a.head_dilation;
+      }
+      if (wavenet.condition_dsp) rf += wavenet.condition_dsp->receptive_field();
       return rf;
     case Architecture::convnet:
       for (int d : convnet.dilations) rf += d;
@@ -53,6 +68,9 @@ long Model::receptive_field() const {
       return linear.receptive_field - 1;
     case Architecture::lstm:
       return 0;
+    case Architecture::slimmable_container:
+      for (const SizedModel& s : sizes) rf = std::max(rf, s.model->receptive_field());
+      return rf;
   }
   return 0;
 }
@@ -60,20 +78,50 @@ long Model::receptive_field() const {
 long Model::prewarm_samples() const {
   switch (architecture) {
     case Architecture::wavenet:
+      // NAM core: the condition_dsp's pre-warm (else 1) plus every array's receptive field.
+      return (wavenet.condition_dsp ? wavenet.condition_dsp->prewarm_samples() -
+                                          wavenet.condition_dsp->receptive_field()
+                                    : 1) +
+             receptive_field();
     case Architecture::convnet:
       return 1 + receptive_field();
     case Architecture::lstm:
       return std::lround(0.5 * sample_rate);
     case Architecture::linear:
       return 0;
+    case Architecture::slimmable_container: {
+      long p = 0;
+      for (const SizedModel& s : sizes) p = std::max(p, s.model->prewarm_samples());
+      return p;
+    }
   }
   return 0;
+}
+
+int Model::size_index(double size) const {
+  if (sizes.empty()) return 0;
+  if (architecture == Architecture::slimmable_container) {
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (size < sizes[i].max_value) return static_cast<int>(i);
+    return static_cast<int>(sizes.size()) - 1;
+  }
+  // No allocation: Processor::set_size calls this on the audio thread.
+  const auto& arrays = wavenet.layer_arrays;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    bool same = true;
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+      same = same && sizes[i].channels[a] == slim_channels_for_size(arrays[a], size);
+    if (same) return static_cast<int>(i);
+  }
+  return static_cast<int>(sizes.size()) - 1;
 }
 
 bool Model::same_shape(const Model& o) const {
   if (architecture != o.architecture) return false;
   switch (architecture) {
     case Architecture::wavenet: {
+      // Only A1-shaped WaveNets share launches (the engines that batch run no others).
+      if (!a2_feature(wavenet).empty() || !a2_feature(o.wavenet).empty()) return false;
       const auto& a = wavenet.layer_arrays;
       const auto& b = o.wavenet.layer_arrays;
       if (a.size() != b.size()) return false;
@@ -95,6 +143,8 @@ bool Model::same_shape(const Model& o) const {
              convnet.batchnorm == o.convnet.batchnorm && convnet.activation == o.convnet.activation;
     case Architecture::linear:
       return linear.receptive_field == o.linear.receptive_field && linear.bias == o.linear.bias;
+    case Architecture::slimmable_container:
+      return false;
   }
   return false;
 }
@@ -125,6 +175,13 @@ Model normalized(const Model& m, double target_db) {
     case Architecture::linear:
       scale(0, static_cast<long>(out.weights.size()));
       break;
+    case Architecture::slimmable_container:
+      break;
+  }
+  for (SizedModel& s : out.sizes) {
+    Model sub = *s.model;
+    sub.loudness_db = m.loudness_db;
+    s.model = std::make_shared<Model>(normalized(sub, target_db));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include "core/no_denormals.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "core/rt_pool.hpp"
 #include "nam/cpu_engine.hpp"
+#include "nam/layout.hpp"
 
 namespace sigpu::nam {
 
@@ -30,35 +32,85 @@ void check_max_frames(int max_frames) {
 std::unique_ptr<CpuEngine> make_cpu_engine(const Model& m, int max_frames) {
   switch (m.architecture) {
     case Architecture::wavenet:
-      return make_wavenet_engine(m, max_frames);
+      if (!m.sizes.empty()) break;
+      return a2_feature(m.wavenet).empty() ? make_wavenet_engine(m, max_frames)
+                                           : make_wavenet_a2_engine(m, max_frames);
     case Architecture::lstm:
       return make_lstm_engine(m, max_frames);
     case Architecture::convnet:
       return make_convnet_engine(m, max_frames);
     case Architecture::linear:
       return make_linear_engine(m, max_frames);
+    case Architecture::slimmable_container:
+      break;
   }
-  throw Error(m.source + ": unknown architecture");
+  throw Error(m.source + ": a model of several sizes has one engine per size");
 }
 
 struct Processor::Impl {
   Model model;
   int max_frames;
-  std::unique_ptr<CpuEngine> engine;
+  // One engine per size (Model::sizes), or the model's own. All run on every period, so that
+  // a size change finds its engine warm; the output crossfades from the old to the new.
+  std::vector<std::unique_ptr<CpuEngine>> engines;
+  std::vector<long> prewarm;
+  std::vector<float> input, scratch;  // a period's input; each engine's output
+  std::atomic<int> wanted{0};
+  int active = 0, fading_from = -1, faded = 0;
 
   Impl(const Model& m, const Options& o) : model(m), max_frames(o.max_frames) {
     check_sample_rate(m, o.sample_rate);
     check_max_frames(o.max_frames);
-    engine = make_cpu_engine(m, o.max_frames);
+    if (m.sizes.empty()) {
+      engines.push_back(make_cpu_engine(m, o.max_frames));
+      prewarm.push_back(m.prewarm_samples());
+    }
+    for (const SizedModel& s : m.sizes) {
+      engines.push_back(make_cpu_engine(*s.model, o.max_frames));
+      prewarm.push_back(s.model->prewarm_samples());
+    }
+    active = m.size_index(1.0);
+    wanted = active;
+    input.resize(static_cast<std::size_t>(max_frames));
+    scratch.resize(engines.size() * static_cast<std::size_t>(max_frames));
     reset();
   }
 
   void reset() {
-    engine->clear();
     std::vector<float> silence(max_frames, 0.0f), sink(max_frames);
-    for (long left = model.prewarm_samples(); left > 0; left -= max_frames)
-      engine->process(silence.data(), sink.data(),
-                      static_cast<int>(std::min<long>(left, max_frames)));
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      engines[e]->clear();
+      for (long left = prewarm[e]; left > 0; left -= max_frames)
+        engines[e]->process(silence.data(), sink.data(),
+                            static_cast<int>(std::min<long>(left, max_frames)));
+    }
+    active = wanted.load(std::memory_order_relaxed);
+    fading_from = -1;
+  }
+
+  void process(const float* in, float* out, int n) noexcept {
+    if (engines.size() == 1) return engines[0]->process(in, out, n);
+    std::copy(in, in + n, input.begin());
+    for (std::size_t e = 0; e < engines.size(); ++e)
+      engines[e]->process(input.data(), scratch.data() + e * max_frames, n);
+    const int want = wanted.load(std::memory_order_relaxed);
+    if (fading_from < 0 && want != active) {
+      fading_from = active;
+      active = want;
+      faded = 0;
+    }
+    const float* now = scratch.data() + static_cast<std::size_t>(active) * max_frames;
+    if (fading_from < 0) {
+      std::copy(now, now + n, out);
+      return;
+    }
+    const float* was = scratch.data() + static_cast<std::size_t>(fading_from) * max_frames;
+    constexpr float step = 1.0f / kSizeCrossfadeFrames;
+    for (int t = 0; t < n; ++t) {
+      const float g = faded < kSizeCrossfadeFrames ? static_cast<float>(faded++) * step : 1.0f;
+      out[t] = was[t] + g * (now[t] - was[t]);
+    }
+    if (faded >= kSizeCrossfadeFrames) fading_from = -1;
   }
 };
 
@@ -70,7 +122,7 @@ Processor& Processor::operator=(Processor&&) noexcept = default;
 void Processor::process(const float* in, float* out, int frames) noexcept {
   for (int done = 0; done < frames;) {
     const int n = std::min(frames - done, impl_->max_frames);
-    impl_->engine->process(in + done, out + done, n);
+    impl_->process(in + done, out + done, n);
     done += n;
   }
 }
@@ -79,6 +131,9 @@ void Processor::reset() {
 }
 const Model& Processor::model() const {
   return impl_->model;
+}
+void Processor::set_size(double size) noexcept {
+  impl_->wanted.store(impl_->model.size_index(size), std::memory_order_relaxed);
 }
 
 // Worker threads that spin between periods instead of sleeping on a condition variable: a
@@ -129,6 +184,9 @@ unsigned CpuBatch::threads() const {
 }
 void CpuBatch::process(const float* const* in, float* const* out, int frames) {
   if (!impl_->instances.empty()) impl_->process(in, out, frames);
+}
+void CpuBatch::set_size(int instance, double size) noexcept {
+  impl_->instances[static_cast<std::size_t>(instance)].set_size(size);
 }
 void CpuBatch::reset() {
   for (Processor& p : impl_->instances) p.reset();

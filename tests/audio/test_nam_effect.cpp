@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #ifdef SIGPU_HAVE_AUDIO_NAM
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -132,6 +133,47 @@ TEST(AudioNamGpu, MatchesTheCpu) {
               -90)
         << period;
   }
+}
+
+// A slimmable model's `size` picks the network as nam::Processor::set_size does.
+TEST(AudioNam, SizeParameterPicksTheSlimmableSize) {
+  const auto path = sigpu::test::fixtures_dir() / "nam-a2" / "slimmable_container.nam";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " absent";
+  const nam::Model model = nam::load(path);
+  const Channels in = {music(1, 4800, 3)[0]};
+  const auto want = [&](double size) {
+    nam::Processor p(model, {.sample_rate = 48000, .max_frames = 4800});
+    p.set_size(size);
+    p.reset();
+    std::vector<float> y(4800);
+    p.process(in[0].data(), y.data(), 4800);
+    return y;
+  };
+  const auto small = run(amp_graph(1, path.string(), ", \"size\": 0.2"), in,
+                         {.backend = sigpu::Backend::cpu, .period = 64});
+  const auto full =
+      run(amp_graph(1, path.string()), in, {.backend = sigpu::Backend::cpu, .period = 64});
+  EXPECT_EQ(small[0], want(0.2));
+  EXPECT_EQ(full[0], want(1.0));
+  EXPECT_NE(small[0], full[0]);
+  // At run time: the Engine's update reaches the Processor, which crossfades.
+  audio::Engine e(amp_graph(1, path.string()), {.backend = sigpu::Backend::cpu, .period = 64});
+  e.setup();
+  std::vector<float> y(4800);
+  for (std::size_t t = 0; t < 4800; t += 64) {
+    if (t == 1280) e.update("amp", "size", 0.2);
+    const float* i = in[0].data() + t;
+    float* o = y.data() + t;
+    e.process(&i, &o);
+  }
+  const auto lite = want(0.2);
+  const auto whole = want(1.0);
+  EXPECT_TRUE(std::equal(y.begin(), y.begin() + 1280, whole.begin()));
+  EXPECT_TRUE(std::equal(y.begin() + 1280 + nam::Processor::kSizeCrossfadeFrames, y.end(),
+                         lite.begin() + 1280 + nam::Processor::kSizeCrossfadeFrames));
+  EXPECT_THROW(e.update("amp", "size", 1.5), sigpu::Error);
+  const auto bad = error_of([&] { amp_graph(1, path.string(), ", \"size\": 2"); });
+  EXPECT_NE(bad.find("node 'amp' parameter 'size'"), std::string::npos) << bad;
 }
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 #ifdef SIGPU_HAVE_SNDFILE
@@ -42,6 +43,27 @@ std::vector<float> nam_di_input() {
 #else
   return {};
 #endif
+}
+
+std::vector<float> nam_music_input() {
+  constexpr int n = 12000;
+  constexpr int periods[] = {218, 173, 146, 109};  // about 220, 277, 329 and 440 Hz
+  std::vector<float> y(n, 0.0f);
+  std::uint32_t seed = 12345;
+  for (int s = 0; s < 4; ++s) {
+    std::vector<float> string(static_cast<std::size_t>(periods[s]));
+    for (float& v : string) {
+      seed = seed * 1664525u + 1013904223u;
+      v = static_cast<float>(static_cast<std::int32_t>(seed >> 8) - (1 << 23)) / (1 << 23);
+    }
+    for (int t = s * 1920, i = 0; t < n; ++t, ++i) {
+      const std::size_t j = static_cast<std::size_t>(i % periods[s]);
+      const std::size_t k = static_cast<std::size_t>((i + 1) % periods[s]);
+      y[static_cast<std::size_t>(t)] += 0.2f * string[j];
+      string[j] = 0.498f * (string[j] + string[k]);
+    }
+  }
+  return y;
 }
 
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b) {

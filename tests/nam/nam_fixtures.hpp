@@ -22,6 +22,9 @@ std::vector<std::string> nam_model_fixtures();
 /// <fixtures>/nam/input.wav as float samples (read with libsndfile); empty when this build
 /// has no libsndfile or the file is absent.
 std::vector<float> nam_di_input();
+/// A music-like input made here, the same on every machine: 0.25 s at 48 kHz of four plucked
+/// strings (Karplus-Strong) struck 40 ms apart, peak below 0.8.
+std::vector<float> nam_music_input();
 /// The largest |a - b| in dBFS (-inf as -400).
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b);
 

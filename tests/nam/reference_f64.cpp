@@ -38,6 +38,11 @@ double act(nam::Activation a, double x) {
       return x / (1 + std::exp(-x));
     case nam::Activation::hardswish:
       return x <= -3 ? 0 : (x >= 3 ? x : x * (x + 3) / 6);
+    case nam::Activation::fast_tanh:
+    case nam::Activation::prelu:
+    case nam::Activation::leaky_hardtanh:
+    case nam::Activation::softsign:
+      throw std::runtime_error("reference: A1 activations only");
   }
   return x;
 }
@@ -206,6 +211,8 @@ std::vector<double> nam_reference(const nam::Model& m, const std::vector<float>&
     case nam::Architecture::linear:
       y = linear(m, in);
       break;
+    case nam::Architecture::slimmable_container:
+      throw std::runtime_error("reference: models of one size only");
   }
   return std::vector<double>(y.begin() + prewarm, y.end());
 }

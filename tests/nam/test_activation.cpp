@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -65,5 +66,76 @@ TEST(NamActivation, SigmoidAndOthersMatchTheirDefinitions) {
                     std::fmax(-1.0f, std::fmin(1.0f, f)));
     const double hs = f <= -3 ? 0 : (f >= 3 ? f : f * (f + 3) / 6);
     EXPECT_NEAR(nam::activate(nam::Activation::hardswish, f), hs, 2e-6) << x;
+  }
+}
+
+// Every activation a model may name, with parameters, against its definition in double:
+// relative error near zero (|x| from 1e-6 to 1, both signs) and absolute error out to 12.
+TEST(NamActivation, EveryActivationRelativeNearZeroAgainstDouble) {
+  using nam::Activation;
+  nam::ActivationSpec leaky{.kind = Activation::leaky_relu, .negative_slope = 0.2f};
+  nam::ActivationSpec prelu{.kind = Activation::prelu, .negative_slopes = {0.04f, 0.5f}};
+  nam::ActivationSpec lht{.kind = Activation::leaky_hardtanh,
+                          .min_val = -0.5f,
+                          .max_val = 0.9f,
+                          .min_slope = 0.1f,
+                          .max_slope = 0.02f};
+  const auto sig = [](double x) { return 1 / (1 + std::exp(-x)); };
+  const auto nam_fast_tanh = [](double x) {  // NeuralAmpModelerCore's formula, in double
+    const double ax = std::fabs(x), x2 = x * x;
+    return x *
+           (2.45550750702956 + 2.45550750702956 * ax +
+            (0.893229853513558 + 0.821226666969744 * ax) * x2) /
+           (2.44506634652299 + (2.44506634652299 + x2) * std::fabs(x + 0.814642734961073 * x * ax));
+  };
+  struct Case {
+    const char* name;
+    nam::ActivationSpec spec;
+    int channel;
+    std::function<double(double)> exact;
+  };
+  const Case cases[] = {
+      {"Tanh", {.kind = Activation::tanh}, 0, [](double x) { return std::tanh(x); }},
+      {"Fasttanh", {.kind = Activation::fast_tanh}, 0, nam_fast_tanh},
+      {"Sigmoid", {.kind = Activation::sigmoid}, 0, sig},
+      {"SiLU", {.kind = Activation::silu}, 0, [&](double x) { return x * sig(x); }},
+      {"Softsign",
+       {.kind = Activation::softsign},
+       0,
+       [](double x) { return x / (1 + std::fabs(x)); }},
+      {"Hardswish",
+       {.kind = Activation::hardswish},
+       0,
+       [](double x) { return x <= -3 ? 0 : (x >= 3 ? x : x * (x + 3) / 6); }},
+      {"LeakyReLU(0.2)", leaky, 0,
+       [](double x) { return x > 0 ? x : static_cast<double>(0.2f) * x; }},
+      {"PReLU ch1", prelu, 1, [](double x) { return x > 0 ? x : static_cast<double>(0.5f) * x; }},
+      {"LeakyHardtanh", lht, 0,
+       [](double x) {
+         return x < -0.5 ? (x + 0.5) * static_cast<double>(0.1f) - 0.5
+                         : (x > static_cast<double>(0.9f)
+                                ? (x - static_cast<double>(0.9f)) * static_cast<double>(0.02f) +
+                                      static_cast<double>(0.9f)
+                                : x);
+       }},
+  };
+  for (const Case& c : cases) {
+    double rel = 0, rel_at = 0, abs_err = 0;
+    for (double e = -6; e <= 0; e += 1.0 / 1024)
+      for (const double sign : {1.0, -1.0}) {
+        const float x = static_cast<float>(sign * std::pow(10.0, e));
+        const double want = c.exact(x);
+        if (want == 0) continue;
+        const double r = std::abs((nam::activate(c.spec, x, c.channel) - want) / want);
+        if (r > rel) rel = r, rel_at = x;
+      }
+    for (double x = -12; x <= 12; x += 1.0 / 256) {
+      const float f = static_cast<float>(x);
+      abs_err = std::max(abs_err, std::abs(nam::activate(c.spec, f, c.channel) - c.exact(f)));
+    }
+    std::printf("[ NamActivation ] %-15s relative near 0: %.3g (x = %.3g), absolute: %.3g\n",
+                c.name, rel, rel_at, abs_err);
+    EXPECT_LT(rel, 1e-6) << c.name << " at x = " << rel_at;
+    EXPECT_LT(abs_err, 2e-6) << c.name;
   }
 }

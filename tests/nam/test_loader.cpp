@@ -151,8 +151,8 @@ TEST(NamLoader, BadConfigFieldsAreNamed) {
   EXPECT_NE(load_error(replace_once(text, "\"input_size\": 3", "\"input_size\": 4"))
                 .find("config.layers[1].input_size: is 4 but the previous layer array has 3"),
             std::string::npos);
-  EXPECT_NE(load_error(replace_once(text, "\"version\": \"0.5.4\"", "\"version\": \"0.6.0\""))
-                .find("bad.nam: version: unsupported version \"0.6.0\""),
+  EXPECT_NE(load_error(replace_once(text, "\"version\": \"0.5.4\"", "\"version\": \"0.8.0\""))
+                .find("bad.nam: version: unsupported version \"0.8.0\""),
             std::string::npos);
   EXPECT_NE(load_error(replace_once(text, "\"weights\": [", "\"weightz\": ["))
                 .find("bad.nam: weights: missing"),
@@ -191,7 +191,7 @@ TEST(NamLoader, ErrorClasses) {
   const auto parse = [](const std::string& t) { nam::parse(t, "bad.nam"); };
   EXPECT_THROW(parse(replace_once(text, "\"WaveNet\"", "\"Transformer\"")),
                sigpu::UnsupportedError);
-  EXPECT_THROW(parse(replace_once(text, "\"0.5.4\"", "\"0.6.0\"")), sigpu::UnsupportedError);
+  EXPECT_THROW(parse(replace_once(text, "\"0.5.4\"", "\"0.8.0\"")), sigpu::UnsupportedError);
   EXPECT_THROW(parse(replace_once(text, "\"channels\": 3", "\"channels\": 100000")),
                sigpu::UnsupportedError);
   EXPECT_THROW(parse(replace_once(text, "\"channels\": 3", "\"channels\": 0")), sigpu::InputError);
@@ -218,4 +218,75 @@ TEST(NamLoader, WeightsThatAreNotNumbers) {
   const nam::Model m = nam::parse(
       replace_once(text, "\"metadata\": {", "\"metadata\": {\"weights\": [1, 2, 3], "), "ok.nam");
   EXPECT_EQ(m.weights.size(), 131u);
+}
+
+namespace {
+
+std::filesystem::path a2_fixture(const std::string& name) {
+  return sigpu::test::fixtures_dir() / "nam-a2" / name;
+}
+
+std::string read_a2_text(const std::string& name) {
+  std::ifstream f(a2_fixture(name));
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+// Formats 0.6 and 0.7: what the fixtures' READMEs say each model uses is what is loaded.
+TEST(NamLoader, A2FixturesLoadWithTheirFeatures) {
+  if (!std::filesystem::exists(a2_fixture("A2.nam"))) GTEST_SKIP() << "nam-a2 fixtures absent";
+  const nam::Model a2 = nam::load(a2_fixture("A2.nam"));
+  EXPECT_EQ(a2.architecture, nam::Architecture::slimmable_container);
+  ASSERT_EQ(a2.sizes.size(), 2u);
+  EXPECT_EQ(a2.sizes[0].max_value, 0.5);
+  const nam::LayerArray& full = a2.sizes[1].model->wavenet.layer_arrays[0];
+  EXPECT_EQ(full.channels, 8);
+  EXPECT_EQ(full.kernel_sizes[14], 15);
+  EXPECT_EQ(full.head_kernel_size, 16);
+  EXPECT_EQ(full.activations[0].kind, nam::Activation::leaky_relu);
+  EXPECT_EQ(a2.sizes[1].model->weights.size(), 12146u);
+
+  const nam::Model max = nam::load(a2_fixture("wavenet_a2_max.nam"));
+  ASSERT_TRUE(max.wavenet.condition_dsp);
+  const nam::LayerArray& c1 = max.wavenet.condition_dsp->wavenet.layer_arrays[1];
+  EXPECT_EQ(c1.gating[0], nam::Gating::blended);
+  EXPECT_EQ(c1.activations[0].negative_slopes, (std::vector<float>{0.04f, 0.05f}));
+  EXPECT_EQ(c1.secondary[0].kind, nam::Activation::leaky_hardtanh);
+  EXPECT_FLOAT_EQ(c1.secondary[0].max_val, 0.9f);
+  const nam::LayerArray& m0 = max.wavenet.layer_arrays[0];
+  EXPECT_EQ(m0.condition_size, 8);
+  EXPECT_EQ(m0.groups_input_mixin, 4);
+  EXPECT_TRUE(m0.head1x1);
+  EXPECT_EQ(m0.film[nam::layer1x1_post_film].groups, 8);
+
+  const nam::Model slim = nam::load(a2_fixture("slimmable_wavenet.nam"));
+  ASSERT_EQ(slim.sizes.size(), 3u);
+  EXPECT_EQ(slim.sizes[0].channels, std::vector<int>{1});
+  EXPECT_EQ(slim.size_index(0.1), 0);
+  EXPECT_EQ(slim.size_index(0.5), 1);
+  EXPECT_EQ(slim.size_index(1.0), 2);
+}
+
+// An unknown gating mode, activation, slimmable method or post-stack head is refused with
+// the file, the JSON path and what is supported.
+TEST(NamLoader, A2FieldsSigpuDoesNotRunAreNamed) {
+  if (!std::filesystem::exists(a2_fixture("A2.nam"))) GTEST_SKIP() << "nam-a2 fixtures absent";
+  const std::string max = read_a2_text("wavenet_a2_max.nam");
+  const std::string gating = load_error(replace_once(max, "\"blended\"", "\"mixed\""));
+  EXPECT_NE(gating.find("bad.nam: config.condition_dsp: config.layers[1].gating_mode[0]: "
+                        "unknown gating_mode \"mixed\" (none, gated, blended)"),
+            std::string::npos)
+      << gating;
+  const std::string act = load_error(replace_once(max, "\"Softsign\"", "\"Mish\""));
+  EXPECT_NE(act.find("unsupported activation \"Mish\""), std::string::npos) << act;
+  const std::string slim = load_error(
+      replace_once(read_a2_text("slimmable_wavenet.nam"), "slice_channels_uniform", "prune"));
+  EXPECT_NE(slim.find("config.layers[0].slimmable.method: unsupported slimmable method \"prune\""),
+            std::string::npos)
+      << slim;
+  EXPECT_THROW(nam::parse(replace_once(max, "\"0.6.0\"", "\"0.8.0\""), "bad.nam"),
+               sigpu::UnsupportedError);
 }

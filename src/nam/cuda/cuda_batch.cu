@@ -143,6 +143,14 @@ struct CudaBatch::Impl {
     if (models.empty()) throw Error("nam: a CUDA batch needs at least one instance");
     const Model& m0 = *models[0];
     for (const Model* m : models) {
+      if (!m->sizes.empty())
+        refuse(*m, std::string(m->architecture == Architecture::slimmable_container
+                                   ? "SlimmableContainer"
+                                   : "slimmable WaveNet") +
+                       " runs on the CPU backends only for now");
+      if (m->architecture == Architecture::wavenet)
+        if (const std::string f = a2_feature(m->wavenet); !f.empty())
+          refuse(*m, "the WaveNet uses " + f + ", which runs on the CPU backends only for now");
       if (!m->same_shape(m0))
         throw Error(m->source + ": not the same network shape as " + m0.source +
                     "; one CUDA batch runs one shape");

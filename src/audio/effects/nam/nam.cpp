@@ -16,6 +16,8 @@ constexpr ParamSpec kParams[] = {
     {"model", file, 0, 0, 0, "", fixed, ".nam model file", {}, true},
     {"input_gain_db", number, 0, -60, 60, "dB", fixed, "drive into the model"},
     {"output_gain_db", number, 0, -60, 60, "dB", fixed, "level after the model"},
+    {"size", number, 1, 0, 1, "", smoothed,
+     "a slimmable model's size (CPU backends; a change crossfades)"},
 };
 
 class Nam : public EffectBase<Nam> {
@@ -26,6 +28,7 @@ class Nam : public EffectBase<Nam> {
     const std::string model = p.file(kParams[0]);
     input_gain_ = static_cast<float>(db_to_gain(p.number(kParams[1])));
     output_gain_ = static_cast<float>(db_to_gain(p.number(kParams[2])));
+    size_ = p.number(kParams[3]);
     try {
       model_ = std::make_shared<const nam::Model>(nam::load(p.path(model)));
     } catch (const UnsupportedError& e) {  // the loader names the file and the field
@@ -48,16 +51,21 @@ class Nam : public EffectBase<Nam> {
   }
 
   void setup(Plan& plan, const NodeIo& io) override {
-    auto spec =
-        std::make_shared<const NamSpec>(NamSpec{model_, sample_rate_, input_gain_, output_gain_});
-    auto& jobs = plan.data<NamKind>().jobs;
-    for (std::size_t c = 0; c < io.in.size(); ++c) jobs.push_back({spec, io.in[c], io.out[c]});
+    auto spec = std::make_shared<const NamSpec>(
+        NamSpec{model_, sample_rate_, input_gain_, output_gain_, size_});
+    auto& data = plan.data<NamKind>();
+    slot_ = static_cast<std::uint32_t>(data.sizes.size());
+    data.sizes.push_back(size_);
+    for (std::size_t c = 0; c < io.in.size(); ++c)
+      data.jobs.push_back({spec, io.in[c], io.out[c], slot_});
   }
-  void apply(int, double, Plan&) override {}
+  void apply(int, double value, Plan& plan) override { plan.data<NamKind>().sizes[slot_] = value; }
 
  private:
   std::shared_ptr<const nam::Model> model_;  // shared by clones: a model is read once
   float input_gain_ = 1, output_gain_ = 1;
+  double size_ = 1;
+  std::uint32_t slot_ = 0;  ///< this node's entry in NamKind::Data::sizes
 };
 
 }  // namespace

@@ -24,12 +24,14 @@ struct NamSpec {
   std::shared_ptr<const nam::Model> model;
   double sample_rate = 48000;
   float input_gain = 1, output_gain = 1;  ///< linear, applied in float like the tests do
+  double size = 1;                        ///< a slimmable model's size (nam::Processor::set_size)
 };
 
 /// One channel of a nam node, from arena channel `in` to arena channel `out`.
 struct NamJob {
   std::shared_ptr<const NamSpec> spec;
   std::uint32_t in = 0, out = 0;
+  std::uint32_t size_slot = 0;  ///< Data::sizes
 };
 
 #ifdef __CUDACC__
@@ -62,6 +64,7 @@ struct NamKind {
 
   struct Data {
     std::vector<NamJob> jobs;
+    std::vector<double> sizes;  ///< per node: a slimmable model's size, set at run time
     std::uint32_t size() const { return static_cast<std::uint32_t>(jobs.size()); }
     void settle() {}
   };
@@ -74,6 +77,10 @@ struct NamKind {
         amps_.push_back(
             {nam::Processor(*s.model, {.sample_rate = s.sample_rate, .max_frames = period}),
              HostVector<float>(period)});
+        if (!s.model->sizes.empty()) {  // starts at its size, not crossfading into it
+          amps_.back().processor.set_size(s.size);
+          amps_.back().processor.reset();
+        }
       }
     }
     /// Input gain into the scratch, the model, output gain in place.
@@ -84,6 +91,7 @@ struct NamKind {
         const float* in = arena + job.in;
         float* out = arena + job.out;
         for (int i = 0; i < n; ++i) a.in[i] = in[i] * job.spec->input_gain;
+        if (!job.spec->model->sizes.empty()) a.processor.set_size(d.sizes[job.size_slot]);
         a.processor.process(a.in.data(), out, n);
         for (int i = 0; i < n; ++i) out[i] *= job.spec->output_gain;
       }
