@@ -11,6 +11,9 @@ void DecodedPicture::start(std::shared_ptr<const Sps> s, std::shared_ptr<const P
   sps = std::move(s);
   pps = std::move(p);
   info.slices.clear();
+  slice_refs.clear();
+  inter = false;
+  generated = false;
 }
 
 void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
@@ -32,6 +35,8 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   intra_mode.assign(nb, 1);
   ct_depth.assign(nb, 0);
   pcm.assign(nb, 0);
+  motion.assign(nb, MvField{});
+  skip.assign(nb, 0);
   const int ctbs = sps->width_ctbs() * sps->height_ctbs();
   ctb_slice_addr.assign(static_cast<std::size_t>(ctbs), -1);
   decoded_ctbs = 0;
@@ -41,6 +46,7 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   hevc_filter::PictureInfo next;
   next.slices = std::move(info.slices);
   next.blocks = std::move(info.blocks);
+  next.motion = std::move(info.motion);
   next.sao_params = std::move(info.sao_params);
   next.ctb_tile = std::move(info.ctb_tile);
   next.ctb_slice = std::move(info.ctb_slice);
@@ -57,6 +63,10 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   info.deblocking = true;
   info.filter_across_tiles = pps->loop_filter_across_tiles;
   info.blocks.assign(nb, {});
+  if (inter)
+    info.motion.assign(nb, {});
+  else
+    info.motion.clear();
   info.sao_params.assign(sps->sao ? static_cast<std::size_t>(ctbs) : 0, {});
   info.ctb_tile.assign(static_cast<std::size_t>(ctbs), 0);
   info.ctb_slice.assign(static_cast<std::size_t>(ctbs), 0);
