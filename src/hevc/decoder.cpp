@@ -371,6 +371,13 @@ void Engine::slice(const NalUnit& nal) {
       skip_picture = true;
       return;
     }
+    // A stream (or one after an end of sequence) starts at an IRAP picture; pictures before one
+    // refer to pictures the decoder never had.
+    if ((first_picture || after_eos) && !is_irap(nal.type)) {
+      skip_picture = true;
+      throw DecodeError("picture before the first IRAP picture skipped (the stream does not "
+                        "start at a random access point)");
+    }
   } else if (skip_picture) {
     return;
   } else if (!cur) {
@@ -396,6 +403,14 @@ void Engine::slice(const NalUnit& nal) {
     // with those of its first slice.
     if (!first && (pps[sh.pps_id] != cur->pic->pps || sps[pps[sh.pps_id]->sps_id] != cur->pic->sps))
       throw DecodeError("slice_pic_parameter_set_id: its PPS or SPS changed within the picture");
+    // Motion compensation reads filtered references: without the filters every inter picture
+    // would drift from the encoder's.
+    if (sh.slice_type != 2 && (options.unfiltered || !filters_available()) &&
+        (!sh.deblocking_disabled || sh.sao_luma || sh.sao_chroma))
+      throw Unsupported(std::string("P and B slices ") +
+                        (options.unfiltered ? "with unfiltered output (--unfiltered)"
+                                            : "in a build without the in-loop filters") +
+                        ": their references must be filtered");
     if (first) start_picture(nal, sh);
   } catch (const Error&) {
     if (first) skip_picture = true;
