@@ -35,18 +35,18 @@ constexpr std::uint8_t kInit[3][kCtxCount] = {
         154, 154, 154, 154, 154,  // inter elements
     },
     {
-        153,                       // sao_merge_left/up_flag
-        185,                       // sao_type_idx
-        107, 139, 126,             // split_cu_flag
-        154,                       // cu_transquant_bypass_flag
-        154,                       // part_mode
-        154,                       // prev_intra_luma_pred_flag
-        152,                       // intra_chroma_pred_mode
-        124, 138, 94,              // split_transform_flag
-        153, 111,                  // cbf_luma
-        149, 107, 167, 154, 154,   // cbf_cb, cbf_cr
-        154, 154,                  // cu_qp_delta_abs
-        139, 139,                  // transform_skip_flag
+        153,                      // sao_merge_left/up_flag
+        185,                      // sao_type_idx
+        107, 139, 126,            // split_cu_flag
+        154,                      // cu_transquant_bypass_flag
+        154,                      // part_mode
+        154,                      // prev_intra_luma_pred_flag
+        152,                      // intra_chroma_pred_mode
+        124, 138, 94,             // split_transform_flag
+        153, 111,                 // cbf_luma
+        149, 107, 167, 154, 154,  // cbf_cb, cbf_cr
+        154, 154,                 // cu_qp_delta_abs
+        139, 139,                 // transform_skip_flag
         125, 110, 94,  110, 95,  79,  125, 111, 110, 78,  110, 111, 111, 95,  94,
         108, 123, 108, 125, 110, 94,  110, 95,  79,  125, 111, 110, 78,  110, 111,
         111, 95,  94,  108, 123, 108,  // last_sig_coeff_x/y_prefix
@@ -70,22 +70,22 @@ constexpr std::uint8_t kInit[3][kCtxCount] = {
         79,                                           // rqt_root_cbf
     },
     {
-        153,                       // sao_merge_left/up_flag
-        160,                       // sao_type_idx
-        107, 139, 126,             // split_cu_flag
-        154,                       // cu_transquant_bypass_flag
-        154,                       // part_mode
-        183,                       // prev_intra_luma_pred_flag
-        152,                       // intra_chroma_pred_mode
-        224, 167, 122,             // split_transform_flag
-        153, 111,                  // cbf_luma
-        149, 92,  167, 154, 154,   // cbf_cb, cbf_cr
-        154, 154,                  // cu_qp_delta_abs
-        139, 139,                  // transform_skip_flag
+        153,                      // sao_merge_left/up_flag
+        160,                      // sao_type_idx
+        107, 139, 126,            // split_cu_flag
+        154,                      // cu_transquant_bypass_flag
+        154,                      // part_mode
+        183,                      // prev_intra_luma_pred_flag
+        152,                      // intra_chroma_pred_mode
+        224, 167, 122,            // split_transform_flag
+        153, 111,                 // cbf_luma
+        149, 92,  167, 154, 154,  // cbf_cb, cbf_cr
+        154, 154,                 // cu_qp_delta_abs
+        139, 139,                 // transform_skip_flag
         125, 110, 124, 110, 95,  94,  125, 111, 111, 79,  125, 126, 111, 111, 79,
         108, 123, 93,  125, 110, 124, 110, 95,  94,  125, 111, 111, 79,  125, 126,
-        111, 111, 79,  108, 123, 93,   // last_sig_coeff_x/y_prefix
-        121, 140, 61,  154,            // coded_sub_block_flag
+        111, 111, 79,  108, 123, 93,  // last_sig_coeff_x/y_prefix
+        121, 140, 61,  154,           // coded_sub_block_flag
         170, 154, 139, 153, 139, 123, 123, 63,  124, 166, 183, 140, 136, 153, 154,
         166, 183, 140, 136, 153, 154, 166, 183, 140, 136, 153, 154, 170, 153, 138,
         138, 122, 121, 122, 121, 167, 151, 183, 140, 151, 183, 140, 140, 140,  // sig_coeff_flag

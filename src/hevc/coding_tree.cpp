@@ -79,6 +79,19 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
   if (sh.slice_type == 2) return;
   if (!refs) fail("slice_type", "P or B slice without reference picture lists");
   refs_ = refs;
+  for (int l = 0; l < 2; ++l) {
+    if (refs->size[l] < sh.num_ref_idx[l])
+      fail("num_ref_idx_active", "more than the reference picture list holds");
+    for (int i = 0; i < refs->size[l]; ++i) {
+      const DecodedPicture* r = refs->pic[l][i].get();
+      if (!r || r->planes[0].empty() || r->width[0] != pic.width[0] ||
+          r->height[0] != pic.height[0] || r->sps->bit_depth_luma != sps_.bit_depth_luma ||
+          r->sps->bit_depth_chroma != sps_.bit_depth_chroma ||
+          r->sps->chroma_format_idc != sps_.chroma_format_idc)
+        fail("ref_pic_list", "reference picture " + std::to_string(i) + " of list " +
+                                 std::to_string(l) + " is missing or of another format");
+    }
+  }
   init_type_ = sh.slice_type == 1 ? (sh.cabac_init ? 2 : 1) : (sh.cabac_init ? 1 : 2);
   no_backward_pred_ = true;
   for (int l = 0; l < 2; ++l)
@@ -159,6 +172,7 @@ void SliceDecoder::decode(const NalUnit& nal) {
     if (cabac_.overrun())
       fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
     ++pic_.decoded_ctbs;
+    pic_.ctb_done[rs] = 1;
     if (pps_.entropy_coding_sync &&
         (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
       st_.wpp = ctx_;
@@ -204,8 +218,9 @@ void SliceDecoder::init_contexts_for_ctb(int rs, int ts, bool first) {
   if (row_start) {
     qg_reset_ = true;
     const int ctb = sps_.ctb_size();
-    ctx_ = available(ctb_x0_, ctb_y0_, ctb_x0_ + ctb, ctb_y0_ - ctb) ? st_.wpp
-                                                                     : init_contexts(sh_.slice_qp, init_type_);
+    ctx_ = available(ctb_x0_, ctb_y0_, ctb_x0_ + ctb, ctb_y0_ - ctb)
+               ? st_.wpp
+               : init_contexts(sh_.slice_qp, init_type_);
     return;
   }
   if (first) {
@@ -470,8 +485,7 @@ void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int 
       !(intra_split_ && depth == 0))
     split = cabac_.decode(ctx_[kCtxSplitTransform + 5 - log2]);
   else
-    split = log2 > sps_.log2_max_tb || (intra_split_ && depth == 0) ||
-            (inter_split_ && depth == 0);
+    split = log2 > sps_.log2_max_tb || (intra_split_ && depth == 0) || (inter_split_ && depth == 0);
   bool cb = false, cr = false;
   if (sps_.chroma_format_idc != 0) {
     if (log2 > 2) {
@@ -488,9 +502,9 @@ void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int 
       transform_tree(x0 + (i & 1) * h, y0 + (i >> 1) * h, x0, y0, log2 - 1, depth + 1, i, cb, cr);
     return;
   }
-  const bool cbf_luma =
-      (cu_intra_ || depth != 0 || cb || cr) ? cabac_.decode(ctx_[kCtxCbfLuma + (depth == 0 ? 1 : 0)])
-                                            : true;
+  const bool cbf_luma = (cu_intra_ || depth != 0 || cb || cr)
+                            ? cabac_.decode(ctx_[kCtxCbfLuma + (depth == 0 ? 1 : 0)])
+                            : true;
   transform_unit(x0, y0, xb, yb, log2, blk, cbf_luma, cb, cr);
 }
 

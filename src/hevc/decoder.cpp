@@ -121,8 +121,8 @@ struct Engine {
   bool skip_rasl = false;  ///< NoRaslOutputFlag of the last IRAP: its RASL pictures are skipped
   int prev_tid0_poc = 0;
   std::size_t decoded = 0;
-  std::vector<Frame> waiting;  ///< decoded, not yet output (POC order)
-  std::vector<DpbEntry> dpb;   ///< pictures marked as used for reference
+  std::vector<Frame> waiting;                    ///< decoded, not yet output (POC order)
+  std::vector<DpbEntry> dpb;                     ///< pictures marked as used for reference
   std::shared_ptr<const RefPicLists> last_refs;  ///< of the last independent slice segment
 
   Where here;
@@ -367,7 +367,7 @@ void Engine::slice(const NalUnit& nal) {
     skip_picture = false;
     // RASL pictures of an IRAP with NoRaslOutputFlag refer to pictures before it that the
     // decoder never had: they are skipped (8.1.3), as FFmpeg and HM do.
-    if ((nal.type == 8 || nal.type == kNalRaslR) && skip_rasl) {
+    if ((nal.type == kNalRaslN || nal.type == kNalRaslR) && skip_rasl) {
       skip_picture = true;
       return;
     }
@@ -375,8 +375,9 @@ void Engine::slice(const NalUnit& nal) {
     // refer to pictures the decoder never had.
     if ((first_picture || after_eos) && !is_irap(nal.type)) {
       skip_picture = true;
-      throw DecodeError("picture before the first IRAP picture skipped (the stream does not "
-                        "start at a random access point)");
+      throw DecodeError(
+          "picture before the first IRAP picture skipped (the stream does not "
+          "start at a random access point)");
     }
   } else if (skip_picture) {
     return;
@@ -486,8 +487,8 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   }
   for (auto& d : dropped) release(std::move(d));
   for (const std::string& m : missing)
-    parse_problems.push_back(here.problem("slice header: " + m +
-                                          " is missing; a grey picture stands in for it"));
+    parse_problems.push_back(
+        here.problem("slice header: " + m + " is missing; a grey picture stands in for it"));
 
   ++stream_pictures;
   cur = std::make_unique<PictureJob>();
@@ -634,6 +635,7 @@ void Engine::reconstruct(PictureJob& job) {
   }
   const int total = pic.sps->width_ctbs() * pic.sps->height_ctbs();
   if (pic.decoded_ctbs != total || pic.damaged) {
+    pic.conceal_missing_ctbs();
     job.problems.push_back(job.first.problem(
         "picture " + std::to_string(pic.decode_index) + " (POC " + std::to_string(pic.poc) +
         "): " + std::to_string(total - pic.decoded_ctbs) + " of " + std::to_string(total) +

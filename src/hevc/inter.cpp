@@ -66,14 +66,30 @@ void SliceDecoder::inter_coding_unit(int x0, int y0, int log2, bool skip, int pa
   int count = 0;
   auto add = [&](int x, int y, int w, int hh) { parts[count++] = {x, y, w, hh}; };
   switch (part_mode) {
-    case k2Nx2N: add(0, 0, n, n); break;
-    case k2NxN: add(0, 0, n, h), add(0, h, n, h); break;
-    case kNx2N: add(0, 0, h, n), add(h, 0, h, n); break;
-    case k2NxnU: add(0, 0, n, q), add(0, q, n, n - q); break;
-    case k2NxnD: add(0, 0, n, n - q), add(0, n - q, n, q); break;
-    case knLx2N: add(0, 0, q, n), add(q, 0, n - q, n); break;
-    case knRx2N: add(0, 0, n - q, n), add(n - q, 0, q, n); break;
-    default: add(0, 0, h, h), add(h, 0, h, h), add(0, h, h, h), add(h, h, h, h); break;
+    case k2Nx2N:
+      add(0, 0, n, n);
+      break;
+    case k2NxN:
+      add(0, 0, n, h), add(0, h, n, h);
+      break;
+    case kNx2N:
+      add(0, 0, h, n), add(h, 0, h, n);
+      break;
+    case k2NxnU:
+      add(0, 0, n, q), add(0, q, n, n - q);
+      break;
+    case k2NxnD:
+      add(0, 0, n, n - q), add(0, n - q, n, q);
+      break;
+    case knLx2N:
+      add(0, 0, q, n), add(q, 0, n - q, n);
+      break;
+    case knRx2N:
+      add(0, 0, n - q, n), add(n - q, 0, q, n);
+      break;
+    default:
+      add(0, 0, h, h), add(h, 0, h, h), add(0, h, h, h), add(h, h, h, h);
+      break;
   }
   part_mode_ = part_mode;
   bool merge_2nx2n = false;
@@ -210,8 +226,8 @@ bool SliceDecoder::pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int 
   if (!same_cb)
     av = available(x, y, xn, yn);
   else
-    av = !((w << 1) == n_cb && (h << 1) == n_cb && part_idx == 1 && y_cb + h <= yn &&
-           x_cb + w > xn);
+    av =
+        !((w << 1) == n_cb && (h << 1) == n_cb && part_idx == 1 && y_cb + h <= yn && x_cb + w > xn);
   return av && pic_.motion_at(xn, yn).inter();
 }
 
@@ -331,7 +347,8 @@ void SliceDecoder::amvp(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h
   };
   const int ax[2] = {x - 1, x - 1}, ay[2] = {y + h, y + h - 1};
   bool av_a[2];
-  for (int k = 0; k < 2; ++k) av_a[k] = pb_available(x_cb, y_cb, n_cb, x, y, w, h, part_idx, ax[k], ay[k]);
+  for (int k = 0; k < 2; ++k)
+    av_a[k] = pb_available(x_cb, y_cb, n_cb, x, y, w, h, part_idx, ax[k], ay[k]);
   const bool is_scaled = av_a[0] || av_a[1];
   std::int16_t mva[2] = {}, mvb[2] = {};
   bool has_a = false, has_b = false;
@@ -341,7 +358,8 @@ void SliceDecoder::amvp(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h
     if (av_a[k]) has_a = scaled(pic_.motion_at(ax[k], ay[k]), mva);
   const int bx[3] = {x + w, x + w - 1, x - 1}, by[3] = {y - 1, y - 1, y - 1};
   bool av_b[3];
-  for (int k = 0; k < 3; ++k) av_b[k] = pb_available(x_cb, y_cb, n_cb, x, y, w, h, part_idx, bx[k], by[k]);
+  for (int k = 0; k < 3; ++k)
+    av_b[k] = pb_available(x_cb, y_cb, n_cb, x, y, w, h, part_idx, bx[k], by[k]);
   for (int k = 0; k < 3 && !has_b; ++k)
     if (av_b[k]) has_b = direct(pic_.motion_at(bx[k], by[k]), mvb);
   if (!is_scaled && has_b) {
@@ -461,8 +479,7 @@ void SliceDecoder::predict_inter(int x, int y, int w, int h, const MvField& m) {
       e.w1 = pw.weight[1][m.ref_idx[1]][c];
       e.o1 = pw.offset[1][m.ref_idx[1]][c];
     }
-    weighted_prediction(pred[0], bi ? pred[1] : nullptr, cw, ch, bit_depth, &e, dst,
-                        pic_.width[c]);
+    weighted_prediction(pred[0], bi ? pred[1] : nullptr, cw, ch, bit_depth, &e, dst, pic_.width[c]);
   }
 }
 

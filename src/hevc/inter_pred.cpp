@@ -10,9 +10,9 @@ constexpr int kLumaTaps[4][8] = {{0, 0, 0, 64, 0, 0, 0, 0},
                                  {-1, 4, -10, 58, 17, -5, 1, 0},
                                  {-1, 4, -11, 40, 40, -11, 4, -1},
                                  {0, 1, -5, 17, 58, -10, 4, -1}};
-constexpr int kChromaTaps[8][4] = {{0, 64, 0, 0},     {-2, 58, 10, -2}, {-4, 54, 16, -2},
-                                   {-6, 46, 28, -4},  {-4, 36, 36, -4}, {-4, 28, 46, -6},
-                                   {-2, 16, 54, -4},  {-2, 10, 58, -2}};
+constexpr int kChromaTaps[8][4] = {{0, 64, 0, 0},    {-2, 58, 10, -2}, {-4, 54, 16, -2},
+                                   {-6, 46, 28, -4}, {-4, 36, 36, -4}, {-4, 28, 46, -6},
+                                   {-2, 16, 54, -4}, {-2, 10, 58, -2}};
 
 template <int Taps>
 void interpolate_taps(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h,
@@ -25,14 +25,14 @@ void interpolate_taps(const RefPlane& ref, int x, int y, int fx, int fy, int w, 
   for (int j = 0; j < sh; ++j) {
     const int yy = std::clamp(y + j - before, 0, ref.height - 1);
     const std::uint16_t* row = ref.data + static_cast<std::ptrdiff_t>(yy) * ref.stride;
-    for (int i = 0; i < sw; ++i) src[j * kMax + i] = row[std::clamp(x + i - before, 0, ref.width - 1)];
+    for (int i = 0; i < sw; ++i)
+      src[j * kMax + i] = row[std::clamp(x + i - before, 0, ref.width - 1)];
   }
   const int shift1 = std::min(4, bit_depth - 8), shift3 = 14 - bit_depth;
   if (fx == 0 && fy == 0) {
     for (int j = 0; j < h; ++j)
       for (int i = 0; i < w; ++i)
-        dst[j * w + i] =
-            static_cast<std::int16_t>(src[(j + before) * kMax + i + before] << shift3);
+        dst[j * w + i] = static_cast<std::int16_t>(src[(j + before) * kMax + i + before] << shift3);
     return;
   }
   if (fy == 0) {
@@ -78,8 +78,7 @@ void interpolate(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h
   if (luma)
     interpolate_taps<8>(ref, x, y, fx, fy, w, h, kLumaTaps[fx], kLumaTaps[fy], bit_depth, dst);
   else
-    interpolate_taps<4>(ref, x, y, fx, fy, w, h, kChromaTaps[fx], kChromaTaps[fy], bit_depth,
-                        dst);
+    interpolate_taps<4>(ref, x, y, fx, fy, w, h, kChromaTaps[fx], kChromaTaps[fy], bit_depth, dst);
 }
 
 void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1, int w, int h,
@@ -107,9 +106,7 @@ void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1, int
   const int log2_wd = wt->log2_denom + shift1;
   if (!src1) {
     if (log2_wd >= 1)
-      put([&](int k) {
-        return ((src0[k] * wt->w0 + (1 << (log2_wd - 1))) >> log2_wd) + wt->o0;
-      });
+      put([&](int k) { return ((src0[k] * wt->w0 + (1 << (log2_wd - 1))) >> log2_wd) + wt->o0; });
     else
       put([&](int k) { return src0[k] * wt->w0 + wt->o0; });
     return;

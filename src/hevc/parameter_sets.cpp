@@ -353,8 +353,8 @@ void parse_sps(std::span<const std::uint8_t> rbsp, Sps& s) {
   if (s.long_term_ref_pics_present) {
     s.num_long_term_ref_pics_sps = static_cast<int>(r.ue("num_long_term_ref_pics_sps", 32));
     for (int i = 0; i < s.num_long_term_ref_pics_sps; ++i) {
-      s.lt_ref_pic_poc_lsb_sps[i] =
-          static_cast<int>(r.u(static_cast<unsigned>(s.log2_max_poc_lsb), "lt_ref_pic_poc_lsb_sps"));
+      s.lt_ref_pic_poc_lsb_sps[i] = static_cast<int>(
+          r.u(static_cast<unsigned>(s.log2_max_poc_lsb), "lt_ref_pic_poc_lsb_sps"));
       s.used_by_curr_pic_lt_sps[i] = r.flag("used_by_curr_pic_lt_sps_flag");
     }
   }

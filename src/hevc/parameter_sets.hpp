@@ -56,8 +56,8 @@ struct Sps {
   int conf_left = 0, conf_right = 0, conf_top = 0, conf_bottom = 0;  ///< in luma samples
   int bit_depth_luma = 8, bit_depth_chroma = 8;
   int log2_max_poc_lsb = 4;
-  int max_num_reorder = 0;  ///< for the highest sub-layer
-  int max_dec_pic_buffering = 1;  ///< sps_max_dec_pic_buffering_minus1 + 1, highest sub-layer
+  int max_num_reorder = 0;             ///< for the highest sub-layer
+  int max_dec_pic_buffering = 1;       ///< sps_max_dec_pic_buffering_minus1 + 1, highest sub-layer
   int max_latency_increase_plus1 = 0;  ///< 0: no latency limit
   int log2_min_cb = 3, log2_ctb = 4, log2_min_tb = 2, log2_max_tb = 5;
   int max_transform_hierarchy_depth_inter = 0, max_transform_hierarchy_depth_intra = 0;

@@ -56,13 +56,14 @@ struct DecodedPicture {
   std::vector<std::uint8_t> skip;        ///< cu_skip_flag per 4x4 block
   std::vector<SliceRefs> slice_refs;     ///< per slice (info.ctb_slice's index), inter slices
   bool inter = false;                    ///< some slice is P or B
-  bool generated = false;  ///< made up for a missing reference (8.3.3), never output
+  bool generated = false;                ///< made up for a missing reference (8.3.3), never output
   hevc_filter::PictureInfo info;
   int poc = 0;
   std::size_t decode_index = 0;
   bool output = true;
   int decoded_ctbs = 0;
-  bool damaged = false;  ///< some slice failed: CTBs may be missing
+  std::vector<std::uint8_t> ctb_done;  ///< per CTB (raster): decoded to its end
+  bool damaged = false;                ///< some slice failed: CTBs may be missing
 
   /// Samples of all planes of a picture of `s` (the size of the PlaneStore allocate() takes).
   static std::size_t samples(const Sps& s);
@@ -75,6 +76,10 @@ struct DecodedPicture {
   /// Lays the planes out in `storage` (samples(*sps) samples) and sizes the per-block state (on
   /// the thread that reconstructs the picture).
   void allocate(std::unique_ptr<PlaneStore> storage);
+  /// Mid-grey samples and no motion in every CTB not decoded to its end: a damaged picture is
+  /// not output, but later pictures may predict from it, and from the same samples on every
+  /// schedule.
+  void conceal_missing_ctbs();
   std::size_t block(int x, int y) const {  ///< 4x4 index of luma sample (x, y)
     return static_cast<std::size_t>(y >> 2) * blocks_w + (x >> 2);
   }

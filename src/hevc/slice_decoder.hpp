@@ -69,8 +69,8 @@ class SliceDecoder {
   bool temporal_mv(int x, int y, int w, int h, int list, int ref_idx, std::int16_t mv[2]) const;
   bool collocated_mv(int x, int y, int list, int ref_idx, std::int16_t mv[2]) const;
   /// 6.4.2: whether the prediction block at (xn, yn) is available to the current one (and inter).
-  bool pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx,
-                    int xn, int yn) const;
+  bool pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx, int xn,
+                    int yn) const;
   void predict_inter(int x, int y, int w, int h, const MvField& m);
   void store_motion(int x, int y, int w, int h, const MvField& m);
   /// 6.4.1: whether (xn, yn) is decoded and in the slice and tile of (x_cur, y_cur).
@@ -135,10 +135,10 @@ class SliceDecoder {
   int cu_x0_ = 0, cu_y0_ = 0, cu_log2_ = 3;
   int intra_split_ = 0, max_trafo_depth_ = 0;
   const RefPicLists* refs_ = nullptr;
-  int init_type_ = 0;             ///< initType of the CABAC contexts (9.3.2.2)
-  bool cu_intra_ = true;          ///< CuPredMode of the current CU is MODE_INTRA
-  bool inter_split_ = false;      ///< interSplitFlag's conditions but the depth (7.4.9.8)
-  bool no_backward_pred_ = false; ///< NoBackwardPredFlag (8.5.3.2.9)
+  int init_type_ = 0;              ///< initType of the CABAC contexts (9.3.2.2)
+  bool cu_intra_ = true;           ///< CuPredMode of the current CU is MODE_INTRA
+  bool inter_split_ = false;       ///< interSplitFlag's conditions but the depth (7.4.9.8)
+  bool no_backward_pred_ = false;  ///< NoBackwardPredFlag (8.5.3.2.9)
   const DecodedPicture* col_pic_ = nullptr;  ///< ColPic for temporal MV prediction
   int part_mode_ = 0;                        ///< PartMode of the current inter CU
   bool merge_flag_ = false;                  ///< merge_flag of the last prediction unit

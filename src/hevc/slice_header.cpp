@@ -39,8 +39,8 @@ void parse_weights(SyntaxReader& r, SliceHeader& h, const Sps& sps) {
       w.weight[l][i][1] = w.weight[l][i][2] = static_cast<std::int16_t>(1 << w.log2_denom[1]);
       w.offset[l][i][0] = w.offset[l][i][1] = w.offset[l][i][2] = 0;
       if (luma_flag[i]) {
-        w.weight[l][i][0] = static_cast<std::int16_t>(w.weight[l][i][0] +
-                                                      r.se("delta_luma_weight_lX", -128, 127));
+        w.weight[l][i][0] =
+            static_cast<std::int16_t>(w.weight[l][i][0] + r.se("delta_luma_weight_lX", -128, 127));
         w.offset[l][i][0] = static_cast<std::int16_t>(r.se("luma_offset_lX", -128, 127)
                                                       << (sps.bit_depth_luma - 8));
       }
@@ -87,8 +87,8 @@ void parse_inter_fields(SyntaxReader& r, SliceHeader& h, const Sps& sps, const P
     if (b) h.collocated_from_l0 = r.flag("collocated_from_l0_flag");
     const int n = h.num_ref_idx[h.collocated_from_l0 ? 0 : 1];
     if (n > 1)
-      h.collocated_ref_idx = static_cast<int>(
-          r.ue("collocated_ref_idx", static_cast<std::uint32_t>(n - 1)));
+      h.collocated_ref_idx =
+          static_cast<int>(r.ue("collocated_ref_idx", static_cast<std::uint32_t>(n - 1)));
   }
   h.weighted = (pps.weighted_pred && !b) || (pps.weighted_bipred && b);
   if (h.weighted) parse_weights(r, h, sps);
@@ -99,7 +99,8 @@ void parse_inter_fields(SyntaxReader& r, SliceHeader& h, const Sps& sps, const P
 
 int num_pic_total_curr(const SliceHeader& h) {
   int n = 0;
-  for (int i = 0; i < h.st_rps.num_delta_pocs(); ++i) n += h.st_rps.used[static_cast<std::size_t>(i)];
+  for (int i = 0; i < h.st_rps.num_delta_pocs(); ++i)
+    n += h.st_rps.used[static_cast<std::size_t>(i)];
   for (int i = 0; i < h.num_long_term; ++i) n += h.long_term[static_cast<std::size_t>(i)].used;
   return n;
 }
@@ -175,8 +176,8 @@ SliceHeader parse_slice_header(const NalUnit& nal, const Pps* const pps_table[64
         if (sps->num_long_term_ref_pics_sps > 0)
           lt_sps = static_cast<int>(r.ue(
               "num_long_term_sps", static_cast<std::uint32_t>(sps->num_long_term_ref_pics_sps)));
-        const int lt_pics = static_cast<int>(r.ue(
-            "num_long_term_pics", static_cast<std::uint32_t>(32 - lt_sps)));
+        const int lt_pics =
+            static_cast<int>(r.ue("num_long_term_pics", static_cast<std::uint32_t>(32 - lt_sps)));
         h.num_long_term = lt_sps + lt_pics;
         if (h.num_long_term + h.st_rps.num_delta_pocs() > 32)
           SyntaxReader::fail("num_long_term_pics", "more than 32 pictures in the RPS");
@@ -187,14 +188,14 @@ SliceHeader parse_slice_header(const NalUnit& nal, const Pps* const pps_table[64
           if (i < lt_sps) {
             int idx = 0;
             if (sps->num_long_term_ref_pics_sps > 1)
-              idx = static_cast<int>(
-                  r.u(static_cast<unsigned>(ceil_log2(sps->num_long_term_ref_pics_sps)),
-                      "lt_idx_sps"));
+              idx = static_cast<int>(r.u(
+                  static_cast<unsigned>(ceil_log2(sps->num_long_term_ref_pics_sps)), "lt_idx_sps"));
             SyntaxReader::expect("lt_idx_sps", idx, 0, sps->num_long_term_ref_pics_sps - 1);
             lt.poc = sps->lt_ref_pic_poc_lsb_sps[static_cast<std::size_t>(idx)];
             lt.used = sps->used_by_curr_pic_lt_sps[static_cast<std::size_t>(idx)];
           } else {
-            lt.poc = static_cast<int>(r.u(static_cast<unsigned>(sps->log2_max_poc_lsb), "poc_lsb_lt"));
+            lt.poc =
+                static_cast<int>(r.u(static_cast<unsigned>(sps->log2_max_poc_lsb), "poc_lsb_lt"));
             lt.used = r.flag("used_by_curr_pic_lt_flag");
           }
           lt.msb_present = r.flag("delta_poc_msb_present_flag");

@@ -133,11 +133,11 @@ TEST(HevcInterCut, StartsAtCraAndSkipsItsRaslPictures) {
         .write(reinterpret_cast<const char*>(cut.data()), static_cast<std::streamsize>(cut.size()));
   }
   const auto ref_path = testing::data_dir("hevc-streams") / "open_gop_cut.ref";
-  ASSERT_EQ(std::system(("ffmpeg -hide_banner -loglevel error -nostdin -y -i \"" +
-                         cut_path.string() + "\" -f rawvideo -pix_fmt yuv420p \"" +
-                         ref_path.string() + "\"")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("ffmpeg -hide_banner -loglevel error -nostdin -y -i \"" + cut_path.string() +
+                   "\" -f rawvideo -pix_fmt yuv420p \"" + ref_path.string() + "\"")
+                      .c_str()),
+      0);
   const auto ref = testing::read_file(ref_path);
   const Decoded d = run(cut, schedule_for(Backend::cpu));
   EXPECT_TRUE(d.problems.empty()) << problems_text(d.problems);
@@ -163,7 +163,8 @@ TEST(HevcInterCut, PicturesBeforeTheFirstIrapAreSkipped) {
     }
   ASSERT_GT(cut_at, 0u);
   // Parameter sets from the start, then the stream from a P/B picture on.
-  std::vector<std::uint8_t> cut(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(nals[4].first));
+  std::vector<std::uint8_t> cut(data.begin(),
+                                data.begin() + static_cast<std::ptrdiff_t>(nals[4].first));
   cut.insert(cut.end(), data.begin() + static_cast<std::ptrdiff_t>(cut_at), data.end());
   const Decoded d = run(cut, schedule_for(Backend::cpu));
   ASSERT_FALSE(d.problems.empty());
