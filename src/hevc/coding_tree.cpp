@@ -568,6 +568,17 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
           << u;
     }
     corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
+    if (pps_.constrained_intra_pred && pic_.inter) {
+      // 8.4.4.2.2: samples of inter coding units are not available for intra prediction.
+      auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
+      for (int u = 0; u < units; ++u) {
+        if (((left_av >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
+          left_av &= ~(1u << u);
+        if (((top_av >> u) & 1) && !intra_at((x + u * unit) << shift, (y - 1) << shift))
+          top_av &= ~(1u << u);
+      }
+      if (corner && !intra_at((x - 1) << shift, (y - 1) << shift)) corner = false;
+    }
     if (c == 1) cb_av_ = {left_av, top_av, corner};
   }
   std::int32_t ref[4 * 32 + 1];

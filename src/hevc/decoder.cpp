@@ -78,6 +78,7 @@ struct PictureJob {
   std::vector<Problem> problems;
   bool flush_before = false;  ///< an IRAP with NoRaslOutputFlag: output all earlier pictures first
   int max_reorder = 0;        ///< sps_max_num_reorder_pics of its SPS
+  int max_latency = 0;        ///< SpsMaxLatencyPictures of its SPS, 0 for none
   bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
   bool filtered = false;
   bool done = false;  ///< every stage finished with it (guarded by Engine::mutex)
@@ -121,7 +122,8 @@ struct Engine {
   bool skip_rasl = false;  ///< NoRaslOutputFlag of the last IRAP: its RASL pictures are skipped
   int prev_tid0_poc = 0;
   std::size_t decoded = 0;
-  std::vector<Frame> waiting;                    ///< decoded, not yet output (POC order)
+  std::vector<Frame> waiting;                    ///< decoded, not yet output
+  std::vector<int> latency;                      ///< PicLatencyCount of each waiting picture
   std::vector<DpbEntry> dpb;                     ///< pictures marked as used for reference
   std::shared_ptr<const RefPicLists> last_refs;  ///< of the last independent slice segment
 
@@ -164,7 +166,7 @@ struct Engine {
   bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
   void emit(PictureJob& job);
   void finish_frame(PictureJob& job);
-  void output(Frame&& f, int max_reorder);
+  void output(Frame&& f, int max_reorder, int max_latency);
   void recycle(Frame&& f);
   void flush();
   std::shared_ptr<DecodedPicture> new_picture();
@@ -502,6 +504,8 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   cur->first = here;
   cur->flush_before = is_irap(nal.type) && no_rasl_output;
   cur->max_reorder = s->max_num_reorder;
+  if (s->max_latency_increase_plus1 != 0)
+    cur->max_latency = s->max_num_reorder + s->max_latency_increase_plus1 - 1;
   last_independent.reset();
   slice_index = -1;
   cur->hash = next_hash;
@@ -728,7 +732,7 @@ void Engine::emit(PictureJob& job) {
   problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
   problems.insert(problems.end(), job.problems.begin(), job.problems.end());
   if (job.flush_before) flush();
-  if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder);
+  if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder, job.max_latency);
   // Its slices' lists hold references to other pictures: dropped first, so that those can go.
   job.slices.clear();
   job.rps = {};
@@ -767,15 +771,25 @@ std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::sh
   return pic;
 }
 
-void Engine::output(Frame&& f, int max_reorder) {
+// The bumping process (C.5.2.3): a picture goes out, smallest POC first, while more are waiting
+// than sps_max_num_reorder_pics or one has waited SpsMaxLatencyPictures pictures.
+void Engine::output(Frame&& f, int max_reorder, int max_latency) {
+  for (int& l : latency) ++l;
   waiting.push_back(std::move(f));
-  while (static_cast<int>(waiting.size()) > max_reorder) {
-    auto it = std::min_element(waiting.begin(), waiting.end(),
-                               [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
+  latency.push_back(0);
+  auto over_latency = [&] {
+    return max_latency > 0 &&
+           std::any_of(latency.begin(), latency.end(), [&](int l) { return l >= max_latency; });
+  };
+  while (!waiting.empty() && (static_cast<int>(waiting.size()) > max_reorder || over_latency())) {
+    const auto it = std::min_element(waiting.begin(), waiting.end(),
+                                     [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
+    const auto k = it - waiting.begin();
     (*sink)(*it);
     ++stream_frames;
     recycle(std::move(*it));
     waiting.erase(it);
+    latency.erase(latency.begin() + k);
   }
 }
 
@@ -793,6 +807,7 @@ void Engine::flush() {
     recycle(std::move(f));
   }
   waiting.clear();
+  latency.clear();
 }
 
 }  // namespace sigpu::hevc

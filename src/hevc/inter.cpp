@@ -58,8 +58,6 @@ int SliceDecoder::parse_part_mode_inter(int log2) {
 
 void SliceDecoder::inter_coding_unit(int x0, int y0, int log2, bool skip, int part_mode) {
   const int n = 1 << log2, h = n / 2, q = n / 4;
-  if (pps_.constrained_intra_pred)
-    throw Unsupported("constrained_intra_pred_flag with inter slices is not supported");
   struct Part {
     int x, y, w, h;
   } parts[4];

@@ -83,6 +83,8 @@ const std::vector<StreamSpec>& inter_streams() {
     v.push_back({"lossless_tskip_scaling", t, 10, 8,
                  fast + "--cu-lossless --tskip --scaling-list default --bframes 2"});
     v.push_back({"odd_200x104", "testsrc2=size=200x104:rate=25", 12, 8, fast + "--bframes 3"});
+    v.push_back({"constrained_intra", t, 12, 8, fast + "--constrained-intra --b-intra --bframes 2",
+                 "noise=alls=50:allf=t"});
     return v;
   }();
   return s;

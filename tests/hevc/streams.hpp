@@ -31,8 +31,8 @@ struct StreamSpec {
 const std::vector<StreamSpec>& standard_streams();
 
 /// Inter-coded streams (P and B pictures) across x265's settings: presets, B-frames and pyramid,
-/// weighted prediction, several references, AMP, TMVP off, merge candidates, open GOP, 8 and 10
-/// bit, CTU sizes and slices; small pictures.
+/// weighted prediction, several references, AMP, TMVP off, merge candidates, open GOP,
+/// constrained intra prediction, 8 and 10 bit, CTU sizes and slices; small pictures.
 const std::vector<StreamSpec>& inter_streams();
 
 bool have_tools();  ///< x265 and ffmpeg are on PATH
