@@ -309,8 +309,9 @@ void parse_sps(std::span<const std::uint8_t> rbsp, Sps& s) {
     s.max_dec_pic_buffering = static_cast<int>(r.ue("sps_max_dec_pic_buffering_minus1", 15)) + 1;
     s.max_num_reorder =
         static_cast<int>(r.ue("sps_max_num_reorder_pics", s.max_dec_pic_buffering - 1));
-    s.max_latency_increase_plus1 =
-        static_cast<int>(r.ue("sps_max_latency_increase_plus1", 0xfffffffe));
+    // Beyond any picture count a decoder meets: no limit in practice.
+    s.max_latency_increase_plus1 = static_cast<int>(
+        std::min<std::uint32_t>(r.ue("sps_max_latency_increase_plus1", 0xfffffffe), 1u << 16));
   }
   s.log2_min_cb = static_cast<int>(r.ue("log2_min_luma_coding_block_size_minus3", 3)) + 3;
   s.log2_ctb =

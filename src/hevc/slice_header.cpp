@@ -47,7 +47,7 @@ void parse_weights(SyntaxReader& r, SliceHeader& h, const Sps& sps) {
       if (chroma_flag[i]) {
         for (int c = 1; c <= 2; ++c) {
           const int weight = (1 << w.log2_denom[1]) + r.se("delta_chroma_weight_lX", -128, 127);
-          const int delta = r.se("delta_chroma_offset_lX", -4 * 128, 4 * 127);
+          const int delta = r.se("delta_chroma_offset_lX", -4 * 128, 4 * 128 - 1);
           const int off =
               std::clamp((128 - ((128 * weight) >> w.log2_denom[1])) + delta, -128, 127);
           w.weight[l][i][c] = static_cast<std::int16_t>(weight);
