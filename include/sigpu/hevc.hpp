@@ -1,5 +1,6 @@
-// sigpu HEVC (H.265) decoding of intra pictures: Main, Main 10 and the Main Intra / Main 10
-// Intra profiles of the range extensions (what x265 writes for all-intra streams), 4:2:0.
+// sigpu HEVC (H.265) decoding: Main and Main 10 with I, P and B pictures, and the Main Intra /
+// Main 10 Intra profiles of the range extensions (what x265 writes for all-intra streams); 4:2:0
+// and 4:0:0.
 //
 //   auto src = sigpu::hevc::Source::open(path);  // .hevc, .mp4, .mkv, .ts, or "-" for stdin
 //   sigpu::hevc::Decoder dec({.backend = sigpu::Backend::cpu});

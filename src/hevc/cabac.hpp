@@ -1,4 +1,4 @@
-// The CABAC arithmetic decoding engine (9.3.4.3) and the context variables of I slices.
+// The CABAC arithmetic decoding engine (9.3.4.3) and the context variables (9.3.2.2).
 //
 // The engine keeps the 9-bit ivlOffset of the specification at bit kShift of a 64-bit `value_`
 // with the bits read ahead below it (`bits_left_` of them, topped up 3 or 4 bytes at a time),
@@ -14,7 +14,7 @@
 
 namespace sigpu::hevc {
 
-/// Context variable indices (one per ctxIdx of the I-slice tables in 9.3.2.2).
+/// Context variable indices (one per ctxIdx of the tables in 9.3.2.2).
 enum Ctx : int {
   kCtxSaoMerge = 0,
   kCtxSaoType = 1,
@@ -34,7 +34,19 @@ enum Ctx : int {
   kCtxSig = 63,            // 44 (42 + 2 transform-skip contexts)
   kCtxGreater1 = 107,      // 24
   kCtxGreater2 = 131,      // 6
-  kCtxCount = 137,
+  // Inter slices only.
+  kCtxCuSkip = 137,         // 3
+  kCtxPredMode = 140,       // 1
+  kCtxPartModeInter = 141,  // 3: part_mode's ctxInc 1..3 (kCtxPartMode is ctxInc 0)
+  kCtxMergeFlag = 144,
+  kCtxMergeIdx = 145,
+  kCtxInterPredIdc = 146,  // 5
+  kCtxRefIdx = 151,        // 2 (both lists)
+  kCtxMvdGreater0 = 153,
+  kCtxMvdGreater1 = 154,
+  kCtxMvpFlag = 155,
+  kCtxRqtRootCbf = 156,
+  kCtxCount = 157,
 };
 
 using ContextSet = std::array<std::uint8_t, kCtxCount>;  ///< (pStateIdx << 1) | valMps
@@ -92,8 +104,8 @@ inline constexpr LpsByContext kLpsByContext;
 
 }  // namespace cabac_tables
 
-/// Initial context states for an I slice at SliceQpY (9.3.2.2).
-ContextSet init_contexts(int slice_qp);
+/// Initial context states at SliceQpY for initType 0 (I), 1 or 2 (9.3.2.2).
+ContextSet init_contexts(int slice_qp, int init_type = 0);
 
 /// rangeTabLps[pStateIdx][qRangeIdx] and transIdxLps[pStateIdx] (Tables 9-52, 9-53), for the
 /// CABAC encoder that writes the tests' synthetic streams.

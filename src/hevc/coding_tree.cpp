@@ -63,7 +63,7 @@ void clear_rows(std::int32_t* c, int n, int rows) {
 }  // namespace
 
 SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index,
-                           PictureParseState& st)
+                           PictureParseState& st, const RefPicLists* refs)
     : pic_(pic),
       sps_(*pic.sps),
       pps_(*pic.pps),
@@ -76,6 +76,41 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
     scaling_on_ = true;
   }
   log2_min_qg_ = sps_.log2_ctb - pps_.diff_cu_qp_delta_depth;
+  if (sh.slice_type == 2) return;
+  if (!refs) fail("slice_type", "P or B slice without reference picture lists");
+  refs_ = refs;
+  for (int l = 0; l < 2; ++l) {
+    if (refs->size[l] < sh.num_ref_idx[l])
+      fail("num_ref_idx_active", "more than the reference picture list holds");
+    for (int i = 0; i < refs->size[l]; ++i) {
+      const DecodedPicture* r = refs->pic[l][i].get();
+      if (!r || r->planes[0].empty() || r->width[0] != pic.width[0] ||
+          r->height[0] != pic.height[0] || r->sps->bit_depth_luma != sps_.bit_depth_luma ||
+          r->sps->bit_depth_chroma != sps_.bit_depth_chroma ||
+          r->sps->chroma_format_idc != sps_.chroma_format_idc)
+        fail("ref_pic_list", "reference picture " + std::to_string(i) + " of list " +
+                                 std::to_string(l) + " is missing or of another format");
+    }
+  }
+  init_type_ = sh.slice_type == 1 ? (sh.cabac_init ? 2 : 1) : (sh.cabac_init ? 1 : 2);
+  no_backward_pred_ = true;
+  for (int l = 0; l < 2; ++l)
+    for (int i = 0; i < refs->size[l]; ++i) no_backward_pred_ &= refs->poc[l][i] <= pic.poc;
+  if (sh.temporal_mvp) {
+    const int l = sh.slice_type == 0 && !sh.collocated_from_l0 ? 1 : 0;
+    if (sh.collocated_ref_idx >= refs->size[l])
+      fail("collocated_ref_idx", "beyond the reference picture list");
+    col_pic_ = refs->pic[l][sh.collocated_ref_idx].get();
+  }
+  // What temporal MV prediction in later pictures reads of this slice.
+  if (static_cast<int>(pic.slice_refs.size()) <= slice_index)
+    pic.slice_refs.resize(static_cast<std::size_t>(slice_index) + 1);
+  SliceRefs& r = pic.slice_refs[static_cast<std::size_t>(slice_index)];
+  for (int l = 0; l < 2; ++l)
+    for (int i = 0; i < refs->size[l]; ++i) {
+      r.poc[l][i] = refs->poc[l][i];
+      r.long_term[l][i] = refs->long_term[l][i];
+    }
 }
 
 void SliceDecoder::fail(const char* element, const std::string& what) const {
@@ -137,6 +172,7 @@ void SliceDecoder::decode(const NalUnit& nal) {
     if (cabac_.overrun())
       fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
     ++pic_.decoded_ctbs;
+    pic_.ctb_done[rs] = 1;
     if (pps_.entropy_coding_sync &&
         (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
       st_.wpp = ctx_;
@@ -175,15 +211,16 @@ void SliceDecoder::init_contexts_for_ctb(int rs, int ts, bool first) {
   const bool row_start = pps_.entropy_coding_sync &&
                          (rs % w == 0 || geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 1]]);
   if ((first && !sh_.dependent) || tile_start) {
-    ctx_ = init_contexts(sh_.slice_qp);
+    ctx_ = init_contexts(sh_.slice_qp, init_type_);
     qg_reset_ = true;
     return;
   }
   if (row_start) {
     qg_reset_ = true;
     const int ctb = sps_.ctb_size();
-    ctx_ = available(ctb_x0_, ctb_y0_, ctb_x0_ + ctb, ctb_y0_ - ctb) ? st_.wpp
-                                                                     : init_contexts(sh_.slice_qp);
+    ctx_ = available(ctb_x0_, ctb_y0_, ctb_x0_ + ctb, ctb_y0_ - ctb)
+               ? st_.wpp
+               : init_contexts(sh_.slice_qp, init_type_);
     return;
   }
   if (first) {
@@ -324,6 +361,22 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
   cu_y0_ = y0;
   cu_log2_ = log2;
   transquant_bypass_ = pps_.transquant_bypass && cabac_.decode(ctx_[kCtxTransquantBypass]);
+  cu_intra_ = true;
+  if (sh_.slice_type != 2) {
+    int inc = 0;
+    if (available(x0, y0, x0 - 1, y0) && pic_.skip[pic_.block(x0 - 1, y0)]) ++inc;
+    if (available(x0, y0, x0, y0 - 1) && pic_.skip[pic_.block(x0, y0 - 1)]) ++inc;
+    const bool skip = cabac_.decode(ctx_[kCtxCuSkip + inc]);
+    if (skip || !cabac_.decode(ctx_[kCtxPredMode])) {
+      cu_intra_ = false;
+      set_cu_qp();
+      fill_blocks(pic_, pic_.intra_mode, x0, y0, size, std::uint8_t{1});
+      fill_blocks(pic_, pic_.pcm, x0, y0, size, std::uint8_t{0});
+      if (skip) fill_blocks(pic_, pic_.skip, x0, y0, size, std::uint8_t{1});
+      inter_coding_unit(x0, y0, log2, skip, skip ? 0 : parse_part_mode_inter(log2));
+      return;
+    }
+  }
   bool nxn = false;
   if (log2 == sps_.log2_min_cb) nxn = !cabac_.decode(ctx_[kCtxPartMode]);
   bool pcm = false;
@@ -432,7 +485,7 @@ void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int 
       !(intra_split_ && depth == 0))
     split = cabac_.decode(ctx_[kCtxSplitTransform + 5 - log2]);
   else
-    split = log2 > sps_.log2_max_tb || (intra_split_ && depth == 0);
+    split = log2 > sps_.log2_max_tb || (intra_split_ && depth == 0) || (inter_split_ && depth == 0);
   bool cb = false, cr = false;
   if (sps_.chroma_format_idc != 0) {
     if (log2 > 2) {
@@ -449,7 +502,9 @@ void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int 
       transform_tree(x0 + (i & 1) * h, y0 + (i >> 1) * h, x0, y0, log2 - 1, depth + 1, i, cb, cr);
     return;
   }
-  const bool cbf_luma = cabac_.decode(ctx_[kCtxCbfLuma + (depth == 0 ? 1 : 0)]);
+  const bool cbf_luma = (cu_intra_ || depth != 0 || cb || cr)
+                            ? cabac_.decode(ctx_[kCtxCbfLuma + (depth == 0 ? 1 : 0)])
+                            : true;
   transform_unit(x0, y0, xb, yb, log2, blk, cbf_luma, cb, cr);
 }
 
@@ -477,6 +532,11 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
   const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
   auto& plane = pic_.planes[c];
   const int stride = pic_.width[c];
+  std::uint16_t* dst = plane.data() + static_cast<std::size_t>(y) * stride + x;
+  if (!cu_intra_) {  // the prediction is in place: only the residual to add
+    if (coded) add_coded_residual(c, log2, 0, bit_depth, dst, stride);
+    return;
+  }
   auto sample = [&](int sx, int sy) {
     return static_cast<std::int32_t>(plane[static_cast<std::size_t>(sy) * stride + sx]);
   };
@@ -508,6 +568,17 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
           << u;
     }
     corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
+    if (pps_.constrained_intra_pred && pic_.inter) {
+      // 8.4.4.2.2: samples of inter coding units are not available for intra prediction.
+      auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
+      for (int u = 0; u < units; ++u) {
+        if (((left_av >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
+          left_av &= ~(1u << u);
+        if (((top_av >> u) & 1) && !intra_at((x + u * unit) << shift, (y - 1) << shift))
+          top_av &= ~(1u << u);
+      }
+      if (corner && !intra_at((x - 1) << shift, (y - 1) << shift)) corner = false;
+    }
     if (c == 1) cb_av_ = {left_av, top_av, corner};
   }
   std::int32_t ref[4 * 32 + 1];
@@ -577,7 +648,6 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
   p.filter_refs = !sps_.intra_smoothing_disabled;
   p.strong_smoothing = sps_.strong_intra_smoothing;
   p.bit_depth = bit_depth;
-  std::uint16_t* dst = plane.data() + static_cast<std::size_t>(y) * stride + x;
   intra_predict(ref, p, dst, stride);
   if (!coded) return;
 
@@ -588,11 +658,17 @@ void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool cod
     else if (mode >= 22 && mode <= 30)
       scan_idx = 1;
   }
+  add_coded_residual(c, log2, scan_idx, bit_depth, dst, stride);
+}
+
+void SliceDecoder::add_coded_residual(int c, int log2, int scan_idx, int bit_depth,
+                                      std::uint16_t* dst, int stride) {
+  const int n = 1 << log2;
   bool tskip = false;
   int cols = 0, rows = 0;
   residual_coding(log2, c, scan_idx, coeffs_, tskip, cols, rows);
   const int max_val = (1 << bit_depth) - 1;
-  const bool dst_4x4 = c == 0 && log2 == 2;
+  const bool dst_4x4 = cu_intra_ && c == 0 && log2 == 2;
   if (transquant_bypass_ || tskip) {
     if (!transquant_bypass_) transform_skip_residual(coeffs_, log2, bit_depth);
     add_residual(dst, stride, coeffs_, log2, max_val);
@@ -636,8 +712,9 @@ void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
   const bool left_ok = edge_ok(x0 - 1, y0), top_ok = edge_ok(x0, y0 - 1);
   // The whole block first, then its left column and top row (no per-block edge tests).
   const hevc_filter::BlockInfo inner{
-      static_cast<std::uint8_t>(hevc_filter::kIntra | (no_filter ? hevc_filter::kNoFilter : 0)), 0,
-      static_cast<std::int8_t>(qp_y_)};
+      static_cast<std::uint8_t>((cu_intra_ ? hevc_filter::kIntra : 0) |
+                                (no_filter ? hevc_filter::kNoFilter : 0)),
+      0, static_cast<std::int8_t>(qp_y_)};
   hevc_filter::BlockInfo* first = blocks.data() + pic_.block(x0, y0);
   with_blocks_across(size, [&](auto across) {
     constexpr int n = across();

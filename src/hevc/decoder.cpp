@@ -1,9 +1,11 @@
 // The decoder: Annex B input in pieces (nal_assembler.hpp), NAL unit dispatch, parameter set
-// activation, picture boundaries and POC (8.3.1), then per picture: slice decoding, in-loop
-// filters, picture hash check, cropping; output in POC order (C.5.2). Intra pictures depend on no
-// other picture, so with a parallel backend whole pictures stream through the decoder's workers,
-// many in flight, and come out in decoding order; with the cuda backend each is filtered on the GPU
-// stage as soon as it is reconstructed (schedule.hpp).
+// activation, picture boundaries and POC (8.3.1), the reference picture set and lists (dpb.hpp),
+// then per picture: slice decoding, in-loop filters, picture hash check, cropping; output in POC
+// order (C.5.2). Intra pictures depend on no other picture, so with a parallel backend whole
+// pictures stream through the decoder's workers, many in flight, and come out in decoding order;
+// with the cuda backend each is filtered on the GPU stage as soon as it is reconstructed
+// (schedule.hpp). A picture with P or B slices waits until every earlier picture is finished (its
+// references among them) before it starts.
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -14,6 +16,7 @@
 
 #include <sigpu/hevc.hpp>
 
+#include "hevc/dpb.hpp"
 #include "hevc/errors.hpp"
 #include "hevc/filters.hpp"
 #include "hevc/nal.hpp"
@@ -56,6 +59,7 @@ struct Where {
 struct SliceJob {
   NalUnit nal;
   SliceHeader sh;
+  std::shared_ptr<const RefPicLists> refs;  ///< P and B slices
   int slice_index = 0;
   Where where;
 };
@@ -64,8 +68,9 @@ struct SliceJob {
 // decoded later (serially or on a worker).
 struct PictureJob {
   std::vector<Problem> parse_problems;  ///< found while parsing up to its end, reported first
-  std::unique_ptr<DecodedPicture> pic;
+  std::shared_ptr<DecodedPicture> pic;
   std::vector<SliceJob> slices;
+  RefPicSet rps;  ///< the pictures its slices' lists are made of
   std::optional<PictureHash> hash;
   bool needs_filter = false;  ///< some slice deblocks or applies SAO
   bool deblocking = false;    ///< some slice deblocks
@@ -73,6 +78,7 @@ struct PictureJob {
   std::vector<Problem> problems;
   bool flush_before = false;  ///< an IRAP with NoRaslOutputFlag: output all earlier pictures first
   int max_reorder = 0;        ///< sps_max_num_reorder_pics of its SPS
+  int max_latency = 0;        ///< SpsMaxLatencyPictures of its SPS, 0 for none
   bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
   bool filtered = false;
   bool done = false;  ///< every stage finished with it (guarded by Engine::mutex)
@@ -113,10 +119,13 @@ struct Engine {
   FilterRunner filters[kGpuLanes];
 
   bool first_picture = true, after_eos = false;
-  bool skip_rasl = false;  ///< NoRaslOutputFlag of the last IRAP: its RASL pictures are not output
+  bool skip_rasl = false;  ///< NoRaslOutputFlag of the last IRAP: its RASL pictures are skipped
   int prev_tid0_poc = 0;
   std::size_t decoded = 0;
-  std::vector<Frame> waiting;  ///< decoded, not yet output (POC order)
+  std::vector<Frame> waiting;                    ///< decoded, not yet output
+  std::vector<int> latency;                      ///< PicLatencyCount of each waiting picture
+  std::vector<DpbEntry> dpb;                     ///< pictures marked as used for reference
+  std::shared_ptr<const RefPicLists> last_refs;  ///< of the last independent slice segment
 
   Where here;
   const std::function<void(const Frame&)>* sink = nullptr;
@@ -126,7 +135,7 @@ struct Engine {
   std::condition_variable finished;  ///< some PictureJob became done
   std::vector<Frame> spare_frames;   ///< output frames whose planes the next frames reuse
   /// Output pictures whose per-block state the next pictures reuse (the caller's thread's).
-  std::vector<std::unique_ptr<DecodedPicture>> spare_pictures;
+  std::vector<std::shared_ptr<DecodedPicture>> spare_pictures;
   /// Pictures handed to the stages, in decoding order (the caller's thread's alone).
   std::deque<std::unique_ptr<PictureJob>> flight;
   std::size_t max_in_flight = 0;
@@ -157,9 +166,14 @@ struct Engine {
   bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
   void emit(PictureJob& job);
   void finish_frame(PictureJob& job);
-  void output(Frame&& f, int max_reorder);
+  void output(Frame&& f, int max_reorder, int max_latency);
   void recycle(Frame&& f);
   void flush();
+  std::shared_ptr<DecodedPicture> new_picture();
+  /// Drops a reference to a picture: its storage goes back for reuse once no one holds it.
+  void release(std::shared_ptr<DecodedPicture>&& p);
+  std::shared_ptr<DecodedPicture> make_missing(const Sps& s, const std::shared_ptr<Pps>& p,
+                                               int poc);
 };
 
 }  // namespace
@@ -257,6 +271,8 @@ void Engine::end_stream() {
   problems.insert(problems.end(), parse_problems.begin(), parse_problems.end());
   parse_problems.clear();
   flush();
+  for (DpbEntry& e : dpb) release(std::move(e.pic));
+  dpb.clear();
   assembler.reset();
   here = {};
 }
@@ -351,6 +367,20 @@ void Engine::slice(const NalUnit& nal) {
   if (first) {
     finish_picture();
     skip_picture = false;
+    // RASL pictures of an IRAP with NoRaslOutputFlag refer to pictures before it that the
+    // decoder never had: they are skipped (8.1.3), as FFmpeg and HM do.
+    if ((nal.type == kNalRaslN || nal.type == kNalRaslR) && skip_rasl) {
+      skip_picture = true;
+      return;
+    }
+    // A stream (or one after an end of sequence) starts at an IRAP picture; pictures before one
+    // refer to pictures the decoder never had.
+    if ((first_picture || after_eos) && !is_irap(nal.type)) {
+      skip_picture = true;
+      throw DecodeError(
+          "picture before the first IRAP picture skipped (the stream does not "
+          "start at a random access point)");
+    }
   } else if (skip_picture) {
     return;
   } else if (!cur) {
@@ -376,12 +406,25 @@ void Engine::slice(const NalUnit& nal) {
     // with those of its first slice.
     if (!first && (pps[sh.pps_id] != cur->pic->pps || sps[pps[sh.pps_id]->sps_id] != cur->pic->sps))
       throw DecodeError("slice_pic_parameter_set_id: its PPS or SPS changed within the picture");
+    // Motion compensation reads filtered references: without the filters every inter picture
+    // would drift from the encoder's.
+    if (sh.slice_type != 2 && (options.unfiltered || !filters_available()) &&
+        (!sh.deblocking_disabled || sh.sao_luma || sh.sao_chroma))
+      throw Unsupported(std::string("P and B slices ") +
+                        (options.unfiltered ? "with unfiltered output (--unfiltered)"
+                                            : "in a build without the in-loop filters") +
+                        ": their references must be filtered");
     if (first) start_picture(nal, sh);
   } catch (const Error&) {
     if (first) skip_picture = true;
     throw;
   }
   if (!sh.dependent) {
+    last_refs.reset();
+    if (sh.slice_type != 2) {
+      last_refs = std::make_shared<RefPicLists>(build_ref_lists(cur->rps, sh));
+      cur->pic->inter = true;
+    }
     last_independent = sh;
     ++slice_index;
     hevc_filter::SliceParams p;
@@ -394,7 +437,7 @@ void Engine::slice(const NalUnit& nal) {
     if (!sh.deblocking_disabled || sh.sao_luma || sh.sao_chroma) cur->needs_filter = true;
     if (!sh.deblocking_disabled) cur->deblocking = true;
   }
-  cur->slices.push_back({nal, sh, slice_index, here});
+  cur->slices.push_back({nal, sh, last_refs, slice_index, here});
 }
 
 void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
@@ -432,21 +475,37 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   first_picture = false;
   after_eos = false;
 
+  // Reference picture set (8.3.2): an IRAP with NoRaslOutputFlag starts with no references.
+  RefPicSet rps;
+  std::vector<std::shared_ptr<DecodedPicture>> dropped;
+  std::vector<std::string> missing;
+  if (is_irap(nal.type) && no_rasl_output) {
+    for (DpbEntry& e : dpb) dropped.push_back(std::move(e.pic));
+    dpb.clear();
+  } else {
+    rps = apply_rps(
+        dpb, sh, poc, s->log2_max_poc_lsb,
+        [&](int missing_poc, bool) { return make_missing(*s, p, missing_poc); }, dropped, missing);
+  }
+  for (auto& d : dropped) release(std::move(d));
+  for (const std::string& m : missing)
+    parse_problems.push_back(
+        here.problem("slice header: " + m + " is missing; a grey picture stands in for it"));
+
   ++stream_pictures;
   cur = std::make_unique<PictureJob>();
-  if (spare_pictures.empty()) {
-    cur->pic = std::make_unique<DecodedPicture>();
-  } else {
-    cur->pic = std::move(spare_pictures.back());
-    spare_pictures.pop_back();
-  }
+  cur->pic = new_picture();
   cur->pic->start(s, p);
+  cur->rps = std::move(rps);
+  dpb.push_back({cur->pic, false});
   cur->pic->poc = poc;
   cur->pic->decode_index = decoded++;
-  cur->pic->output = sh.pic_output && !((nal.type == 8 || nal.type == kNalRaslR) && skip_rasl);
+  cur->pic->output = sh.pic_output;
   cur->first = here;
   cur->flush_before = is_irap(nal.type) && no_rasl_output;
   cur->max_reorder = s->max_num_reorder;
+  if (s->max_latency_increase_plus1 != 0)
+    cur->max_latency = s->max_num_reorder + s->max_latency_increase_plus1 - 1;
   last_independent.reset();
   slice_index = -1;
   cur->hash = next_hash;
@@ -465,6 +524,9 @@ void Engine::finish_picture() {
     return;
   }
   start_stages();
+  // Motion compensation reads finished (filtered) references: an inter picture starts once every
+  // earlier picture is done.
+  if (job->pic->inter) drain(0);
   PictureJob* j = job.get();
   flight.push_back(std::move(job));
   workers->push([this, j] { picture_task(*j); });
@@ -569,7 +631,7 @@ void Engine::reconstruct(PictureJob& job) {
   PictureParseState state;
   for (const SliceJob& s : job.slices) {
     try {
-      SliceDecoder(pic, s.sh, s.slice_index, state).decode(s.nal);
+      SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {
       job.problems.push_back(s.where.problem(e.what()));
       pic.damaged = true;
@@ -577,6 +639,7 @@ void Engine::reconstruct(PictureJob& job) {
   }
   const int total = pic.sps->width_ctbs() * pic.sps->height_ctbs();
   if (pic.decoded_ctbs != total || pic.damaged) {
+    pic.conceal_missing_ctbs();
     job.problems.push_back(job.first.problem(
         "picture " + std::to_string(pic.decode_index) + " (POC " + std::to_string(pic.poc) +
         "): " + std::to_string(total - pic.decoded_ctbs) + " of " + std::to_string(total) +
@@ -669,20 +732,64 @@ void Engine::emit(PictureJob& job) {
   problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
   problems.insert(problems.end(), job.problems.begin(), job.problems.end());
   if (job.flush_before) flush();
-  if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder);
-  plane_pool.give(std::move(job.pic->store));
-  if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(job.pic));
+  if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder, job.max_latency);
+  // Its slices' lists hold references to other pictures: dropped first, so that those can go.
+  job.slices.clear();
+  job.rps = {};
+  release(std::move(job.pic));
 }
 
-void Engine::output(Frame&& f, int max_reorder) {
+void Engine::release(std::shared_ptr<DecodedPicture>&& p) {
+  if (!p) return;
+  if (p.use_count() == 1) {
+    if (p->store) plane_pool.give(std::move(p->store));
+    if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(p));
+  }
+  p.reset();
+}
+
+std::shared_ptr<DecodedPicture> Engine::new_picture() {
+  if (spare_pictures.empty()) return std::make_shared<DecodedPicture>();
+  std::shared_ptr<DecodedPicture> p = std::move(spare_pictures.back());
+  spare_pictures.pop_back();
+  return p;
+}
+
+// 8.3.3.2: a picture of mid-grey samples with no motion (intra), never output.
+std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::shared_ptr<Pps>& p,
+                                                     int poc) {
+  std::shared_ptr<DecodedPicture> pic = new_picture();
+  pic->start(sps[p->sps_id], p);
+  pic->allocate(plane_pool.take(DecodedPicture::samples(s), false));
+  for (int c = 0; c < 3; ++c)
+    std::fill(pic->planes[c].begin(), pic->planes[c].end(),
+              static_cast<std::uint16_t>(1 << ((c ? s.bit_depth_chroma : s.bit_depth_luma) - 1)));
+  pic->poc = poc;
+  pic->decode_index = decoded++;
+  pic->generated = true;
+  pic->output = false;
+  return pic;
+}
+
+// The bumping process (C.5.2.3): a picture goes out, smallest POC first, while more are waiting
+// than sps_max_num_reorder_pics or one has waited SpsMaxLatencyPictures pictures.
+void Engine::output(Frame&& f, int max_reorder, int max_latency) {
+  for (int& l : latency) ++l;
   waiting.push_back(std::move(f));
-  while (static_cast<int>(waiting.size()) > max_reorder) {
-    auto it = std::min_element(waiting.begin(), waiting.end(),
-                               [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
+  latency.push_back(0);
+  auto over_latency = [&] {
+    return max_latency > 0 &&
+           std::any_of(latency.begin(), latency.end(), [&](int l) { return l >= max_latency; });
+  };
+  while (!waiting.empty() && (static_cast<int>(waiting.size()) > max_reorder || over_latency())) {
+    const auto it = std::min_element(waiting.begin(), waiting.end(),
+                                     [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
+    const auto k = it - waiting.begin();
     (*sink)(*it);
     ++stream_frames;
     recycle(std::move(*it));
     waiting.erase(it);
+    latency.erase(latency.begin() + k);
   }
 }
 
@@ -700,6 +807,7 @@ void Engine::flush() {
     recycle(std::move(f));
   }
   waiting.clear();
+  latency.clear();
 }
 
 }  // namespace sigpu::hevc

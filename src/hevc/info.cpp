@@ -81,14 +81,19 @@ void Summarizer::nal(std::span<const std::uint8_t> bytes, std::size_t start_code
         const SliceHeader h =
             parse_slice_header(nal, pt, st, independent ? &*independent : nullptr);
         if (!h.dependent) independent = h;
-        char buf[256];
+        static constexpr const char* kType[3] = {"B", "P", "I"};
+        char refs[64] = "";
+        if (h.slice_type != 2 && !h.dependent)
+          std::snprintf(refs, sizeof refs, ", %d+%d references", h.num_ref_idx[0],
+                        h.num_ref_idx[1]);
+        char buf[320];
         std::snprintf(buf, sizeof buf,
-                      "  %s slice segment at CTB %d: QP %d, POC lsb %d, SAO %s/%s, deblocking %s, "
-                      "%zu entry points, %zu bytes",
-                      h.dependent ? "dependent" : "I", h.segment_address, h.slice_qp, h.poc_lsb,
-                      h.sao_luma ? "on" : "off", h.sao_chroma ? "on" : "off",
-                      h.deblocking_disabled ? "off" : "on", h.entry_points.size(),
-                      nal.rbsp.size() + 2);
+                      "  %s slice segment at CTB %d: QP %d, POC lsb %d%s, SAO %s/%s, "
+                      "deblocking %s, %zu entry points, %zu bytes",
+                      h.dependent ? "dependent" : kType[h.slice_type], h.segment_address,
+                      h.slice_qp, h.poc_lsb, refs, h.sao_luma ? "on" : "off",
+                      h.sao_chroma ? "on" : "off", h.deblocking_disabled ? "off" : "on",
+                      h.entry_points.size(), nal.rbsp.size() + 2);
         out.lines.push_back(buf);
       }
     } catch (const DecodeError& e) {

@@ -10,6 +10,8 @@ namespace sigpu::hevc {
 
 enum NalType : int {
   kNalTrailN = 0,
+  kNalTrailR = 1,
+  kNalRaslN = 8,
   kNalRaslR = 9,
   kNalBlaWLp = 16,
   kNalIdrWRadl = 19,

@@ -160,41 +160,76 @@ void parse_vui(SyntaxReader& r, int max_sub_layers_minus1) {
   }
 }
 
-// Parses st_ref_pic_set(idx) (7.3.7) and returns NumDeltaPocs; only the count matters to an
-// intra decoder, which never uses the reference pictures.
-int parse_st_rps(SyntaxReader& r, int idx, int num_sets, const std::vector<int>& previous) {
+}  // namespace
+
+ShortTermRps parse_st_rps(SyntaxReader& r, int idx, int num_sets,
+                          const std::vector<ShortTermRps>& previous) {
+  ShortTermRps out;
   bool inter_pred = false;
   if (idx != 0) inter_pred = r.flag("inter_ref_pic_set_prediction_flag");
   if (inter_pred) {
     int delta_idx = 1;
     if (idx == num_sets) delta_idx = static_cast<int>(r.ue("delta_idx_minus1", idx - 1)) + 1;
-    const int ref = idx - delta_idx;
-    r.flag("delta_rps_sign");
-    r.ue("abs_delta_rps_minus1", 32767);
-    int n = 0;
-    for (int j = 0; j <= previous[ref]; ++j) {
-      const bool used = r.flag("used_by_curr_pic_flag");
-      bool use_delta = true;
-      if (!used) use_delta = r.flag("use_delta_flag");
-      if (used || use_delta) ++n;
+    const ShortTermRps& ref = previous[idx - delta_idx];
+    const bool sign = r.flag("delta_rps_sign");
+    const int abs_delta = static_cast<int>(r.ue("abs_delta_rps_minus1", 32767)) + 1;
+    const int delta_rps = sign ? -abs_delta : abs_delta;
+    const int n_ref = ref.num_delta_pocs();
+    bool used[33], use_delta[33];
+    for (int j = 0; j <= n_ref; ++j) {
+      used[j] = r.flag("used_by_curr_pic_flag");
+      use_delta[j] = used[j] || r.flag("use_delta_flag");
     }
-    SyntaxReader::expect("NumDeltaPocs", n, 0, 32);
-    return n;
+    // 7.4.8 (7-61, 7-62): the reference set's pictures shifted by deltaRps, re-sorted.
+    int d[33], u[33], n = 0;
+    auto add = [&](int dpoc, int j) {
+      if (n >= 32) SyntaxReader::fail("use_delta_flag", "more than 32 pictures in the RPS");
+      d[n] = dpoc;
+      u[n++] = used[j];
+    };
+    const int neg_ref = ref.num_negative, pos_ref = ref.num_positive;
+    for (int j = pos_ref - 1; j >= 0; --j) {
+      const int dpoc = ref.delta_poc[neg_ref + j] + delta_rps;
+      if (dpoc < 0 && use_delta[neg_ref + j]) add(dpoc, neg_ref + j);
+    }
+    if (delta_rps < 0 && use_delta[n_ref]) add(delta_rps, n_ref);
+    for (int j = 0; j < neg_ref; ++j) {
+      const int dpoc = ref.delta_poc[j] + delta_rps;
+      if (dpoc < 0 && use_delta[j]) add(dpoc, j);
+    }
+    out.num_negative = n;
+    for (int j = neg_ref - 1; j >= 0; --j) {
+      const int dpoc = ref.delta_poc[j] + delta_rps;
+      if (dpoc > 0 && use_delta[j]) add(dpoc, j);
+    }
+    if (delta_rps > 0 && use_delta[n_ref]) add(delta_rps, n_ref);
+    for (int j = 0; j < pos_ref; ++j) {
+      const int dpoc = ref.delta_poc[neg_ref + j] + delta_rps;
+      if (dpoc > 0 && use_delta[neg_ref + j]) add(dpoc, neg_ref + j);
+    }
+    out.num_positive = n - out.num_negative;
+    SyntaxReader::expect("NumDeltaPocs", n, 0, 16);
+    for (int i = 0; i < n; ++i) {
+      out.delta_poc[i] = d[i];
+      out.used[i] = u[i] != 0;
+    }
+    return out;
   }
-  const int neg = static_cast<int>(r.ue("num_negative_pics", 16));
-  const int pos = static_cast<int>(r.ue("num_positive_pics", 16));
-  for (int i = 0; i < neg + pos; ++i) {
-    r.ue("delta_poc_minus1", 32767);
-    r.flag("used_by_curr_pic_flag");
+  out.num_negative = static_cast<int>(r.ue("num_negative_pics", 16));
+  out.num_positive = static_cast<int>(r.ue("num_positive_pics", 16 - out.num_negative));
+  int poc = 0;
+  for (int i = 0; i < out.num_negative; ++i) {
+    poc -= static_cast<int>(r.ue("delta_poc_s0_minus1", 32767)) + 1;
+    out.delta_poc[i] = poc;
+    out.used[i] = r.flag("used_by_curr_pic_s0_flag");
   }
-  return neg + pos;
-}
-
-}  // namespace
-
-int parse_st_rps_in_slice(SyntaxReader& r, int idx, int num_sets,
-                          const std::vector<int>& previous) {
-  return parse_st_rps(r, idx, num_sets, previous);
+  poc = 0;
+  for (int i = 0; i < out.num_positive; ++i) {
+    poc += static_cast<int>(r.ue("delta_poc_s1_minus1", 32767)) + 1;
+    out.delta_poc[out.num_negative + i] = poc;
+    out.used[out.num_negative + i] = r.flag("used_by_curr_pic_s1_flag");
+  }
+  return out;
 }
 
 ScalingListData ScalingListData::defaults() {
@@ -271,9 +306,12 @@ void parse_sps(std::span<const std::uint8_t> rbsp, Sps& s) {
   s.log2_max_poc_lsb = static_cast<int>(r.ue("log2_max_pic_order_cnt_lsb_minus4", 12)) + 4;
   const bool ordering_all = r.flag("sps_sub_layer_ordering_info_present_flag");
   for (int i = ordering_all ? 0 : max_sub_layers_minus1; i <= max_sub_layers_minus1; ++i) {
-    r.ue("sps_max_dec_pic_buffering_minus1", 15);
-    s.max_num_reorder = static_cast<int>(r.ue("sps_max_num_reorder_pics", 15));
-    r.ue("sps_max_latency_increase_plus1");
+    s.max_dec_pic_buffering = static_cast<int>(r.ue("sps_max_dec_pic_buffering_minus1", 15)) + 1;
+    s.max_num_reorder =
+        static_cast<int>(r.ue("sps_max_num_reorder_pics", s.max_dec_pic_buffering - 1));
+    // Beyond any picture count a decoder meets: no limit in practice.
+    s.max_latency_increase_plus1 = static_cast<int>(
+        std::min<std::uint32_t>(r.ue("sps_max_latency_increase_plus1", 0xfffffffe), 1u << 16));
   }
   s.log2_min_cb = static_cast<int>(r.ue("log2_min_luma_coding_block_size_minus3", 3)) + 3;
   s.log2_ctb =
@@ -285,7 +323,8 @@ void parse_sps(std::span<const std::uint8_t> rbsp, Sps& s) {
   if (s.log2_min_tb >= s.log2_min_cb || s.log2_max_tb > 5 || s.log2_max_tb > s.log2_ctb)
     SyntaxReader::fail("log2_min_luma_transform_block_size_minus2",
                        "transform block sizes do not fit the coding block sizes");
-  r.ue("max_transform_hierarchy_depth_inter", 4);
+  s.max_transform_hierarchy_depth_inter =
+      static_cast<int>(r.ue("max_transform_hierarchy_depth_inter", s.log2_ctb - s.log2_min_tb));
   s.max_transform_hierarchy_depth_intra =
       static_cast<int>(r.ue("max_transform_hierarchy_depth_intra", s.log2_ctb - s.log2_min_tb));
   s.scaling_list_enabled = r.flag("scaling_list_enabled_flag");
@@ -308,16 +347,16 @@ void parse_sps(std::span<const std::uint8_t> rbsp, Sps& s) {
     s.pcm_loop_filter_disabled = r.flag("pcm_loop_filter_disabled_flag");
   }
   s.num_short_term_ref_pic_sets = static_cast<int>(r.ue("num_short_term_ref_pic_sets", 64));
-  s.st_rps_num_pics.clear();
+  s.st_rps.clear();
   for (int i = 0; i < s.num_short_term_ref_pic_sets; ++i)
-    s.st_rps_num_pics.push_back(
-        parse_st_rps(r, i, s.num_short_term_ref_pic_sets, s.st_rps_num_pics));
+    s.st_rps.push_back(parse_st_rps(r, i, s.num_short_term_ref_pic_sets, s.st_rps));
   s.long_term_ref_pics_present = r.flag("long_term_ref_pics_present_flag");
   if (s.long_term_ref_pics_present) {
     s.num_long_term_ref_pics_sps = static_cast<int>(r.ue("num_long_term_ref_pics_sps", 32));
     for (int i = 0; i < s.num_long_term_ref_pics_sps; ++i) {
-      r.u(static_cast<unsigned>(s.log2_max_poc_lsb), "lt_ref_pic_poc_lsb_sps");
-      r.flag("used_by_curr_pic_lt_sps_flag");
+      s.lt_ref_pic_poc_lsb_sps[i] = static_cast<int>(
+          r.u(static_cast<unsigned>(s.log2_max_poc_lsb), "lt_ref_pic_poc_lsb_sps"));
+      s.used_by_curr_pic_lt_sps[i] = r.flag("used_by_curr_pic_lt_sps_flag");
     }
   }
   s.temporal_mvp = r.flag("sps_temporal_mvp_enabled_flag");
@@ -349,8 +388,8 @@ void parse_pps(std::span<const std::uint8_t> rbsp, Pps& p) {
   p.num_extra_slice_header_bits = static_cast<int>(r.u(3, "num_extra_slice_header_bits"));
   p.sign_data_hiding = r.flag("sign_data_hiding_enabled_flag");
   p.cabac_init_present = r.flag("cabac_init_present_flag");
-  r.ue("num_ref_idx_l0_default_active_minus1", 14);
-  r.ue("num_ref_idx_l1_default_active_minus1", 14);
+  p.num_ref_idx_default[0] = static_cast<int>(r.ue("num_ref_idx_l0_default_active_minus1", 14)) + 1;
+  p.num_ref_idx_default[1] = static_cast<int>(r.ue("num_ref_idx_l1_default_active_minus1", 14)) + 1;
   p.init_qp = 26 + r.se("init_qp_minus26", -(26 + 48), 25);
   p.constrained_intra_pred = r.flag("constrained_intra_pred_flag");
   p.transform_skip = r.flag("transform_skip_enabled_flag");

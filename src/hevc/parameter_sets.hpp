@@ -33,6 +33,15 @@ struct ProfileTierLevel {
        max_mono = false, lower_bit_rate = false;
 };
 
+/// A short-term reference picture set (7.4.8): POC deltas of the pictures before the current one
+/// (S0, nearest first, negative) and after it (S1, nearest first, positive).
+struct ShortTermRps {
+  int num_negative = 0, num_positive = 0;
+  std::array<int, 32> delta_poc{};  ///< S0 then S1
+  std::array<bool, 32> used{};      ///< UsedByCurrPicS0 then S1
+  int num_delta_pocs() const { return num_negative + num_positive; }
+};
+
 struct Vps {
   int id = 0;
 };
@@ -47,9 +56,11 @@ struct Sps {
   int conf_left = 0, conf_right = 0, conf_top = 0, conf_bottom = 0;  ///< in luma samples
   int bit_depth_luma = 8, bit_depth_chroma = 8;
   int log2_max_poc_lsb = 4;
-  int max_num_reorder = 0;  ///< for the highest sub-layer
+  int max_num_reorder = 0;             ///< for the highest sub-layer
+  int max_dec_pic_buffering = 1;       ///< sps_max_dec_pic_buffering_minus1 + 1, highest sub-layer
+  int max_latency_increase_plus1 = 0;  ///< 0: no latency limit
   int log2_min_cb = 3, log2_ctb = 4, log2_min_tb = 2, log2_max_tb = 5;
-  int max_transform_hierarchy_depth_intra = 0;
+  int max_transform_hierarchy_depth_inter = 0, max_transform_hierarchy_depth_intra = 0;
   bool scaling_list_enabled = false;
   ScalingListData scaling_list;  ///< the SPS's lists (or the defaults)
   bool amp = false, sao = false;
@@ -60,6 +71,8 @@ struct Sps {
   int num_short_term_ref_pic_sets = 0;
   bool long_term_ref_pics_present = false;
   int num_long_term_ref_pics_sps = 0;
+  std::array<int, 32> lt_ref_pic_poc_lsb_sps{};
+  std::array<bool, 32> used_by_curr_pic_lt_sps{};
   bool temporal_mvp = false;
   bool strong_intra_smoothing = false;
   // Range extension flags (7.4.3.2.2); the decoder refuses the ones it does not implement.
@@ -67,8 +80,7 @@ struct Sps {
        explicit_rdpcm = false, extended_precision = false, intra_smoothing_disabled = false,
        high_precision_offsets = false, persistent_rice_adaptation = false,
        cabac_bypass_alignment = false;
-  /// Per short-term RPS: number of pictures, which slice headers need to skip their own sets.
-  std::vector<int> st_rps_num_pics;
+  std::vector<ShortTermRps> st_rps;  ///< the SPS's short-term RPSs
 
   // Derived.
   int ctb_size() const { return 1 << log2_ctb; }
@@ -84,6 +96,7 @@ struct Pps {
   bool dependent_slice_segments = false, output_flag_present = false;
   int num_extra_slice_header_bits = 0;
   bool sign_data_hiding = false, cabac_init_present = false;
+  int num_ref_idx_default[2] = {1, 1};  ///< num_ref_idx_lX_default_active_minus1 + 1
   int init_qp = 26;
   bool constrained_intra_pred = false, transform_skip = false;
   bool cu_qp_delta_enabled = false;
@@ -138,8 +151,9 @@ struct Pps {
 };
 
 class SyntaxReader;
-/// st_ref_pic_set(idx) (7.3.7), parsed for its length only; returns NumDeltaPocs.
-int parse_st_rps_in_slice(SyntaxReader& r, int idx, int num_sets, const std::vector<int>& previous);
+/// st_ref_pic_set(idx) (7.3.7) with its derivation (7.4.8); `previous` holds sets 0..idx-1.
+ShortTermRps parse_st_rps(SyntaxReader& r, int idx, int num_sets,
+                          const std::vector<ShortTermRps>& previous);
 
 void parse_vps(std::span<const std::uint8_t> rbsp, Vps& out);
 void parse_sps(std::span<const std::uint8_t> rbsp, Sps& out);

@@ -1,5 +1,7 @@
 #include "hevc/picture.hpp"
 
+#include <algorithm>
+
 namespace sigpu::hevc {
 
 std::size_t DecodedPicture::samples(const Sps& s) {
@@ -11,6 +13,9 @@ void DecodedPicture::start(std::shared_ptr<const Sps> s, std::shared_ptr<const P
   sps = std::move(s);
   pps = std::move(p);
   info.slices.clear();
+  slice_refs.clear();
+  inter = false;
+  generated = false;
 }
 
 void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
@@ -32,15 +37,19 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   intra_mode.assign(nb, 1);
   ct_depth.assign(nb, 0);
   pcm.assign(nb, 0);
+  motion.assign(nb, MvField{});
+  skip.assign(nb, 0);
   const int ctbs = sps->width_ctbs() * sps->height_ctbs();
   ctb_slice_addr.assign(static_cast<std::size_t>(ctbs), -1);
   decoded_ctbs = 0;
+  ctb_done.assign(static_cast<std::size_t>(ctbs), 0);
   damaged = false;
 
   // Fresh fields, but the vectors keep their storage: a recycled picture allocates nothing.
   hevc_filter::PictureInfo next;
   next.slices = std::move(info.slices);
   next.blocks = std::move(info.blocks);
+  next.motion = std::move(info.motion);
   next.sao_params = std::move(info.sao_params);
   next.ctb_tile = std::move(info.ctb_tile);
   next.ctb_slice = std::move(info.ctb_slice);
@@ -57,12 +66,37 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   info.deblocking = true;
   info.filter_across_tiles = pps->loop_filter_across_tiles;
   info.blocks.assign(nb, {});
+  if (inter)
+    info.motion.assign(nb, {});
+  else
+    info.motion.clear();
   info.sao_params.assign(sps->sao ? static_cast<std::size_t>(ctbs) : 0, {});
   info.ctb_tile.assign(static_cast<std::size_t>(ctbs), 0);
   info.ctb_slice.assign(static_cast<std::size_t>(ctbs), 0);
   const auto& g = *pps->geometry;
   for (int rs = 0; rs < ctbs; ++rs)
     info.ctb_tile[rs] = static_cast<std::uint16_t>(g.tile_id[g.rs_to_ts[rs]]);
+}
+
+void DecodedPicture::conceal_missing_ctbs() {
+  const int l = sps->log2_ctb, w = sps->width_ctbs();
+  for (std::size_t rs = 0; rs < ctb_done.size(); ++rs) {
+    if (ctb_done[rs]) continue;
+    const int x0 = static_cast<int>(rs % static_cast<std::size_t>(w)) << l;
+    const int y0 = static_cast<int>(rs / static_cast<std::size_t>(w)) << l;
+    for (int c = 0; c < 3 && !planes[c].empty(); ++c) {
+      const int sh = c ? 1 : 0;
+      const auto grey =
+          static_cast<std::uint16_t>(1 << ((c ? sps->bit_depth_chroma : sps->bit_depth_luma) - 1));
+      const int xe = std::min((x0 + (1 << l)) >> sh, width[c]);
+      const int ye = std::min((y0 + (1 << l)) >> sh, height[c]);
+      for (int y = y0 >> sh; y < ye; ++y)
+        std::fill(planes[c].begin() + static_cast<std::ptrdiff_t>(y) * width[c] + (x0 >> sh),
+                  planes[c].begin() + static_cast<std::ptrdiff_t>(y) * width[c] + xe, grey);
+    }
+    for (int y = y0; y < std::min(y0 + (1 << l), sps->height); y += 4)
+      for (int x = x0; x < std::min(x0 + (1 << l), sps->width); x += 4) motion[block(x, y)] = {};
+  }
 }
 
 }  // namespace sigpu::hevc

@@ -1,5 +1,7 @@
 // A picture under reconstruction: sample planes, the per-4x4 state that parsing and prediction
-// of later blocks read (intra modes, coding-tree depth, QP), and the filters' side information.
+// of later blocks read (intra modes, coding-tree depth, QP, motion), and the filters' side
+// information. Decoded pictures stay in the decoded picture buffer as references: their samples
+// for motion compensation, their motion for temporal MV prediction.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,31 @@
 
 namespace sigpu::hevc {
 
+/// The motion of one 4x4 block (8.5.3.2): ref_idx -1 where the list is unused; both -1 for intra
+/// blocks.
+struct MvField {
+  std::int16_t mv[2][2] = {};
+  std::int8_t ref_idx[2] = {-1, -1};
+  bool inter() const { return ref_idx[0] >= 0 || ref_idx[1] >= 0; }
+};
+
+struct DecodedPicture;
+
+/// RefPicList0/1 of a slice (8.3.4): the pictures, their POCs and whether each was a long-term
+/// reference when the slice was decoded.
+struct RefPicLists {
+  std::shared_ptr<DecodedPicture> pic[2][16];
+  int poc[2][16] = {};
+  bool long_term[2][16] = {};
+  int size[2] = {};
+};
+
+/// What temporal MV prediction of later pictures needs of a slice's lists.
+struct SliceRefs {
+  int poc[2][16] = {};
+  bool long_term[2][16] = {};
+};
+
 struct DecodedPicture {
   std::shared_ptr<const Sps> sps;
   std::shared_ptr<const Pps> pps;     ///< the PPS of the first slice (geometry, QP offsets)
@@ -25,15 +52,23 @@ struct DecodedPicture {
   std::vector<std::uint8_t> ct_depth;    ///< CtDepth per 4x4 block
   std::vector<std::uint8_t> pcm;         ///< pcm_flag per 4x4 block (DC for mode prediction)
   std::vector<int> ctb_slice_addr;       ///< SliceAddrRs per CTB, -1 until decoded
+  std::vector<MvField> motion;           ///< per 4x4 block
+  std::vector<std::uint8_t> skip;        ///< cu_skip_flag per 4x4 block
+  std::vector<SliceRefs> slice_refs;     ///< per slice (info.ctb_slice's index), inter slices
+  bool inter = false;                    ///< some slice is P or B
+  bool generated = false;                ///< made up for a missing reference (8.3.3), never output
   hevc_filter::PictureInfo info;
   int poc = 0;
   std::size_t decode_index = 0;
   bool output = true;
   int decoded_ctbs = 0;
-  bool damaged = false;  ///< some slice failed: CTBs may be missing
+  std::vector<std::uint8_t> ctb_done;  ///< per CTB (raster): decoded to its end
+  bool damaged = false;                ///< some slice failed: CTBs may be missing
 
   /// Samples of all planes of a picture of `s` (the size of the PlaneStore allocate() takes).
   static std::size_t samples(const Sps& s);
+  /// The motion at luma sample (x, y).
+  const MvField& motion_at(int x, int y) const { return motion[block(x, y)]; }
   /// Starts a picture (a new object or one recycled from an earlier picture): sets the
   /// parameter sets, empties info.slices, which fills as slices are parsed (on the parsing
   /// thread).
@@ -41,6 +76,10 @@ struct DecodedPicture {
   /// Lays the planes out in `storage` (samples(*sps) samples) and sizes the per-block state (on
   /// the thread that reconstructs the picture).
   void allocate(std::unique_ptr<PlaneStore> storage);
+  /// Mid-grey samples and no motion in every CTB not decoded to its end: a damaged picture is
+  /// not output, but later pictures may predict from it, and from the same samples on every
+  /// schedule.
+  void conceal_missing_ctbs();
   std::size_t block(int x, int y) const {  ///< 4x4 index of luma sample (x, y)
     return static_cast<std::size_t>(y >> 2) * blocks_w + (x >> 2);
   }

@@ -144,9 +144,10 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
   if (pps_.transform_skip && !transquant_bypass_ && log2 <= pps_.log2_max_transform_skip_size)
     tskip = cabac.decode(ctx_[kCtxTransformSkip + (c ? 1 : 0)]);
   const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-  const Dequantizer scale(
-      log2, c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c), bit_depth,
-      scaling_on_ && !(tskip && n > 4) ? scaling_.m[log2 - 2][c].data() : nullptr);
+  const Dequantizer scale(log2, c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c), bit_depth,
+                          scaling_on_ && !(tskip && n > 4)
+                              ? scaling_.m[log2 - 2][cu_intra_ ? c : 3 + c].data()
+                              : nullptr);
 
   int last_x = last_sig_prefix(cabac, log2, c, kCtxLastX);
   int last_y = last_sig_prefix(cabac, log2, c, kCtxLastY);

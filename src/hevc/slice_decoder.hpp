@@ -1,6 +1,7 @@
-// Decoding of one slice segment's data (7.3.8): CTUs, SAO syntax, the coding quadtree, coding
-// and transform units, residuals; reconstruction of each block right after it is parsed, and the
-// filters' side information recorded as it goes.
+// Decoding of one slice segment's data (7.3.8): CTUs, SAO syntax, the coding quadtree, coding,
+// prediction and transform units, residuals; reconstruction of each block right after it is
+// parsed (intra prediction or motion compensation, then the residual), and the filters' side
+// information recorded as it goes.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,9 @@ struct PictureParseState {
 
 class SliceDecoder {
  public:
-  SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index, PictureParseState& st);
+  /// `refs`: the slice's reference picture lists (P and B slices), their pictures decoded.
+  SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index, PictureParseState& st,
+               const RefPicLists* refs = nullptr);
   /// Decodes the segment's CTUs; throws DecodeError naming the CTB and element on bad data.
   void decode(const NalUnit& nal);
 
@@ -45,6 +48,31 @@ class SliceDecoder {
   void start_quantization_group(int x, int y);
   void set_cu_qp();
   void reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x, int cur_y);
+  /// Parses a residual block and adds it to the prediction at dst.
+  void add_coded_residual(int c, int log2, int scan_idx, int bit_depth, std::uint16_t* dst,
+                          int stride);
+  // inter.cpp
+  /// A coding unit of a P or B slice after cu_skip_flag and part_mode: its prediction units,
+  /// then (unless skipped) rqt_root_cbf and the transform tree.
+  void inter_coding_unit(int x0, int y0, int log2, bool skip, int part_mode);
+  int parse_part_mode_inter(int log2);
+  void prediction_unit(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx,
+                       bool skip);
+  void parse_mvd(int mvd[2]);
+  /// The merge candidate merge_idx (8.5.3.2.2 to 8.5.3.2.5).
+  MvField merge_candidate(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx,
+                          int merge_idx);
+  /// mvpLX (8.5.3.2.6) for ref_idx of list x.
+  void amvp(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx, int list,
+            int ref_idx, int mvp_flag, int mvp[2]);
+  /// 8.5.3.2.8: the temporal candidate of list x for ref_idx; false when unavailable.
+  bool temporal_mv(int x, int y, int w, int h, int list, int ref_idx, std::int16_t mv[2]) const;
+  bool collocated_mv(int x, int y, int list, int ref_idx, std::int16_t mv[2]) const;
+  /// 6.4.2: whether the prediction block at (xn, yn) is available to the current one (and inter).
+  bool pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx, int xn,
+                    int yn) const;
+  void predict_inter(int x, int y, int w, int h, const MvField& m);
+  void store_motion(int x, int y, int w, int h, const MvField& m);
   /// 6.4.1: whether (xn, yn) is decoded and in the slice and tile of (x_cur, y_cur).
   bool available(int x_cur, int y_cur, int xn, int yn) const {
     return available(x_cur, y_cur, geo_.zscan_in_ctb(x_cur, y_cur, sps_.log2_ctb), xn, yn);
@@ -106,6 +134,15 @@ class SliceDecoder {
   bool transquant_bypass_ = false;
   int cu_x0_ = 0, cu_y0_ = 0, cu_log2_ = 3;
   int intra_split_ = 0, max_trafo_depth_ = 0;
+  const RefPicLists* refs_ = nullptr;
+  int init_type_ = 0;              ///< initType of the CABAC contexts (9.3.2.2)
+  bool cu_intra_ = true;           ///< CuPredMode of the current CU is MODE_INTRA
+  bool inter_split_ = false;       ///< interSplitFlag's conditions but the depth (7.4.9.8)
+  bool no_backward_pred_ = false;  ///< NoBackwardPredFlag (8.5.3.2.9)
+  const DecodedPicture* col_pic_ = nullptr;  ///< ColPic for temporal MV prediction
+  int part_mode_ = 0;                        ///< PartMode of the current inter CU
+  bool merge_flag_ = false;                  ///< merge_flag of the last prediction unit
+  std::int16_t pred_buf_[2][64 * 64];        ///< predSamplesL0/L1 of a prediction block
   int chroma_mode_ = 0;
   /// The reference samples' availability of the last Cb block, which the Cr block after it
   /// shares (reconstruct).

@@ -1,5 +1,6 @@
 #include "hevc/slice_header.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "hevc/syntax_reader.hpp"
@@ -17,7 +18,92 @@ bool is_irap(int type) {
   return type >= kNalBlaWLp && type <= kNalRsvIrap23;
 }
 
+void parse_weights(SyntaxReader& r, SliceHeader& h, const Sps& sps) {
+  PredWeights& w = h.weights;
+  w.log2_denom[0] = static_cast<int>(r.ue("luma_log2_weight_denom", 7));
+  const bool chroma = sps.chroma_format_idc != 0;
+  w.log2_denom[1] = w.log2_denom[0];
+  if (chroma) {
+    w.log2_denom[1] += r.se("delta_chroma_log2_weight_denom", -7, 7);
+    SyntaxReader::expect("ChromaLog2WeightDenom", w.log2_denom[1], 0, 7);
+  }
+  const int lists = h.slice_type == 0 ? 2 : 1;
+  for (int l = 0; l < lists; ++l) {
+    const int n = h.num_ref_idx[l];
+    bool luma_flag[16] = {}, chroma_flag[16] = {};
+    for (int i = 0; i < n; ++i) luma_flag[i] = r.flag("luma_weight_lX_flag");
+    if (chroma)
+      for (int i = 0; i < n; ++i) chroma_flag[i] = r.flag("chroma_weight_lX_flag");
+    for (int i = 0; i < n; ++i) {
+      w.weight[l][i][0] = static_cast<std::int16_t>(1 << w.log2_denom[0]);
+      w.weight[l][i][1] = w.weight[l][i][2] = static_cast<std::int16_t>(1 << w.log2_denom[1]);
+      w.offset[l][i][0] = w.offset[l][i][1] = w.offset[l][i][2] = 0;
+      if (luma_flag[i]) {
+        w.weight[l][i][0] =
+            static_cast<std::int16_t>(w.weight[l][i][0] + r.se("delta_luma_weight_lX", -128, 127));
+        w.offset[l][i][0] = static_cast<std::int16_t>(r.se("luma_offset_lX", -128, 127)
+                                                      << (sps.bit_depth_luma - 8));
+      }
+      if (chroma_flag[i]) {
+        for (int c = 1; c <= 2; ++c) {
+          const int weight = (1 << w.log2_denom[1]) + r.se("delta_chroma_weight_lX", -128, 127);
+          const int delta = r.se("delta_chroma_offset_lX", -4 * 128, 4 * 128 - 1);
+          const int off =
+              std::clamp((128 - ((128 * weight) >> w.log2_denom[1])) + delta, -128, 127);
+          w.weight[l][i][c] = static_cast<std::int16_t>(weight);
+          w.offset[l][i][c] = static_cast<std::int16_t>(off << (sps.bit_depth_chroma - 8));
+        }
+      }
+    }
+  }
+}
+
+// The P and B fields from num_ref_idx_active_override_flag to five_minus_max_num_merge_cand.
+void parse_inter_fields(SyntaxReader& r, SliceHeader& h, const Sps& sps, const Pps& pps) {
+  const bool b = h.slice_type == 0;
+  h.num_ref_idx[0] = pps.num_ref_idx_default[0];
+  h.num_ref_idx[1] = b ? pps.num_ref_idx_default[1] : 0;
+  if (r.flag("num_ref_idx_active_override_flag")) {
+    h.num_ref_idx[0] = static_cast<int>(r.ue("num_ref_idx_l0_active_minus1", 14)) + 1;
+    if (b) h.num_ref_idx[1] = static_cast<int>(r.ue("num_ref_idx_l1_active_minus1", 14)) + 1;
+  }
+  const int total = num_pic_total_curr(h);
+  if (total == 0) SyntaxReader::fail("slice_type", "P or B slice with no reference picture");
+  if (pps.lists_modification_present && total > 1) {
+    const unsigned bits = static_cast<unsigned>(ceil_log2(total));
+    for (int l = 0; l < (b ? 2 : 1); ++l) {
+      h.list_modification[l] = r.flag("ref_pic_list_modification_flag_lX");
+      if (h.list_modification[l])
+        for (int i = 0; i < h.num_ref_idx[l]; ++i) {
+          const int e = static_cast<int>(r.u(bits, "list_entry_lX"));
+          SyntaxReader::expect("list_entry_lX", e, 0, total - 1);
+          h.list_entry[l][static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(e);
+        }
+    }
+  }
+  if (b) h.mvd_l1_zero = r.flag("mvd_l1_zero_flag");
+  if (pps.cabac_init_present) h.cabac_init = r.flag("cabac_init_flag");
+  if (h.temporal_mvp) {
+    if (b) h.collocated_from_l0 = r.flag("collocated_from_l0_flag");
+    const int n = h.num_ref_idx[h.collocated_from_l0 ? 0 : 1];
+    if (n > 1)
+      h.collocated_ref_idx =
+          static_cast<int>(r.ue("collocated_ref_idx", static_cast<std::uint32_t>(n - 1)));
+  }
+  h.weighted = (pps.weighted_pred && !b) || (pps.weighted_bipred && b);
+  if (h.weighted) parse_weights(r, h, sps);
+  h.max_num_merge_cand = 5 - static_cast<int>(r.ue("five_minus_max_num_merge_cand", 4));
+}
+
 }  // namespace
+
+int num_pic_total_curr(const SliceHeader& h) {
+  int n = 0;
+  for (int i = 0; i < h.st_rps.num_delta_pocs(); ++i)
+    n += h.st_rps.used[static_cast<std::size_t>(i)];
+  for (int i = 0; i < h.num_long_term; ++i) n += h.long_term[static_cast<std::size_t>(i)].used;
+  return n;
+}
 
 int peek_slice_pps_id(const NalUnit& nal) {
   SyntaxReader r(nal.rbsp);
@@ -63,47 +149,75 @@ SliceHeader parse_slice_header(const NalUnit& nal, const Pps* const pps_table[64
     h.slice_address = h.segment_address;
     r.skip_bits(static_cast<unsigned>(pps->num_extra_slice_header_bits), "slice_reserved_flag");
     h.slice_type = static_cast<int>(r.ue("slice_type", 2));
-    if (h.slice_type != 2)
-      throw Unsupported(std::string("slice_type ") + (h.slice_type == 0 ? "B" : "P") +
-                        ": inter slices are not supported (intra decoder)");
+    if (h.slice_type != 2 && is_irap(nal.type))
+      SyntaxReader::fail("slice_type", "P or B slice in an IRAP picture");
     if (pps->output_flag_present) h.pic_output = r.flag("pic_output_flag");
     if (sps->separate_colour_plane) r.u(2, "colour_plane_id");
     if (nal.type != kNalIdrWRadl && nal.type != kNalIdrNLp) {
       h.poc_lsb = static_cast<int>(
           r.u(static_cast<unsigned>(sps->log2_max_poc_lsb), "slice_pic_order_cnt_lsb"));
       if (!r.flag("short_term_ref_pic_set_sps_flag")) {
-        parse_st_rps_in_slice(r, sps->num_short_term_ref_pic_sets, sps->num_short_term_ref_pic_sets,
-                              sps->st_rps_num_pics);
+        h.st_rps = parse_st_rps(r, sps->num_short_term_ref_pic_sets,
+                                sps->num_short_term_ref_pic_sets, sps->st_rps);
       } else {
         if (sps->num_short_term_ref_pic_sets == 0)
           SyntaxReader::fail("short_term_ref_pic_set_sps_flag", "the SPS has no short-term RPS");
+        int idx = 0;
         if (sps->num_short_term_ref_pic_sets > 1)
-          r.u(static_cast<unsigned>(ceil_log2(sps->num_short_term_ref_pic_sets)),
-              "short_term_ref_pic_set_idx");
+          idx = static_cast<int>(
+              r.u(static_cast<unsigned>(ceil_log2(sps->num_short_term_ref_pic_sets)),
+                  "short_term_ref_pic_set_idx"));
+        SyntaxReader::expect("short_term_ref_pic_set_idx", idx, 0,
+                             sps->num_short_term_ref_pic_sets - 1);
+        h.st_rps = sps->st_rps[static_cast<std::size_t>(idx)];
       }
       if (sps->long_term_ref_pics_present) {
         int lt_sps = 0;
         if (sps->num_long_term_ref_pics_sps > 0)
           lt_sps = static_cast<int>(r.ue(
               "num_long_term_sps", static_cast<std::uint32_t>(sps->num_long_term_ref_pics_sps)));
-        const int lt_pics = static_cast<int>(r.ue("num_long_term_pics", 32));
-        for (int i = 0; i < lt_sps + lt_pics; ++i) {
+        const int lt_pics =
+            static_cast<int>(r.ue("num_long_term_pics", static_cast<std::uint32_t>(32 - lt_sps)));
+        h.num_long_term = lt_sps + lt_pics;
+        if (h.num_long_term + h.st_rps.num_delta_pocs() > 32)
+          SyntaxReader::fail("num_long_term_pics", "more than 32 pictures in the RPS");
+        int msb_cycle = 0;
+        const int max_lsb = 1 << sps->log2_max_poc_lsb;
+        for (int i = 0; i < h.num_long_term; ++i) {
+          LongTermRef& lt = h.long_term[static_cast<std::size_t>(i)];
           if (i < lt_sps) {
+            int idx = 0;
             if (sps->num_long_term_ref_pics_sps > 1)
-              r.u(static_cast<unsigned>(ceil_log2(sps->num_long_term_ref_pics_sps)), "lt_idx_sps");
+              idx = static_cast<int>(r.u(
+                  static_cast<unsigned>(ceil_log2(sps->num_long_term_ref_pics_sps)), "lt_idx_sps"));
+            SyntaxReader::expect("lt_idx_sps", idx, 0, sps->num_long_term_ref_pics_sps - 1);
+            lt.poc = sps->lt_ref_pic_poc_lsb_sps[static_cast<std::size_t>(idx)];
+            lt.used = sps->used_by_curr_pic_lt_sps[static_cast<std::size_t>(idx)];
           } else {
-            r.u(static_cast<unsigned>(sps->log2_max_poc_lsb), "poc_lsb_lt");
-            r.flag("used_by_curr_pic_lt_flag");
+            lt.poc =
+                static_cast<int>(r.u(static_cast<unsigned>(sps->log2_max_poc_lsb), "poc_lsb_lt"));
+            lt.used = r.flag("used_by_curr_pic_lt_flag");
           }
-          if (r.flag("delta_poc_msb_present_flag")) r.ue("delta_poc_msb_cycle_lt");
+          lt.msb_present = r.flag("delta_poc_msb_present_flag");
+          if (lt.msb_present) {
+            const int cycle = static_cast<int>(r.ue("delta_poc_msb_cycle_lt", 1u << 24));
+            // DeltaPocMsbCycleLt (7-52) accumulates within each of the two groups.
+            msb_cycle = (i == 0 || i == lt_sps) ? cycle : msb_cycle + cycle;
+            // PicOrderCntVal - DeltaPocMsbCycleLt * MaxPicOrderCntLsb - (slice_poc_lsb - PocLsbLt):
+            // stored relative to the current POC's MSB, completed once the POC is known.
+            lt.poc = lt.poc - h.poc_lsb - msb_cycle * max_lsb;
+          } else if (i == 0 || i == lt_sps) {
+            msb_cycle = 0;
+          }
         }
       }
-      if (sps->temporal_mvp) r.flag("slice_temporal_mvp_enabled_flag");
+      if (sps->temporal_mvp) h.temporal_mvp = r.flag("slice_temporal_mvp_enabled_flag");
     }
     if (sps->sao) {
       h.sao_luma = r.flag("slice_sao_luma_flag");
       if (sps->chroma_format_idc != 0) h.sao_chroma = r.flag("slice_sao_chroma_flag");
     }
+    if (h.slice_type != 2) parse_inter_fields(r, h, *sps, *pps);
     const int qp_bd = sps->qp_bd_offset_y();
     h.slice_qp = pps->init_qp + r.se("slice_qp_delta", -(26 + 48), 25 + 26);
     SyntaxReader::expect("SliceQpY", h.slice_qp, -qp_bd, 51);

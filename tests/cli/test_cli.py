@@ -114,7 +114,7 @@ def make_data(folder):
         sh("ffmpeg -loglevel error -i intra.hevc -c copy intra.mkv", folder)
         sh("ffmpeg -loglevel error -f lavfi -i testsrc2=size=64x64:rate=25 -frames:v 8 "
            "-pix_fmt yuv420p -f yuv4mpegpipe - | x265 --log-level none --input - --y4m "
-           "--keyint 4 -o inter.hevc", folder)
+           "--keyint 4 --hash 1 -o inter.hevc", folder)
     if have("ffmpeg"):
         sh("ffmpeg -loglevel error -f lavfi -i testsrc2=size=64x32:rate=25 -frames:v 3 "
            "-c:v prores_ks -profile:v 2 clip.mov", folder)
@@ -382,8 +382,11 @@ class Hevc(Scratch):
         for name in ("random.bin", "empty.bin"):
             self.assert_exit(run(["hevc", "decode", name, "-o", "x.yuv"], cwd=self.dir),
                              EXIT_INPUT)
+        # P and B pictures decode; unfiltered output of them is refused, the I pictures go out.
         self.assert_exit(run(["hevc", "decode", "inter.hevc", "-o", "x.yuv"], cwd=self.dir),
-                         EXIT_DAMAGED)
+                         EXIT_OK, "8 hashes matched")
+        self.assert_exit(run(["hevc", "decode", "inter.hevc", "-o", "u.yuv", "--unfiltered"],
+                             cwd=self.dir), EXIT_DAMAGED, "--unfiltered")
         self.assertFalse(os.path.exists(self.path("x.yuv.sigpu")))
         rc, _, err = run(["hevc", "decode", "/dev/zero", "-o", "z.yuv"], cwd=self.dir,
                          timeout=120)

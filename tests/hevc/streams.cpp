@@ -54,6 +54,42 @@ const std::vector<StreamSpec>& standard_streams() {
   return s;
 }
 
+const std::vector<StreamSpec>& inter_streams() {
+  static const std::vector<StreamSpec> s = [] {
+    const std::string t = "testsrc2=size=208x120:rate=25", m = "mandelbrot=size=208x120:rate=25";
+    const std::string fast = "--keyint 250 --preset fast ";
+    std::vector<StreamSpec> v;
+    v.push_back({"p_ultrafast", t, 16, 8, "--keyint 250 --preset ultrafast --bframes 0"});
+    v.push_back({"medium8", t, 20, 8, "--keyint 250 --preset medium"});
+    v.push_back({"medium10", m, 16, 10, "--keyint 250 --preset medium"});
+    v.push_back({"mandel_352x288", "mandelbrot=size=352x288:rate=25", 10, 8,
+                 "--keyint 250 --preset medium"});
+    v.push_back({"b3_pyramid", t, 20, 8, fast + "--bframes 3 --b-pyramid"});
+    v.push_back({"b8_pyramid", t, 30, 8, fast + "--bframes 8 --b-pyramid --b-adapt 0"});
+    v.push_back({"b4_no_pyramid", m, 16, 10, fast + "--bframes 4 --no-b-pyramid"});
+    v.push_back({"weighted8", t, 20, 8, fast + "--weightp --weightb --bframes 3", "fade=in:0:20"});
+    v.push_back(
+        {"weighted10", m, 20, 10, fast + "--weightp --weightb --bframes 3", "fade=out:0:20"});
+    v.push_back({"ref4", t, 20, 8, fast + "--ref 4 --bframes 3"});
+    v.push_back({"amp_rect", t, 16, 8, fast + "--rect --amp --bframes 3", "noise=alls=30:allf=t"});
+    v.push_back({"no_tmvp", t, 16, 8, fast + "--no-temporal-mvp --bframes 3"});
+    v.push_back({"merge1", t, 16, 8, fast + "--max-merge 1 --bframes 3"});
+    v.push_back({"merge5", m, 16, 8, fast + "--max-merge 5 --bframes 3"});
+    v.push_back({"open_gop", t, 30, 8,
+                 fast + "--open-gop --keyint 12 --min-keyint 12 --bframes 4 --repeat-headers"});
+    v.push_back({"ctu16_slices", t, 16, 8, fast + "--ctu 16 --slices 3 --bframes 3"});
+    v.push_back({"tu_depth_ctu32", t, 16, 10,
+                 fast + "--ctu 32 --tu-inter-depth 3 --max-tu-size 8 --bframes 2"});
+    v.push_back({"lossless_tskip_scaling", t, 10, 8,
+                 fast + "--cu-lossless --tskip --scaling-list default --bframes 2"});
+    v.push_back({"odd_200x104", "testsrc2=size=200x104:rate=25", 12, 8, fast + "--bframes 3"});
+    v.push_back({"constrained_intra", t, 12, 8, fast + "--constrained-intra --b-intra --bframes 2",
+                 "noise=alls=50:allf=t"});
+    return v;
+  }();
+  return s;
+}
+
 namespace {
 
 std::mutex g_mutex;

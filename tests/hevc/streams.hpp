@@ -1,6 +1,6 @@
-// HEVC test streams made at test time by x265 (all-intra, --keyint 1, with picture hashes),
-// with FFmpeg's decoding of each as the reference, cached under
-// ${SIGPU_CACHE:-~/.cache/sigpu}/hevc-streams.
+// HEVC test streams made at test time by x265 (all-intra, --keyint 1, with picture hashes, unless
+// a spec's arguments set another --keyint), with FFmpeg's decoding of each as the reference,
+// cached under ${SIGPU_CACHE:-~/.cache/sigpu}/hevc-streams.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,11 @@ struct StreamSpec {
 /// on/off/offsets, slices, WPP on/off, lossless, transform skip, scaling lists, chroma QP
 /// offsets, small quantization groups, odd sizes, MD5 and checksum hashes.
 const std::vector<StreamSpec>& standard_streams();
+
+/// Inter-coded streams (P and B pictures) across x265's settings: presets, B-frames and pyramid,
+/// weighted prediction, several references, AMP, TMVP off, merge candidates, open GOP,
+/// constrained intra prediction, 8 and 10 bit, CTU sizes and slices; small pictures.
+const std::vector<StreamSpec>& inter_streams();
 
 bool have_tools();  ///< x265 and ffmpeg are on PATH
 

@@ -1,5 +1,6 @@
-// The CUDA filters on real x265 streams: the same pictures as the CPU filters, every hash
-// matched. Runs on the GPU machine from the streams its bundle carries.
+// The CUDA filters on real x265 streams, intra and inter (whose P and B pictures predict from
+// the pictures the GPU filtered and handed back): the same pictures as the CPU filters, every
+// hash matched. Runs on the GPU machine from the streams its bundle carries.
 #include <gtest/gtest.h>
 
 #include <sigpu/hevc.hpp>
@@ -22,7 +23,9 @@ TEST(HevcDecodeGpu, CudaFiltersMatchCpuOnX265Streams) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
   int compared = 0;
-  for (const auto& spec : testing::standard_streams()) {
+  std::vector<testing::StreamSpec> specs = testing::standard_streams();
+  specs.insert(specs.end(), testing::inter_streams().begin(), testing::inter_streams().end());
+  for (const auto& spec : specs) {
     if (!spec.filtered()) continue;
     const auto path = testing::stream_path(spec);
     if (path.empty()) continue;
