@@ -345,7 +345,9 @@ class CudaDecoder {
                                         const DecodeOptions& options = {});
 
   /// Compressed bytes already in device memory (4-byte aligned), PCM left in device memory.
-  /// `stream` must describe the same file (parse_stream on a host copy of its metadata).
+  /// `stream` must describe the same file (parse_stream on a host copy of its metadata). With
+  /// options.verify_md5 the STREAMINFO MD5 is checked on a copy of the PCM brought to the host
+  /// (the hash is serial: set verify_md5 = false where that costs too much).
   DevicePcm decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
                           const DecodeOptions& options, DecodeReport& report);
 

@@ -149,7 +149,12 @@ DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t siz
   Decoded d;
   d.stream = stream;
   d.report.backend = Backend::cuda;
-  finish_decode(d, std::move(got.out), o, false);
+  // The MD5 covers the samples: to check it, a copy of the PCM comes to the host and is hashed
+  // there (verify_md5 = false leaves the PCM on the device alone).
+  const bool hash = got.out.damage.empty() && md5_wanted(stream, o, shape);
+  ByteBuffer host(hash ? shape.samples * shape.channels * bytes_per_sample(shape.format) : 0);
+  if (hash) impl_->engine->download(host.data(), got.data, host.size());
+  finish_decode(d, std::move(got.out), o, hash, nullptr, hash ? host.data() : nullptr);
   report = std::move(d.report);
   DevicePcm p;
   p.format = shape.format;

@@ -70,6 +70,8 @@ class GpuEngine {
   /// Many files packed into shared launches; result i belongs to files[i].
   virtual std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                                const DecodeOptions& o) = 0;
+  /// Copies `bytes` of this engine's device memory to host memory (through its staging).
+  virtual void download(std::uint8_t* host, const void* device, std::size_t bytes) = 0;
   /// Compressed bytes in device memory (4-byte aligned), PCM left there.
   virtual DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size,
                                      const Stream& stream, const DecodeOptions& o) = 0;

@@ -817,6 +817,11 @@ std::optional<DecodeOutput> CudaEngine::decode_index(std::span<const std::uint8_
   return out;
 }
 
+void CudaEngine::download(std::uint8_t* host, const void* device, std::size_t bytes) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
+  staging().download(host, device, bytes, s(), host_pool());
+}
+
 DeviceOutput CudaEngine::decode_device(const std::uint8_t* d_file, std::size_t size,
                                        const Stream& stream, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));

@@ -188,6 +188,7 @@ struct CudaEngine final : GpuEngine {
                                 const DecodeOptions& o) override;
   std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                        const DecodeOptions& o) override;
+  void download(std::uint8_t* host, const void* device, std::size_t bytes) override;
   DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
                              const DecodeOptions& o) override;
 };
