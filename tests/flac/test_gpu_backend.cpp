@@ -5,7 +5,6 @@
 
 #include <sigpu/flac.hpp>
 
-
 #include "support/libflac_oracle.hpp"
 #include "support/signals.hpp"
 #include "support/twin.hpp"
@@ -223,7 +222,8 @@ TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
   CudaDecoder dec;
   DecodeReport report;
   const Stream stream = parse_stream(f);
-  DevicePcm pcm = dec.decode_device(d_file, f.size(), stream, {.format = SampleFormat::s32}, report);
+  DevicePcm pcm =
+      dec.decode_device(d_file, f.size(), stream, {.format = SampleFormat::s32}, report);
   EXPECT_TRUE(report.ok());
   EXPECT_TRUE(device.intact());
   ASSERT_EQ(pcm.size_bytes, cpu.pcm.bytes.size());

@@ -44,14 +44,14 @@ Arena::~Arena() {
     if (where_ == Memory::device) cudaFree(b.base);
     if (where_ == Memory::pinned) cudaFreeHost(b.base);
 #endif
-    if (where_ == Memory::host) ::operator delete(b.base, std::align_val_t{kGuardBytes});
+    if (where_ == Memory::host) ::operator delete (b.base, std::align_val_t{kGuardBytes});
   }
 }
 
 void* Arena::add(std::string name, std::size_t bytes, const void* values, bool checked) {
   const std::size_t total = bytes + 2 * kGuardBytes;
   void* base = nullptr;
-  if (where_ == Memory::host) base = ::operator new(total, std::align_val_t{kGuardBytes});
+  if (where_ == Memory::host) base = ::operator new (total, std::align_val_t{kGuardBytes});
 #ifdef SIGPU_HAVE_CUDA
   if (where_ == Memory::device) check(cudaMalloc(&base, total), "cudaMalloc");
   if (where_ == Memory::pinned) check(cudaMallocHost(&base, total), "cudaMallocHost");
@@ -79,8 +79,11 @@ void Arena::poison() {
   for (const Buffer& b : buffers_) fill(b);
 }
 
+// Copies wait for the whole device: kernels on streams of their own (the library's are
+// non-blocking) have finished with a buffer before it is read or filled.
 void Arena::copy_out(void* to, const void* from, std::size_t bytes) const {
 #ifdef SIGPU_HAVE_CUDA
+  if (where_ != Memory::host) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   if (where_ == Memory::device) {
     check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     return;
@@ -91,6 +94,7 @@ void Arena::copy_out(void* to, const void* from, std::size_t bytes) const {
 
 void Arena::copy_in(void* to, const void* from, std::size_t bytes) const {
 #ifdef SIGPU_HAVE_CUDA
+  if (where_ != Memory::host) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   if (where_ == Memory::device) {
     check(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     return;
@@ -100,10 +104,6 @@ void Arena::copy_in(void* to, const void* from, std::size_t bytes) const {
 }
 
 ::testing::AssertionResult Arena::intact() const {
-#ifdef SIGPU_HAVE_CUDA
-  // Kernels on any stream have finished before their buffers are read back.
-  if (where_ != Memory::host) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-#endif
   bool ok = true;
   auto r = ::testing::AssertionFailure();
   for (const Buffer& b : buffers_) {
@@ -146,9 +146,13 @@ void Arena::copy_in(void* to, const void* from, std::size_t bytes) const {
   return ok ? ::testing::AssertionSuccess() : r;
 }
 
-void time_worst_case(std::string_view what, const std::function<void(void* stream)>& run) {
+bool timing() {
   const char* on = std::getenv("SIGPU_TWIN_TIMING");
-  if (!on || !*on || std::string_view(on) == "0") return;
+  return on && *on && std::string_view(on) != "0";
+}
+
+void time_worst_case(std::string_view what, const std::function<void(void* stream)>& run) {
+  if (!timing()) return;
 #ifdef SIGPU_HAVE_CUDA
   if (!have_device()) return;
   cudaStream_t s;

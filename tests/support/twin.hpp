@@ -6,7 +6,7 @@
 //     const auto in = make_input(seed);
 //     twin::Arena a(twin::Memory::device);                     // or host: emulation, host paths
 //     std::int32_t* d_out = a.output<std::int32_t>("out", n);  // poisoned, guard bands around
-//     run_kernel(a.input<std::int32_t>("in", in), d_out, n);   // input: a checked copy
+//     run_kernel(a.input("in", in), d_out, n);                 // input: a checked copy
 //     EXPECT_TRUE(a.intact());                                 // guards and inputs unchanged
 //     EXPECT_TRUE(twin::equal(reference(in), a.read(d_out, n)));
 //   }
@@ -24,7 +24,6 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
-#include <memory>
 #include <span>
 #include <sstream>
 #include <string>
@@ -39,8 +38,10 @@ namespace sigpu::test::twin {
 namespace detail {
 template <typename T>
 auto printable(T v) {
-  if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>) return v;
-  else return +v;  // int8_t and uint8_t as numbers
+  if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>)
+    return v;
+  else
+    return +v;  // int8_t and uint8_t as numbers
 }
 }  // namespace detail
 
@@ -55,17 +56,17 @@ template <typename T>
   for (std::size_t i = 0; i < n; ++i) {
     bool same = want[i] == got[i];
     if constexpr (std::is_arithmetic_v<T>)
-      if (!same && tolerance > 0)
-        same = std::fabs(double(want[i]) - double(got[i])) <= tolerance;
+      if (!same && tolerance > 0) same = std::fabs(double(want[i]) - double(got[i])) <= tolerance;
     if (!same && differ++ == 0) first = i;
   }
   if (differ == 0 && want.size() == got.size()) return ::testing::AssertionSuccess();
   auto r = ::testing::AssertionFailure();
-  if (want.size() != got.size()) r << "sizes differ: want " << want.size() << ", got " << got.size() << "; ";
+  if (want.size() != got.size())
+    r << "sizes differ: want " << want.size() << ", got " << got.size() << "; ";
   if (differ == 0) return r << "the first " << n << " elements are equal";
   r << differ << " of " << n << " elements differ";
   if (tolerance > 0) r << " by more than " << tolerance;
-  if constexpr (requires(std::ostream& o, T v) { o << detail::printable(v); })
+  if constexpr (requires(std::ostream & o, T v) { o << detail::printable(v); })
     r << "; first at " << first << ": want " << detail::printable(want[first]) << ", got "
       << detail::printable(got[first]);
   else
@@ -79,6 +80,16 @@ template <typename A, typename B>
   using T = std::remove_cvref_t<decltype(*std::data(want))>;
   return equal<T>(std::span<const T>(std::data(want), std::size(want)),
                   std::span<const T>(std::data(got), std::size(got)), tolerance);
+}
+
+/// Member m of every element of v: arrays of structs compared one field at a time,
+/// twin::equal(twin::field(want, &Candidate::pos), twin::field(got, &Candidate::pos)).
+template <typename C, typename S, typename M>
+std::vector<M> field(const C& v, M S::*m) {
+  std::vector<M> out;
+  out.reserve(std::size(v));
+  for (const S& e : v) out.push_back(e.*m);
+  return out;
 }
 
 // ---- cases ---------------------------------------------------------------------------------
@@ -149,7 +160,8 @@ class Arena {
         add(std::move(name), std::size(values) * sizeof(T), std::data(values), false));
   }
 
-  /// n elements from p (a buffer of this arena), copied back to the host.
+  /// n elements from p (a buffer of this arena), copied back to the host once the device has
+  /// finished all its work.
   template <typename T>
   std::vector<T> read(const T* p, std::size_t n) const {
     std::vector<T> v(n);
@@ -167,8 +179,8 @@ class Arena {
  private:
   struct Buffer {
     std::string name;
-    std::byte* base;    ///< the allocation: guard, buffer, guard
-    std::size_t bytes;  ///< of the buffer
+    std::byte* base;                  ///< the allocation: guard, buffer, guard
+    std::size_t bytes;                ///< of the buffer
     std::vector<std::byte> original;  ///< the values it starts with; empty: poisoned
     bool is_input;                    ///< intact() checks its values
   };
@@ -185,10 +197,15 @@ class Arena {
 /// A CUDA device is present (the GPU tests GTEST_SKIP without one).
 bool have_device();
 
+/// SIGPU_TWIN_TIMING is set (to anything but 0): worst-case inputs that cost time to build are
+/// built only then.
+bool timing();
+
 /// Only with SIGPU_TWIN_TIMING set (to anything but 0): runs `run` on the worst-case input the
-/// caller built, 5 times, and prints the best and the median device time (CUDA events from before the call to after its last work on the device).
-/// `run` gets a stream of the harness for kernels the test launches itself; library calls on
-/// streams of their own are timed as well. Never a pass/fail criterion; nothing without a device.
+/// caller built, 5 times, and prints the best and the median device time (CUDA events from before
+/// the call to after its last work on the device). `run` gets a stream of the harness for kernels
+/// the test launches itself; library calls on streams of their own are timed as well. Never a
+/// pass/fail criterion; nothing without a device.
 void time_worst_case(std::string_view what, const std::function<void(void* stream)>& run);
 
 }  // namespace sigpu::test::twin

@@ -54,15 +54,11 @@ std::uint64_t streaming_device_bytes();
 /// kernel also stores the frames it can (restore_stores_frames) into `d_pcm` (interleaved, room
 /// for every sample) as `format` from samples of `bits` bits, and writes nothing of the others.
 /// Returns which frames the kernel stored.
-std::vector<std::uint8_t> restore_on_device(std::int32_t* d_samples,
-                                            std::span<const std::uint32_t> block_sizes,
-                                            unsigned channels,
-                                            std::span<const SubframeParams> params,
-                                            std::span<const std::uint8_t> pending,
-                                            std::span<const std::uint8_t> assignments = {},
-                                            std::uint8_t* d_pcm = nullptr,
-                                            SampleFormat format = SampleFormat::raw32,
-                                            unsigned bits = 32);
+std::vector<std::uint8_t> restore_on_device(
+    std::int32_t* d_samples, std::span<const std::uint32_t> block_sizes, unsigned channels,
+    std::span<const SubframeParams> params, std::span<const std::uint8_t> pending,
+    std::span<const std::uint8_t> assignments = {}, std::uint8_t* d_pcm = nullptr,
+    SampleFormat format = SampleFormat::raw32, unsigned bits = 32);
 
 /// The frame search of a whole file on device 0 (FindHeadersKernel, sort, candidates,
 /// LinkSuccessorsKernel): every candidate, in position order, with its successor. The file lies
