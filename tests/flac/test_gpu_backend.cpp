@@ -1,14 +1,13 @@
-// The CUDA backend against the CPU reference: formats, layouts, damage, device-resident output.
-// Runs on the GPU machine (label `gpu`); skips cleanly without a device.
+// The CUDA backend against the CPU reference (support/twin.hpp): formats, layouts, damage, and
+// output into the caller's memory between guard bands. Runs on the GPU machine (label `gpu`);
+// skips cleanly without a device.
 #include <gtest/gtest.h>
 
 #include <sigpu/flac.hpp>
 
-#include <algorithm>
-#include <cstring>
-
 #include "support/libflac_oracle.hpp"
 #include "support/signals.hpp"
+#include "support/twin.hpp"
 
 #ifdef SIGPU_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -20,10 +19,12 @@
 namespace sigpu::flac {
 namespace {
 
+namespace twin = test::twin;
+
 class FlacGpuBackend : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+    if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   }
 };
 
@@ -38,8 +39,7 @@ std::vector<std::uint8_t> encode(test::Signal sig, unsigned channels, unsigned b
 
 void expect_same(const Decoded& a, const Decoded& b, const std::string& what) {
   EXPECT_EQ(a.pcm.samples, b.pcm.samples) << what;
-  ASSERT_EQ(a.pcm.bytes.size(), b.pcm.bytes.size()) << what;
-  EXPECT_EQ(std::memcmp(a.pcm.bytes.data(), b.pcm.bytes.data(), a.pcm.bytes.size()), 0) << what;
+  EXPECT_TRUE(twin::equal(b.pcm.bytes, a.pcm.bytes)) << what << ": PCM bytes";
   ASSERT_EQ(a.report.damage.size(), b.report.damage.size()) << what;
   for (std::size_t k = 0; k < a.report.damage.size(); ++k) {
     EXPECT_EQ(a.report.damage[k].byte_offset, b.report.damage[k].byte_offset) << what;
@@ -135,7 +135,7 @@ TEST_F(FlacGpuBackend, FalseSyncsNeverChangeTheOutput) {
   EXPECT_TRUE(gpu.report.ok());
   EXPECT_EQ(gpu.report.md5, Md5Check::match);
   ASSERT_EQ(gpu.pcm.bytes.size(), pcm.size() * 4);
-  EXPECT_EQ(std::memcmp(gpu.pcm.bytes.data(), pcm.data(), pcm.size() * 4), 0);
+  EXPECT_TRUE(twin::equal(pcm, std::span(gpu.pcm.samples_as<std::int32_t>(), pcm.size())));
 }
 
 // The free functions keep their decoders between calls: buffers grown by a long file must not
@@ -161,7 +161,8 @@ TEST_F(FlacGpuBackend, KeptDecodersServeCallAfterCall) {
 
 #ifdef SIGPU_HAVE_CUDA
 // decode_into: pinned buffers (whole, and cut into parts on streams of their own), pageable
-// ones, and an output of the wrong size (the PCM then comes back as from decode()).
+// ones, and an output of the wrong size (the PCM then comes back as from decode()); each between
+// guard bands, the file checked unchanged.
 TEST_F(FlacGpuBackend, DecodeIntoCallerMemory) {
   const auto f = encode(test::Signal::music, 2, 16, 48000 * 20, 5);
   const DecodeOptions o{.format = SampleFormat::s16};
@@ -169,66 +170,66 @@ TEST_F(FlacGpuBackend, DecodeIntoCallerMemory) {
   cpu_o.backend = Backend::cpu;
   const Decoded cpu = decode(f, cpu_o);
   const std::size_t n = cpu.pcm.bytes.size();
-  void *in = nullptr, *out = nullptr;
-  ASSERT_EQ(cudaMallocHost(&in, f.size()), cudaSuccess);
-  ASSERT_EQ(cudaMallocHost(&out, n + 4), cudaSuccess);
-  std::memcpy(in, f.data(), f.size());
-  const std::span pin_in(static_cast<const std::uint8_t*>(in), f.size());
-  const std::span pin_out(static_cast<std::uint8_t*>(out), n);
+  twin::Arena pinned(twin::Memory::pinned);
+  const std::span pin_in(pinned.input("file", f), f.size());
+  std::uint8_t* out = pinned.output<std::uint8_t>("pcm", n);
+  const std::span pin_out(out, n);
   CudaDecoder dec;
   for (std::size_t split : {std::size_t{64} << 20, std::size_t{1}}) {
     set_pinned_parts_min_bytes(split);
     for (int round = 0; round < 2; ++round) {
       const std::string what = split == 1 ? "pinned, in parts" : "pinned, whole";
-      std::memset(out, 0xA5, n + 4);
+      pinned.poison();
       const Decoded d = dec.decode_into(pin_in, pin_out, o);
       EXPECT_TRUE(d.pcm.bytes.empty()) << what;
       EXPECT_EQ(d.pcm.samples, cpu.pcm.samples) << what;
       EXPECT_EQ(d.report.md5, Md5Check::match) << what;
       EXPECT_TRUE(d.report.ok()) << what;
-      EXPECT_EQ(std::memcmp(out, cpu.pcm.bytes.data(), n), 0) << what;
-      EXPECT_EQ(static_cast<std::uint8_t*>(out)[n], 0xA5) << what << ": wrote past the output";
+      EXPECT_TRUE(pinned.intact()) << what;
+      EXPECT_TRUE(twin::equal(cpu.pcm.bytes, pinned.read(out, n))) << what;
     }
   }
   set_pinned_parts_min_bytes(std::size_t{64} << 20);
-  std::vector<std::uint8_t> pageable(n);
-  const Decoded p = dec.decode_into(f, pageable, o);
+  twin::Arena host;
+  std::uint8_t* pageable = host.output<std::uint8_t>("pageable", n);
+  const Decoded p = dec.decode_into(f, std::span(pageable, n), o);
   EXPECT_TRUE(p.pcm.bytes.empty());
-  EXPECT_TRUE(pageable == std::vector<std::uint8_t>(cpu.pcm.bytes.begin(), cpu.pcm.bytes.end()));
+  EXPECT_TRUE(host.intact());
+  EXPECT_TRUE(twin::equal(cpu.pcm.bytes, std::span<const std::uint8_t>(pageable, n)));
   const Decoded wrong = dec.decode_into(pin_in, pin_out.first(n - 2), o);
   expect_same(wrong, cpu, "output of the wrong size");
+  EXPECT_TRUE(pinned.intact()) << "output of the wrong size";
   // Planar PCM in the caller's memory is not hashed as it lands: checked there afterwards.
   DecodeOptions planar = o;
   planar.layout = Layout::planar;
   DecodeOptions cpu_planar = planar;
   cpu_planar.backend = Backend::cpu;
   const Decoded cpu_p = decode(f, cpu_planar);
-  std::vector<std::uint8_t> planar_out(n);
-  const Decoded pp = dec.decode_into(f, planar_out, planar);
+  std::uint8_t* planar_out = host.output<std::uint8_t>("planar", n);
+  const Decoded pp = dec.decode_into(f, std::span(planar_out, n), planar);
   EXPECT_TRUE(pp.pcm.bytes.empty());
   EXPECT_EQ(pp.report.md5, Md5Check::match);
-  EXPECT_TRUE(std::equal(planar_out.begin(), planar_out.end(), cpu_p.pcm.bytes.begin()));
-  cudaFreeHost(in);
-  cudaFreeHost(out);
+  EXPECT_TRUE(host.intact());
+  EXPECT_TRUE(twin::equal(cpu_p.pcm.bytes, std::span<const std::uint8_t>(planar_out, n)));
 }
 
+// The file in guarded device memory, left as it was; the PCM the CPU's.
 TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
   const auto f = encode(test::Signal::music, 2, 24, 200000, 8);
   const Decoded cpu = decode(f, {.backend = Backend::cpu, .format = SampleFormat::s32});
-  void* d_file = nullptr;
-  ASSERT_EQ(cudaMalloc(&d_file, f.size()), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(d_file, f.data(), f.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  twin::Arena device(twin::Memory::device);
+  const std::uint8_t* d_file = device.input("file", f);
   CudaDecoder dec;
   DecodeReport report;
   const Stream stream = parse_stream(f);
-  DevicePcm pcm = dec.decode_device(static_cast<const std::uint8_t*>(d_file), f.size(), stream,
-                                    {.format = SampleFormat::s32}, report);
+  DevicePcm pcm =
+      dec.decode_device(d_file, f.size(), stream, {.format = SampleFormat::s32}, report);
   EXPECT_TRUE(report.ok());
+  EXPECT_TRUE(device.intact());
   ASSERT_EQ(pcm.size_bytes, cpu.pcm.bytes.size());
   std::vector<std::uint8_t> host(pcm.size_bytes);
   ASSERT_EQ(cudaMemcpy(host.data(), pcm.data, pcm.size_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(std::memcmp(host.data(), cpu.pcm.bytes.data(), host.size()), 0);
-  cudaFree(d_file);
+  EXPECT_TRUE(twin::equal(cpu.pcm.bytes, host));
 }
 #endif
 

@@ -1,7 +1,8 @@
 // The fast CUDA frame decode (parse / restore / store kernels) against its plain twin
 // (DecodeFramesKernel, one thread per frame): identical bytes and identical per-frame error
 // codes on real libFLAC streams, variable block sizes, every stereo mode and damaged streams.
-// The output is poisoned first, so a sample either path forgets to write shows up.
+// The output is poisoned first (twin::kPoison), so a sample either path forgets to write shows
+// up; kernels run alone write into support/twin.hpp's guarded buffers.
 // Runs on the GPU machine (label `gpu`); skips cleanly without a device.
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "support/libflac_oracle.hpp"
 #include "support/rng.hpp"
 #include "support/signals.hpp"
+#include "support/twin.hpp"
 #include "support/var_encoder.hpp"
 
 #include "core/crc.hpp"
@@ -29,6 +31,8 @@
 
 namespace sigpu::flac {
 namespace {
+
+namespace twin = test::twin;
 
 // The phase functions on the host, against decode_frame + store_frame: the logic of the fast
 // kernels checked on every machine, the kernels themselves below on the GPU.
@@ -180,8 +184,8 @@ using cuda::DecodePath;
 class FlacGpuFastDecode : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-    cuda::set_output_fill(0xA5);
+    if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
+    cuda::set_output_fill(twin::kPoison);
   }
   void TearDown() override {
     cuda::set_output_fill(0);
@@ -224,21 +228,10 @@ std::size_t expect_twins(std::span<const std::uint8_t> file, const std::string& 
                                                                           : " (flat parse)");
     const Run fast = run(file, path, fmt, layout);
     EXPECT_EQ(plain.threw, fast.threw) << how << ": " << plain.message << " / " << fast.message;
-    EXPECT_EQ(plain.errors, fast.errors) << how;
+    EXPECT_TRUE(twin::equal(plain.errors, fast.errors)) << how << ": frame errors";
     if (plain.threw || fast.threw) continue;
     EXPECT_EQ(plain.out.pcm.samples, fast.out.pcm.samples) << how;
-    EXPECT_EQ(plain.out.pcm.bytes.size(), fast.out.pcm.bytes.size()) << how;
-    if (plain.out.pcm.bytes.size() == fast.out.pcm.bytes.size()) {
-      const auto& a = plain.out.pcm.bytes;
-      const auto& b = fast.out.pcm.bytes;
-      std::size_t first = a.size();
-      for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) {
-          first = i;
-          break;
-        }
-      EXPECT_EQ(first, a.size()) << how << ": first differing byte";
-    }
+    EXPECT_TRUE(twin::equal(plain.out.pcm.bytes, fast.out.pcm.bytes)) << how << ": PCM bytes";
     EXPECT_EQ(plain.out.report.damage.size(), fast.out.report.damage.size()) << how;
     EXPECT_EQ(plain.out.report.md5, fast.out.report.md5) << how;
   }
@@ -262,7 +255,9 @@ std::vector<std::uint8_t> libflac(test::Signal sig, unsigned ch, unsigned bps, s
 // against decorrelated_sample over the host's restore: exactly the frames held whole by a warp
 // and free of 64-bit sums are stored.
 TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
-  std::mt19937_64 rng(2026);
+  const std::uint64_t seed = twin::seeds({2026}).front();
+  SCOPED_TRACE(twin::label("seed", seed));
+  std::mt19937_64 rng(seed);
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) {  // [lo, hi]
     return lo + rng() % (hi - lo + 1);
   };
@@ -311,13 +306,14 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
                          sizes[k]);
       at += std::size_t(sizes[k]) * channels;
     }
-    const auto got = cuda::restore_on_device(x, sizes, channels, params, pending).samples;
-    ASSERT_EQ(got.size(), want.size());
-    std::size_t first = got.size();
-    for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
-      if (got[i] != want[i]) first = i;
-    EXPECT_EQ(first, got.size()) << "round " << round << ", " << channels << " channels, " << frames
-                                 << " frames: first differing sample";
+    const std::string what = twin::label("round", round, "channels", channels, "frames", frames);
+    {
+      twin::Arena a(twin::Memory::device);
+      std::int32_t* d_x = a.in_out("samples", x);
+      cuda::restore_on_device(d_x, sizes, channels, params, pending);
+      EXPECT_TRUE(a.intact()) << what;
+      EXPECT_TRUE(twin::equal(want, a.read(d_x, x.size()))) << what << ": samples";
+    }
 
     std::vector<std::uint8_t> assignments(frames, static_cast<std::uint8_t>(channels - 1));
     if (channels == 2)
@@ -327,17 +323,26 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
     const SampleFormat format =
         channels == 2 && round % 2 ? SampleFormat::s16 : SampleFormat::raw32;
     const unsigned bits = format == SampleFormat::s16 ? 24 : 32;
-    const auto run =
-        cuda::restore_on_device(x, sizes, channels, params, pending, assignments, format, bits);
+    const std::size_t pcm_bytes = x.size() * (format == SampleFormat::s16 ? 2 : 4);
+    twin::Arena a(twin::Memory::device);
+    std::int32_t* d_x = a.in_out("samples", x);
+    std::uint8_t* d_pcm = a.output<std::uint8_t>("pcm", pcm_bytes);
+    const auto stored_by_kernel = cuda::restore_on_device(d_x, sizes, channels, params, pending,
+                                                          assignments, d_pcm, format, bits);
+    EXPECT_TRUE(a.intact()) << what;
+    const auto samples = a.read(d_x, x.size());
+    const auto pcm = a.read(d_pcm, pcm_bytes);
+    // Where the kernel stores no frame, the output keeps its poison.
+    const std::int32_t unwritten = format == SampleFormat::s16 ? twin::poisoned<std::int16_t>()
+                                                               : twin::poisoned<std::int32_t>();
     auto pcm_at = [&](std::size_t index) -> std::int32_t {
-      if (run.pcm.empty()) return 0;
       if (format == SampleFormat::s16) {
         std::int16_t v;
-        std::memcpy(&v, run.pcm.data() + index * 2, 2);
+        std::memcpy(&v, pcm.data() + index * 2, 2);
         return v;
       }
       std::int32_t v;
-      std::memcpy(&v, run.pcm.data() + index * 4, 4);
+      std::memcpy(&v, pcm.data() + index * 4, 4);
       return v;
     };
     const bool whole_frames = 32 % channels == 0;
@@ -350,20 +355,20 @@ TEST_F(FlacGpuFastDecode, WarpRestoreMatchesRestoreSubframe) {
         wide |= p.kind == SubframeParams::lpc && !lpc_fits_32(p.bits, p.precision, p.order);
       }
       const bool stored = pending[k] && whole_frames && !wide;
-      ASSERT_EQ(run.stored[k], stored) << "round " << round << ", frame " << k;
+      ASSERT_EQ(stored_by_kernel[k], stored) << what << ", frame " << k;
       for (unsigned i = 0; i < n; ++i)
         for (unsigned c = 0; c < channels; ++c) {
-          std::int32_t expect = 0;
+          std::int32_t expect = unwritten;
           if (stored) {
             expect = decorrelated_sample(assignments[k], want.data() + at_frame, n, i, c);
             if (format == SampleFormat::s16) expect = s16_sample(expect, bits);
           }
           ASSERT_EQ(pcm_at((out + i) * channels + c), expect)
-              << "round " << round << ", frame " << k << ", sample " << i << ", channel " << c;
+              << what << ", frame " << k << ", sample " << i << ", channel " << c;
           if (!stored) {
-            ASSERT_EQ(run.samples[at_frame + std::size_t(c) * n + i],
+            ASSERT_EQ(samples[at_frame + std::size_t(c) * n + i],
                       want[at_frame + std::size_t(c) * n + i])
-                << "round " << round << ", frame " << k << " (restored in place)";
+                << what << ", frame " << k << " (restored in place)";
           }
         }
       at_frame += std::size_t(n) * channels;
@@ -404,21 +409,21 @@ TEST_F(FlacGpuFastDecode, WarpLinksMatchTheCpuSearch) {
       const Stream st = parse_stream(f);
       const std::vector<Candidate> gpu = cuda::search_on_device(f, offset);
       const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
-      ASSERT_EQ(gpu.size(), cpu.size()) << what;
       ASSERT_GT(gpu.size(), 3u) << what;
+      using C = Candidate;
+      ASSERT_TRUE(twin::equal(twin::field(cpu, &C::pos), twin::field(gpu, &C::pos))) << what;
+      const auto next = twin::field(gpu, &C::next);
+      EXPECT_TRUE(twin::equal(twin::field(cpu, &C::next), next)) << what << ": successors";
       const unsigned bps = st.has_streaminfo ? st.info.bits_per_sample : 32;
       const std::uint32_t max_frame = st.has_streaminfo ? st.info.max_frame_size : 0;
-      std::size_t linked = 0;
-      for (std::size_t i = 0; i < gpu.size(); ++i) {
-        ASSERT_EQ(gpu[i].pos, cpu[i].pos) << what << ", candidate " << i;
-        EXPECT_EQ(gpu[i].next, cpu[i].next) << what << ", candidate " << i;
-        const auto k = static_cast<std::uint32_t>(i);
-        const std::int32_t plain =
-            find_successor(f.data(), cpu.data(), static_cast<std::uint32_t>(cpu.size()), k,
-                           search_span(cpu[i], bps, max_frame), kCrcTables.crc16);
-        EXPECT_EQ(gpu[i].next, plain) << what << ", candidate " << i;
-        linked += gpu[i].next >= 0;
-      }
+      std::vector<std::int32_t> plain(cpu.size());
+      for (std::size_t i = 0; i < cpu.size(); ++i)
+        plain[i] = find_successor(f.data(), cpu.data(), static_cast<std::uint32_t>(cpu.size()),
+                                  static_cast<std::uint32_t>(i),
+                                  search_span(cpu[i], bps, max_frame), kCrcTables.crc16);
+      EXPECT_TRUE(twin::equal(plain, next)) << what << ": successors by find_successor";
+      const auto linked =
+          std::size_t(std::count_if(next.begin(), next.end(), [](auto n) { return n >= 0; }));
       const std::uint64_t frames =
           (st.info.total_samples + st.info.max_block_size - 1) / st.info.max_block_size;
       EXPECT_GE(linked + 1, frames) << what;  // every true frame but the last has its successor
@@ -448,12 +453,10 @@ TEST_F(FlacGpuFastDecode, DenseHeadersAreFoundInOrder) {
     const std::vector<Candidate> gpu = cuda::search_on_device(f);
     const std::vector<Candidate> cpu = search_frames_cpu(f, st, pool);
     ASSERT_EQ(cpu.size(), copies);
-    ASSERT_EQ(gpu.size(), cpu.size()) << copies;
-    for (std::size_t i = 0; i < gpu.size(); ++i) {
-      ASSERT_EQ(gpu[i].pos, cpu[i].pos) << copies << " headers, candidate " << i;
-      ASSERT_EQ(gpu[i].number, cpu[i].number) << copies << " headers, candidate " << i;
-      ASSERT_EQ(gpu[i].next, cpu[i].next) << copies << " headers, candidate " << i;
-    }
+    using C = Candidate;
+    ASSERT_TRUE(twin::equal(twin::field(cpu, &C::pos), twin::field(gpu, &C::pos))) << copies;
+    ASSERT_TRUE(twin::equal(twin::field(cpu, &C::number), twin::field(gpu, &C::number))) << copies;
+    ASSERT_TRUE(twin::equal(twin::field(cpu, &C::next), twin::field(gpu, &C::next))) << copies;
   }
 }
 
@@ -507,12 +510,14 @@ TEST_F(FlacGpuFastDecode, ChainOnTheDeviceIsTheHostsChain) {
     ASSERT_EQ(!host.empty(), c.unbroken) << c.name;
     const std::vector<FrameEntry> device = cuda::chain_on_device(c.file);
     ASSERT_EQ(device.size(), c.fixed ? host.size() : 0) << c.name;
-    for (std::size_t k = 0; k < device.size(); ++k) {
-      EXPECT_EQ(device[k].pos, host[k].pos) << c.name << ", frame " << k;
-      EXPECT_EQ(device[k].end, host[k].end) << c.name << ", frame " << k;
-      EXPECT_EQ(device[k].out_sample, host[k].out_sample) << c.name << ", frame " << k;
-      EXPECT_EQ(device[k].block_size, host[k].block_size) << c.name << ", frame " << k;
-    }
+    if (device.empty()) continue;
+    using F = FrameEntry;
+    EXPECT_TRUE(twin::equal(twin::field(host, &F::pos), twin::field(device, &F::pos))) << c.name;
+    EXPECT_TRUE(twin::equal(twin::field(host, &F::end), twin::field(device, &F::end))) << c.name;
+    EXPECT_TRUE(twin::equal(twin::field(host, &F::out_sample), twin::field(device, &F::out_sample)))
+        << c.name;
+    EXPECT_TRUE(twin::equal(twin::field(host, &F::block_size), twin::field(device, &F::block_size)))
+        << c.name;
   }
 }
 
@@ -525,6 +530,11 @@ TEST_F(FlacGpuFastDecode, LibflacStreamsEveryDepthAndChannelCount) {
         expect_twins(f, std::to_string(bps) + " bit " + std::to_string(ch) + " ch level " +
                             std::to_string(level));
       }
+  if (twin::timing()) {  // the most work per sample: 8 channels of 32 bits, long predictors
+    const auto worst = libflac(test::Signal::white_noise, 8, 32, 48000 * 10, 8);
+    twin::time_worst_case("flac decode, 10 s of 8 ch 32 bit noise, level 8",
+                          [&](void*) { decode(worst, {.backend = Backend::cuda}); });
+  }
 }
 
 // The flat parse's 16-bit scratch (parse_narrow): a stream whose residuals and side channel

@@ -19,10 +19,13 @@
 #include "support/libflac_oracle.hpp"
 #include "support/rng.hpp"
 #include "support/signals.hpp"
+#include "support/twin.hpp"
 #include "support/var_encoder.hpp"
 
 namespace sigpu::flac {
 namespace {
+
+namespace twin = test::twin;
 
 std::vector<std::uint8_t> libflac_file(std::size_t samples, unsigned seed) {
   const auto pcm = test::make_signal(test::Signal::music, 2, 16, samples, seed);
@@ -209,7 +212,7 @@ TEST(FlacMultiDevice, JoinedPartsEqualTheWholeDecode) {
       EXPECT_EQ(d.report.frames, whole.report.frames);
       EXPECT_EQ(d.pcm.samples, whole.pcm.samples);
       EXPECT_EQ(d.pcm.layout, layout);
-      EXPECT_TRUE(d.pcm.bytes == whole.pcm.bytes);
+      EXPECT_TRUE(twin::equal(whole.pcm.bytes, d.pcm.bytes));
       EXPECT_EQ(d.report.md5, whole.report.md5);
     }
   }
@@ -222,7 +225,7 @@ TEST(FlacMultiDevice, VariableBlockSizesJoinExactly) {
   for (std::size_t parts : {2, 5}) {
     const Decoded d = decode_cpu_parts(f, {}, parts);
     EXPECT_EQ(d.report.md5, Md5Check::match);
-    EXPECT_TRUE(d.pcm.bytes == whole.pcm.bytes);
+    EXPECT_TRUE(twin::equal(whole.pcm.bytes, d.pcm.bytes));
   }
 }
 
@@ -241,7 +244,7 @@ TEST(FlacMultiDevice, DamageKeepsItsPlaceInTheFile) {
   const Decoded whole = decode(f, {.backend = Backend::cpu});
   ASSERT_FALSE(whole.report.damage.empty());
   const Decoded d = decode_cpu_parts(f, {}, 3);
-  EXPECT_TRUE(d.pcm.bytes == whole.pcm.bytes);
+  EXPECT_TRUE(twin::equal(whole.pcm.bytes, d.pcm.bytes));
   ASSERT_EQ(d.report.damage.size(), whole.report.damage.size());
   for (std::size_t i = 0; i < d.report.damage.size(); ++i) {
     EXPECT_EQ(d.report.damage[i].byte_offset, whole.report.damage[i].byte_offset);
@@ -266,7 +269,7 @@ TEST(FlacMultiDevice, LostFirstFrameKeepsTheTiming) {
   ASSERT_FALSE(whole.report.damage.empty());
   const Decoded d = decode_cpu_parts(f, {}, 2);
   EXPECT_EQ(d.report.warnings.size(), 0u);
-  EXPECT_TRUE(d.pcm.bytes == whole.pcm.bytes);
+  EXPECT_TRUE(twin::equal(whole.pcm.bytes, d.pcm.bytes));
   ASSERT_EQ(d.report.damage.size(), whole.report.damage.size());
   EXPECT_EQ(d.report.damage[0].byte_offset, whole.report.damage[0].byte_offset);
   EXPECT_EQ(d.report.damage[0].samples, whole.report.damage[0].samples);
@@ -300,7 +303,7 @@ TEST(FlacMultiDevice, BatchSharesKeepTheOrderAndIsolateErrors) {
       EXPECT_EQ(got[i].error, "share 1 failed");
     } else {
       ASSERT_TRUE(got[i].ok()) << got[i].error;
-      EXPECT_TRUE(got[i].decoded.pcm.bytes == want[i].decoded.pcm.bytes);
+      EXPECT_TRUE(twin::equal(want[i].decoded.pcm.bytes, got[i].decoded.pcm.bytes));
     }
   }
 }
@@ -320,14 +323,14 @@ TEST(FlacMultiGpu, PartsOnDeviceZeroEqualTheCpuDecode) {
       const Decoded d = decode(f, o);
       EXPECT_TRUE(d.report.ok());
       EXPECT_EQ(d.report.md5, Md5Check::match);
-      EXPECT_TRUE(d.pcm.bytes == whole.pcm.bytes);
+      EXPECT_TRUE(twin::equal(whole.pcm.bytes, d.pcm.bytes));
     }
   }
   const auto v = variable_file(300000);
   DecodeOptions o{.backend = Backend::cuda};
   o.devices = parse_devices("all");
   o.parts = 4;
-  EXPECT_TRUE(decode(v, o).pcm.bytes == decode(v, {.backend = Backend::cpu}).pcm.bytes);
+  EXPECT_TRUE(twin::equal(decode(v, {.backend = Backend::cpu}).pcm.bytes, decode(v, o).pcm.bytes));
 }
 
 TEST(FlacMultiGpu, BatchSplitsAcrossParts) {
@@ -341,7 +344,8 @@ TEST(FlacMultiGpu, BatchSplitsAcrossParts) {
   ASSERT_EQ(got.size(), files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     ASSERT_TRUE(got[i].ok()) << got[i].error;
-    EXPECT_TRUE(got[i].decoded.pcm.bytes == decode(files[i], {.backend = Backend::cpu}).pcm.bytes);
+    EXPECT_TRUE(twin::equal(decode(files[i], {.backend = Backend::cpu}).pcm.bytes,
+                            got[i].decoded.pcm.bytes));
   }
 }
 
@@ -372,7 +376,8 @@ TEST(FlacMultiGpu, TwoDevicesEqualTheCpuDecode) {
   ASSERT_EQ(got.size(), files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     ASSERT_TRUE(got[i].ok()) << got[i].error;
-    EXPECT_TRUE(got[i].decoded.pcm.bytes == decode(files[i], {.backend = Backend::cpu}).pcm.bytes);
+    EXPECT_TRUE(twin::equal(decode(files[i], {.backend = Backend::cpu}).pcm.bytes,
+                            got[i].decoded.pcm.bytes));
   }
 }
 
@@ -382,12 +387,12 @@ TEST(FlacMultiGpu, PoolBudgetBoundsWhatIsKept) {
   const auto v = variable_file(300000);
   const auto want = decode(v, {.backend = Backend::cpu}).pcm.bytes;
   set_gpu_pool_budget(0);
-  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
-  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  EXPECT_TRUE(twin::equal(want, decode(v, {.backend = Backend::cuda}).pcm.bytes));
+  EXPECT_TRUE(twin::equal(want, decode(v, {.backend = Backend::cuda}).pcm.bytes));
   set_gpu_pool_budget(std::uint64_t{1} << 30);
-  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  EXPECT_TRUE(twin::equal(want, decode(v, {.backend = Backend::cuda}).pcm.bytes));
   release_gpu_memory();
-  EXPECT_TRUE(decode(v, {.backend = Backend::cuda}).pcm.bytes == want);
+  EXPECT_TRUE(twin::equal(want, decode(v, {.backend = Backend::cuda}).pcm.bytes));
 }
 
 TEST(FlacMultiGpu, UnknownDeviceIsRefusedByName) {

@@ -17,10 +17,13 @@
 #include "support/libflac_oracle.hpp"
 #include "support/rng.hpp"
 #include "support/signals.hpp"
+#include "support/twin.hpp"
 #include "support/var_encoder.hpp"
 
 namespace sigpu::flac {
 namespace {
+
+namespace twin = test::twin;
 
 namespace fs = std::filesystem;
 
@@ -65,16 +68,17 @@ void expect_ranges(std::span<const std::uint8_t> f, const std::string& what, Bac
                  std::to_string(ranges[i].count));
     ASSERT_TRUE(many[i].error.empty()) << many[i].error;
     EXPECT_TRUE(many[i].decoded.report.damage.empty());
-    EXPECT_TRUE(many[i].decoded.pcm.bytes == expected(whole, ranges[i])) << "decode_ranges";
+    EXPECT_TRUE(twin::equal(expected(whole, ranges[i]), many[i].decoded.pcm.bytes))
+        << "decode_ranges";
     if (i % 4 == 0) {
       const Decoded one = decode_range(f, ranges[i], o);
-      EXPECT_TRUE(one.pcm.bytes == expected(whole, ranges[i])) << "decode_range";
+      EXPECT_TRUE(twin::equal(expected(whole, ranges[i]), one.pcm.bytes)) << "decode_range";
       EXPECT_EQ(one.report.md5, Md5Check::skipped);
       EXPECT_TRUE(one.report.ok());
       DecodeOptions po = o;
       po.layout = Layout::planar;
       const Decoded planar = decode_range(f, ranges[i], po);
-      EXPECT_TRUE(planar.pcm.bytes == to_planar(one.pcm)) << "planar";
+      EXPECT_TRUE(twin::equal(to_planar(one.pcm), planar.pcm.bytes)) << "planar";
     }
   }
 }
@@ -151,7 +155,7 @@ void expect_damaged_range(Backend backend) {
   const Decoded want = decode_range(f, r, {.backend = Backend::cpu});
   ASSERT_FALSE(want.report.damage.empty());
   const Decoded got = decode_range(f, r, {.backend = backend});
-  EXPECT_TRUE(got.pcm.bytes == want.pcm.bytes);
+  EXPECT_TRUE(twin::equal(want.pcm.bytes, got.pcm.bytes));
   ASSERT_EQ(got.report.damage.size(), want.report.damage.size());
   for (std::size_t i = 0; i < got.report.damage.size(); ++i) {
     EXPECT_EQ(got.report.damage[i].byte_offset, want.report.damage[i].byte_offset);

@@ -11,6 +11,7 @@
 
 #include "support/libflac_oracle.hpp"
 #include "support/signals.hpp"
+#include "support/twin.hpp"
 #include "support/var_encoder.hpp"
 
 #ifdef SIGPU_HAVE_CUDA
@@ -20,12 +21,14 @@
 namespace sigpu::flac {
 namespace {
 
+namespace twin = test::twin;
+
 #ifdef SIGPU_HAVE_CUDA
 class FlacStreamGpu : public ::testing::Test {
  protected:
   void SetUp() override {
     if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-    cuda::set_output_fill(0xA5);  // a sample a chunk forgets shows up
+    cuda::set_output_fill(twin::kPoison);  // a sample a chunk forgets shows up
   }
   void TearDown() override { cuda::set_output_fill(0); }
 };
@@ -39,7 +42,7 @@ void expect_streams_like_whole(CudaDecoder& gpu, std::span<const std::uint8_t> f
   const Decoded streamed =
       gpu.decode(f, {.format = fmt, .layout = layout, .device_memory_budget = budget});
   EXPECT_EQ(streamed.pcm.samples, whole.pcm.samples);
-  EXPECT_TRUE(streamed.pcm.bytes == whole.pcm.bytes) << "PCM differs";
+  EXPECT_TRUE(twin::equal(whole.pcm.bytes, streamed.pcm.bytes)) << "PCM differs";
   EXPECT_EQ(streamed.report.md5, whole.report.md5);
   ASSERT_EQ(streamed.report.damage.size(), whole.report.damage.size());
   for (std::size_t d = 0; d < whole.report.damage.size(); ++d)

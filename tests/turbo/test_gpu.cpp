@@ -1,6 +1,8 @@
-// GPU decoder: strict mode bit-identical to the CPU parallel scheme; loose mode decodes.
+// GPU decoder: strict mode bit-identical to the CPU parallel scheme (its twin, through
+// support/twin.hpp); loose mode decodes.
 #include <gtest/gtest.h>
 #include "support/turbo_frames.hpp"
+#include "support/twin.hpp"
 
 #include <cmath>
 #include <random>
@@ -11,6 +13,7 @@
 #include <sigpu/turbo.hpp>
 
 namespace turbo = sigpu::turbo;
+namespace twin = sigpu::test::twin;
 using sigpu::Backend;
 
 namespace {
@@ -29,21 +32,21 @@ turbo::DecodeResult expect_gpu_matches_cpu(const Frames& f, const std::vector<st
   const std::string at = " P = " + std::to_string(o.subdecoders);
   const auto c = turbo::decode(f.K, std::span<const float>(f.llr), o);
   auto d = turbo::decode(f.K, std::span<const float>(f.llr), g);
-  EXPECT_EQ(c.iterations, d.iterations) << "float" << at;
-  EXPECT_EQ(c.bits, d.bits) << "float" << at;
-  EXPECT_EQ(c.llr, d.llr) << "float" << at;
+  EXPECT_TRUE(twin::equal(c.iterations, d.iterations)) << "float iterations" << at;
+  EXPECT_TRUE(twin::equal(c.bits, d.bits)) << "float bits" << at;
+  EXPECT_TRUE(twin::equal(c.llr, d.llr)) << "float LLRs" << at;
   const auto c8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), o);
   const auto d8 = turbo::decode(f.K, std::span<const std::int8_t>(q8), g);
-  EXPECT_EQ(c8.iterations, d8.iterations) << "int8" << at;
-  EXPECT_EQ(c8.bits, d8.bits) << "int8" << at;
-  EXPECT_EQ(c8.llr, d8.llr) << "int8" << at;
+  EXPECT_TRUE(twin::equal(c8.iterations, d8.iterations)) << "int8 iterations" << at;
+  EXPECT_TRUE(twin::equal(c8.bits, d8.bits)) << "int8 bits" << at;
+  EXPECT_TRUE(twin::equal(c8.llr, d8.llr)) << "int8 LLRs" << at;
   return d;
 }
 
 }  // namespace
 
 TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   for (int K : {40, 1056, 6144}) {
     // Low Eb/N0 and few iterations: many undecided bits, so any difference would show.
     const auto f = make_turbo_frames(std::vector<int>(3, K), 0.2, static_cast<std::uint64_t>(K));
@@ -57,15 +60,16 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
             .backend = Backend::cpu_parallel, .iterations = it, .subdecoders = P};
         turbo::DecoderOptions g = o;
         g.backend = Backend::cuda;
-        EXPECT_EQ(turbo::decode(f.K, std::span<const float>(f.llr), o).bits,
-                  turbo::decode(f.K, std::span<const float>(f.llr), g).bits)
-            << "float K = " << K << " P = " << P << " it = " << it;
-        EXPECT_EQ(turbo::decode(f.K, std::span<const std::int16_t>(q16), o).bits,
-                  turbo::decode(f.K, std::span<const std::int16_t>(q16), g).bits)
-            << "int16 K = " << K << " P = " << P << " it = " << it;
-        EXPECT_EQ(turbo::decode(f.K, std::span<const std::int8_t>(q8), o).bits,
-                  turbo::decode(f.K, std::span<const std::int8_t>(q8), g).bits)
-            << "int8 K = " << K << " P = " << P << " it = " << it;
+        const std::string at = twin::label("K", K, "P", P, "it", it);
+        EXPECT_TRUE(twin::equal(turbo::decode(f.K, std::span<const float>(f.llr), o).bits,
+                                turbo::decode(f.K, std::span<const float>(f.llr), g).bits))
+            << "float " << at;
+        EXPECT_TRUE(twin::equal(turbo::decode(f.K, std::span<const std::int16_t>(q16), o).bits,
+                                turbo::decode(f.K, std::span<const std::int16_t>(q16), g).bits))
+            << "int16 " << at;
+        EXPECT_TRUE(twin::equal(turbo::decode(f.K, std::span<const std::int8_t>(q8), o).bits,
+                                turbo::decode(f.K, std::span<const std::int8_t>(q8), g).bits))
+            << "int8 " << at;
       }
     }
   }
@@ -77,7 +81,7 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
 // over). 15 blocks: more than 8 x 768 sub-decoders at P = 500, so the batch is not one that
 // goes to the cooperative kernel for its size. Bits and a-posteriori LLRs equal the CPU's.
 TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   std::vector<int> K;
   for (int r = 0; r < 5; ++r) K.insert(K.end(), {6144, 6144, 4032});
   const auto f = make_turbo_frames(K, 0.3, 5);
@@ -93,7 +97,7 @@ TEST(TurboGpu, BlockKernelRoundsAndWindowsMatchCpu) {
 // (P = 400: 15-16 bits each); sub-blocks shorter than a window (K = 1056, P = 768; P = 2048)
 // take the one-chain order; K = 1056 over 6 thread blocks leaves some without extrinsics.
 TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   struct Case {
     std::vector<int> K;
     int P;
@@ -113,38 +117,37 @@ TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
     const std::string at = "K = " + std::to_string(c.K[0]) + " x " + std::to_string(c.K.size()) +
                            " P = " + std::to_string(c.P);
     EXPECT_EQ(gpu.kernel(), c.kernel) << at;
-    EXPECT_EQ(gpu.bits(), ref.bits) << at;
-    EXPECT_EQ(gpu.llrs(), ref.llr) << at;
+    EXPECT_TRUE(twin::equal(ref.bits, gpu.bits())) << "bits " << at;
+    EXPECT_TRUE(twin::equal(ref.llr, gpu.llrs())) << "LLRs " << at;
+    twin::time_worst_case("turbo " + std::string(c.kernel) + " " + at, [&](void*) { gpu.run(o); });
   }
 }
 
 TEST(TurboGpu, MixedSizesInOneLaunch) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   const auto f = make_turbo_frames({40, 6144, 1056, 512, 6144, 2112}, 0.5, 9);
   turbo::DecoderOptions o{.backend = Backend::cpu_parallel, .subdecoders = 64};
   turbo::DecoderOptions g = o;
   g.backend = Backend::cuda;
-  EXPECT_EQ(turbo::decode(f.K, std::span<const float>(f.llr), o).bits,
-            turbo::decode(f.K, std::span<const float>(f.llr), g).bits);
+  EXPECT_TRUE(twin::equal(turbo::decode(f.K, std::span<const float>(f.llr), o).bits,
+                          turbo::decode(f.K, std::span<const float>(f.llr), g).bits));
 }
 
 TEST(TurboGpu, LooseModeDecodesAtHighSnr) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   const auto f = make_turbo_frames(std::vector<int>(16, 6144), 2.0, 4);
   for (int P : {64, 768}) {
     const turbo::DecoderOptions g{
         .backend = Backend::cuda, .iterations = 8, .subdecoders = P, .sync = turbo::Sync::loose};
     const auto r = turbo::decode(f.K, std::span<const float>(f.llr), g);
-    std::size_t e = 0;
-    for (std::size_t i = 0; i < r.bits.size(); ++i) e += r.bits[i] != f.info[i];
-    EXPECT_EQ(e, 0u) << "P = " << P;
+    EXPECT_TRUE(twin::equal(f.info, r.bits)) << "P = " << P;
   }
 }
 
 // Early termination and output LLRs in strict mode: the same iterations per block, the same
 // bits and the same LLRs (float and fixed point) as the CPU parallel scheme.
 TEST(TurboGpu, EarlyTerminationAndLlrsMatchCpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   auto f = make_turbo_transport_block(60000, 0.9, 31);  // 10 blocks with CRC24B, near waterfall
   const auto extra = make_turbo_frames({6144}, 0.9, 32);
   f.add(std::span<const std::uint8_t>(extra.info), 0.9, 31);  // no CRC24B: runs every iteration
@@ -162,12 +165,13 @@ TEST(TurboGpu, EarlyTerminationAndLlrsMatchCpu) {
                                 .subdecoders = 64,
                                 .sync = turbo::Sync::loose,
                                 .output_llrs = true});
-  ASSERT_EQ(l.llr.size(), l.bits.size());
-  for (std::size_t i = 0; i < l.llr.size(); ++i) ASSERT_EQ(l.bits[i], l.llr[i] < 0 ? 1 : 0) << i;
+  std::vector<std::uint8_t> signs(l.llr.size());
+  for (std::size_t i = 0; i < l.llr.size(); ++i) signs[i] = l.llr[i] < 0 ? 1 : 0;
+  EXPECT_TRUE(twin::equal(signs, l.bits)) << "decisions against the signs of the LLRs";
 }
 
 TEST(TurboGpu, BadInputIsRefused) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   auto f = make_turbo_frames({1056}, 2.0, 1);
   f.llr[5] = std::nanf("");
   turbo::CudaDecoder dec;
@@ -185,7 +189,7 @@ TEST(TurboGpu, BadInputIsRefused) {
 // The channel on the GPU gives the CPU's LLRs (awgn_llrs, quantize): the same decoded bits and
 // a-posteriori LLRs come from them, float and int8, BPSK and QPSK, mixed block sizes.
 TEST(TurboGpu, ChannelOnGpuMatchesCpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   const std::vector<int> K = {1056, 6144, 40};
   std::vector<turbo::Codeword> cws;
   std::vector<std::uint8_t> code;
@@ -216,12 +220,12 @@ TEST(TurboGpu, ChannelOnGpuMatchesCpu) {
     const std::string at_m = m == turbo::Modulation::bpsk ? "bpsk" : "qpsk";
     gpu.load_channel(K, code, ch, 100);
     gpu.run(o);
-    EXPECT_EQ(gpu.bits(), ref.bits) << "float " << at_m;
-    EXPECT_EQ(gpu.llrs(), ref.llr) << "float " << at_m;
+    EXPECT_TRUE(twin::equal(ref.bits, gpu.bits())) << "float " << at_m;
+    EXPECT_TRUE(twin::equal(ref.llr, gpu.llrs())) << "float " << at_m;
     gpu.load_channel(K, code, ch, 100, turbo::LlrType::i8);
     gpu.run(o);
-    EXPECT_EQ(gpu.bits(), ref8.bits) << "int8 " << at_m;
-    EXPECT_EQ(gpu.llrs(), ref8.llr) << "int8 " << at_m;
+    EXPECT_TRUE(twin::equal(ref8.bits, gpu.bits())) << "int8 " << at_m;
+    EXPECT_TRUE(twin::equal(ref8.llr, gpu.llrs())) << "int8 " << at_m;
   }
   code[5] = 2;
   try {
@@ -235,7 +239,7 @@ TEST(TurboGpu, ChannelOnGpuMatchesCpu) {
 // A simulation sees the same errors with the cuda backend (channel and decoder on the GPU) as
 // with cpu-parallel (both on the CPU).
 TEST(TurboGpu, SimulationSameOnCpuAndGpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   turbo::SimOptions s{.K = 1056, .llr = turbo::LlrType::i16, .max_frames = 192, .batch = 64};
   s.decoder = {.backend = Backend::cpu_parallel, .iterations = 4, .subdecoders = 8};
   const auto c = turbo::simulate(s, 0.5);

@@ -1,9 +1,10 @@
 // Early termination inside every strict GPU kernel (block, cluster, cooperative,
 // per-half-iteration): the same iterations per code block, bits and a-posteriori LLRs as the
 // CPU twin (the parallel scheme on the CPU), with min_iterations and CRC24B or CRC24A; and the
-// transport block API on the cuda backend against the CPU.
+// transport block API on the cuda backend against the CPU. Through support/twin.hpp.
 #include <gtest/gtest.h>
 #include "support/turbo_frames.hpp"
+#include "support/twin.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <sigpu/turbo.hpp>
 
 namespace turbo = sigpu::turbo;
+namespace twin = sigpu::test::twin;
 using sigpu::Backend;
 
 namespace {
@@ -38,9 +40,10 @@ void expect_twin(const sigpu::test::TurboFrames& f, const turbo::DecoderOptions&
   gpu.load(f.K, std::span<const float>(f.llr));
   gpu.run(o);
   EXPECT_EQ(gpu.kernel(), kernel) << at;
-  EXPECT_EQ(gpu.iterations(), want.iterations) << at;
-  EXPECT_EQ(gpu.bits(), want.bits) << at;
-  EXPECT_EQ(gpu.llrs(), want.llr) << at;
+  EXPECT_TRUE(twin::equal(want.iterations, gpu.iterations())) << "iterations " << at;
+  EXPECT_TRUE(twin::equal(want.bits, gpu.bits())) << "bits " << at;
+  EXPECT_TRUE(twin::equal(want.llr, gpu.llrs())) << "LLRs " << at;
+  twin::time_worst_case("turbo early termination " + at, [&](void*) { gpu.run(o); });
   const auto& its = want.iterations;
   EXPECT_LT(*std::min_element(its.begin(), its.end()), o.iterations) << at << ": none stopped";
   EXPECT_GE(*std::min_element(its.begin(), its.end()), o.min_iterations) << at;
@@ -55,14 +58,14 @@ void expect_twin(const sigpu::test::TurboFrames& f, const turbo::DecoderOptions&
   gpu.load(f.K, std::span<const std::int8_t>(q8));
   gpu.run(o);
   EXPECT_EQ(gpu.kernel(), kernel) << at << " int8";
-  EXPECT_EQ(gpu.iterations(), want8.iterations) << at << " int8";
-  EXPECT_EQ(gpu.bits(), want8.bits) << at << " int8";
+  EXPECT_TRUE(twin::equal(want8.iterations, gpu.iterations())) << "iterations " << at << " int8";
+  EXPECT_TRUE(twin::equal(want8.bits, gpu.bits())) << "bits " << at << " int8";
 }
 
 }  // namespace
 
 TEST(TurboGpuEarlyTermination, EveryStrictKernelMatchesCpuTwin) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   // Block kernel: P from 32 to 384, a batch that is not small. Cluster: P 385..1024 on a few
   // blocks. Cooperative: P over 1024 (no cluster) whose metrics do not fit a thread block,
   // few enough sub-decoders to be resident at once. Half-iterations: more than that.
@@ -80,9 +83,7 @@ TEST(TurboGpuEarlyTermination, EveryStrictKernelMatchesCpuTwin) {
                                     .early_termination = true,
                                     .min_iterations = min_it,
                                     .output_llrs = true};
-      expect_twin(f, o, c.kernel, true,
-                  std::string(c.kernel) + " P = " + std::to_string(c.P) +
-                      " min_iterations = " + std::to_string(min_it));
+      expect_twin(f, o, c.kernel, true, twin::label(c.kernel, "P", c.P, "min_iterations", min_it));
     }
   }
   // One code block ending in CRC24A (a transport block of one block), on the block kernel.
@@ -103,7 +104,7 @@ TEST(TurboGpuEarlyTermination, EveryStrictKernelMatchesCpuTwin) {
 // decode_transport_block on the cuda backend: the CPU's bits, CRC results and iterations, over
 // HARQ retransmissions.
 TEST(TurboGpuEarlyTermination, TransportBlockApiMatchesCpu) {
-  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
   const int A = 30000;
   turbo::TransportBlockParams p{.A = A, .G = 48000, .Q_m = 2};
   std::mt19937 rng(9);
@@ -126,10 +127,10 @@ TEST(TurboGpuEarlyTermination, TransportBlockApiMatchesCpu) {
     const auto c = turbo::decode_transport_block(llr, p, h_cpu, o);
     o.backend = Backend::cuda;
     const auto g = turbo::decode_transport_block(llr, p, h_gpu, o);
-    EXPECT_EQ(g.bits, c.bits) << "rv " << rv;
+    EXPECT_TRUE(twin::equal(c.bits, g.bits)) << "rv " << rv;
     EXPECT_EQ(g.crc24a_ok, c.crc24a_ok) << "rv " << rv;
     EXPECT_EQ(g.crc24b_ok, c.crc24b_ok) << "rv " << rv;
-    EXPECT_EQ(g.iterations, c.iterations) << "rv " << rv;
+    EXPECT_TRUE(twin::equal(c.iterations, g.iterations)) << "rv " << rv;
   }
-  EXPECT_EQ(h_gpu.soft, h_cpu.soft);
+  EXPECT_TRUE(twin::equal(h_cpu.soft, h_gpu.soft)) << "HARQ soft buffers";
 }

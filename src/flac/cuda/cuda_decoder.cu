@@ -94,14 +94,17 @@ void log_narrow_decode(const std::uint32_t* counters) {
   narrow_decodes.spilled += counters[0];
   narrow_decodes.refused += counters[1] != 0;
 }
-RestoreRun restore_on_device(std::span<const std::int32_t> samples,
-                             std::span<const std::uint32_t> block_sizes, unsigned channels,
-                             std::span<const SubframeParams> params,
-                             std::span<const std::uint8_t> pending,
-                             std::span<const std::uint8_t> assignments, SampleFormat format,
-                             unsigned bits) {
+std::vector<std::uint8_t> restore_on_device(std::int32_t* d_samples,
+                                            std::span<const std::uint32_t> block_sizes,
+                                            unsigned channels,
+                                            std::span<const SubframeParams> params,
+                                            std::span<const std::uint8_t> pending,
+                                            std::span<const std::uint8_t> assignments,
+                                            std::uint8_t* d_pcm, SampleFormat format,
+                                            unsigned bits) {
   const auto n = static_cast<std::uint32_t>(block_sizes.size());
   const bool store = !assignments.empty() && restore_stores_frames(channels, 4);
+  if (!assignments.empty() && !d_pcm) throw Error("restore_on_device: assignments without d_pcm");
   std::vector<FrameStateDevice> states(n);
   std::vector<SubframeParams> wide(std::size_t(n) * kMaxChannels);
   std::uint64_t at = 0;
@@ -112,35 +115,21 @@ RestoreRun restore_on_device(std::span<const std::int32_t> samples,
     for (unsigned c = 0; c < channels; ++c) wide[k * kMaxChannels + c] = params[k * channels + c];
     at += block_sizes[k];
   }
-  const std::size_t pcm_bytes = store ? samples.size() * bytes_per_sample(format) : 1;
-  DeviceBuffer<std::int32_t> d_x(samples.size());
-  DeviceBuffer<std::uint8_t> d_pcm(pcm_bytes);
   DeviceBuffer<FrameStateDevice> d_states(n);
   DeviceBuffer<SubframeParams> d_params(wide.size());
-  SIGPU_CUDA_CHECK(
-      cudaMemcpy(d_x.get(), samples.data(), samples.size_bytes(), cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaMemcpy(d_states.get(), states.data(), n * sizeof(FrameStateDevice),
                               cudaMemcpyHostToDevice));
   SIGPU_CUDA_CHECK(cudaMemcpy(d_params.get(), wide.data(), wide.size() * sizeof(SubframeParams),
                               cudaMemcpyHostToDevice));
-  SIGPU_CUDA_CHECK(cudaMemset(d_pcm.get(), 0, pcm_bytes));
-  const PcmTarget target{d_pcm.get(), format, Layout::interleaved, channels, bits, at};
+  const PcmTarget target{d_pcm, format, Layout::interleaved, channels, bits, at};
   const std::uint64_t subframes = std::uint64_t(n) * channels;
-  launch_restore<std::int32_t>(subframes, nullptr, n, channels, d_x.get(), 4u, d_states.get(),
+  launch_restore<std::int32_t>(subframes, nullptr, n, channels, d_samples, 4u, d_states.get(),
                                d_params.get(), target, store, nullptr);
-  RestoreRun r;
-  r.samples.resize(samples.size());
-  SIGPU_CUDA_CHECK(
-      cudaMemcpy(r.samples.data(), d_x.get(), samples.size_bytes(), cudaMemcpyDeviceToHost));
-  if (store) {
-    r.pcm.resize(pcm_bytes);
-    SIGPU_CUDA_CHECK(cudaMemcpy(r.pcm.data(), d_pcm.get(), pcm_bytes, cudaMemcpyDeviceToHost));
-  }
   SIGPU_CUDA_CHECK(cudaMemcpy(states.data(), d_states.get(), n * sizeof(FrameStateDevice),
                               cudaMemcpyDeviceToHost));
-  r.stored.resize(n);
-  for (std::uint32_t k = 0; k < n; ++k) r.stored[k] = pending[k] && !states[k].pending;
-  return r;
+  std::vector<std::uint8_t> stored(n);
+  for (std::uint32_t k = 0; k < n; ++k) stored[k] = pending[k] && !states[k].pending;
+  return stored;
 }
 std::vector<Candidate> search_on_device(std::span<const std::uint8_t> file,
                                         std::size_t device_offset) {

@@ -46,26 +46,19 @@ void set_output_fill(std::uint8_t byte);
 /// end: its buffers only grow, so this is its peak.
 std::uint64_t streaming_device_bytes();
 
-/// What restore_on_device leaves: the samples after the kernel; with assignments given, the
-/// PCM's bytes (interleaved, zeros where no frame was stored) and which frames the kernel
-/// stored.
-struct RestoreRun {
-  std::vector<std::int32_t> samples;
-  std::vector<std::uint8_t> pcm, stored;
-};
-
-/// Runs RestoreSubframesKernel alone over frames laid out as the decoder lays them out: frame k
-/// (block_sizes[k] samples per channel) follows frame k - 1 in `samples`, channel by channel,
-/// warm-up samples and residuals in place; params[k * channels + c] describes its subframe c;
-/// frames whose `pending` is 0 are left alone. With `assignments` (frame k's channel
-/// assignment), the kernel also stores the frames it can (restore_stores_frames) as `format`
-/// from samples of `bits` bits.
-RestoreRun restore_on_device(std::span<const std::int32_t> samples,
-                             std::span<const std::uint32_t> block_sizes, unsigned channels,
-                             std::span<const SubframeParams> params,
-                             std::span<const std::uint8_t> pending,
-                             std::span<const std::uint8_t> assignments = {},
-                             SampleFormat format = SampleFormat::raw32, unsigned bits = 32);
+/// Runs RestoreSubframesKernel alone over frames laid out as the decoder lays them out, in the
+/// caller's device memory (a test's guarded buffers): frame k (block_sizes[k] samples per
+/// channel) follows frame k - 1 in `d_samples`, channel by channel, warm-up samples and residuals
+/// in place, and is restored there; params[k * channels + c] describes its subframe c; frames
+/// whose `pending` is 0 are left alone. With `assignments` (frame k's channel assignment), the
+/// kernel also stores the frames it can (restore_stores_frames) into `d_pcm` (interleaved, room
+/// for every sample) as `format` from samples of `bits` bits, and writes nothing of the others.
+/// Returns which frames the kernel stored.
+std::vector<std::uint8_t> restore_on_device(
+    std::int32_t* d_samples, std::span<const std::uint32_t> block_sizes, unsigned channels,
+    std::span<const SubframeParams> params, std::span<const std::uint8_t> pending,
+    std::span<const std::uint8_t> assignments = {}, std::uint8_t* d_pcm = nullptr,
+    SampleFormat format = SampleFormat::raw32, unsigned bits = 32);
 
 /// The frame search of a whole file on device 0 (FindHeadersKernel, sort, candidates,
 /// LinkSuccessorsKernel): every candidate, in position order, with its successor. The file lies
