@@ -226,10 +226,17 @@ TEST_F(FlacGpuBackend, DeviceResidentOutputMatchesHostOutput) {
       dec.decode_device(d_file, f.size(), stream, {.format = SampleFormat::s32}, report);
   EXPECT_TRUE(report.ok());
   EXPECT_TRUE(device.intact());
+  // The MD5 is checked on a host copy (the file has one: libFLAC wrote it).
+  EXPECT_EQ(report.md5, cpu.report.md5);
+  EXPECT_EQ(report.md5, Md5Check::match);
   ASSERT_EQ(pcm.size_bytes, cpu.pcm.bytes.size());
   std::vector<std::uint8_t> host(pcm.size_bytes);
   ASSERT_EQ(cudaMemcpy(host.data(), pcm.data, pcm.size_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_TRUE(twin::equal(cpu.pcm.bytes, host));
+  DecodeReport unchecked;
+  dec.decode_device(d_file, f.size(), stream, {.format = SampleFormat::s32, .verify_md5 = false},
+                    unchecked);
+  EXPECT_EQ(unchecked.md5, Md5Check::skipped);
 }
 #endif
 
