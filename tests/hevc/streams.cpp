@@ -189,4 +189,23 @@ bool ffmpeg_verified(const StreamSpec& s) {
   return ok == 1;
 }
 
+void RawDecode::add(const Frame& f) {
+  for (int c = 0; c < 3; ++c) {
+    const bool wide = (c ? f.bit_depth_chroma : f.bit_depth_luma) > 8;
+    for (std::uint16_t v : f.planes[c]) {
+      bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
+      if (wide) bytes.push_back(static_cast<std::uint8_t>(v >> 8));
+    }
+  }
+  Frame copy = f;
+  copy.planes[0].clear(), copy.planes[1].clear(), copy.planes[2].clear();
+  frames.push_back(std::move(copy));
+}
+
+std::string problems_text(const std::vector<Problem>& ps) {
+  std::string s;
+  for (const auto& p : ps) s += p.message + "\n";
+  return s;
+}
+
 }  // namespace sigpu::hevc::testing

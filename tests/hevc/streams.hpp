@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <sigpu/hevc.hpp>
+
 namespace sigpu::hevc::testing {
 
 struct StreamSpec {
@@ -53,5 +55,16 @@ bool encode(const std::string& source, int frames, int bit_depth, const std::str
             const std::filesystem::path& out);
 /// FFmpeg's name of the raw format the decoder's output matches.
 std::string pix_fmt(int bit_depth, bool mono);
+
+/// A decode's frames as FFmpeg's rawvideo writes them (samples above 8 bits as two bytes, little
+/// endian), the frames without their planes, and the decoder's problems.
+struct RawDecode {
+  std::vector<std::uint8_t> bytes;
+  std::vector<Frame> frames;
+  std::vector<Problem> problems;
+  void add(const Frame& f);  ///< as a frame callback
+};
+/// The problems' messages, one a line (for a test's failure message).
+std::string problems_text(const std::vector<Problem>& ps);
 
 }  // namespace sigpu::hevc::testing

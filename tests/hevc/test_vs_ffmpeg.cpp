@@ -10,35 +10,15 @@ namespace {
 
 using testing::StreamSpec;
 
-struct Decoded {
-  std::vector<std::uint8_t> bytes;  ///< frames as FFmpeg's rawvideo writes them
-  std::vector<Frame> frames;
-  std::vector<Problem> problems;
-};
+using testing::problems_text;
+using Decoded = testing::RawDecode;
 
 Decoded decode_all(const std::vector<std::uint8_t>& data, DecodeOptions o) {
   Decoded d;
   Decoder dec(o);
-  dec.decode(data, [&](const Frame& f) {
-    for (int c = 0; c < 3; ++c) {
-      const bool wide = (c ? f.bit_depth_chroma : f.bit_depth_luma) > 8;
-      for (std::uint16_t v : f.planes[c]) {
-        d.bytes.push_back(static_cast<std::uint8_t>(v & 0xff));
-        if (wide) d.bytes.push_back(static_cast<std::uint8_t>(v >> 8));
-      }
-    }
-    Frame copy = f;
-    copy.planes[0].clear(), copy.planes[1].clear(), copy.planes[2].clear();
-    d.frames.push_back(std::move(copy));
-  });
+  dec.decode(data, [&](const Frame& f) { d.add(f); });
   d.problems = dec.problems();
   return d;
-}
-
-std::string problems_text(const std::vector<Problem>& ps) {
-  std::string s;
-  for (const auto& p : ps) s += p.message + "\n";
-  return s;
 }
 
 class HevcVsFfmpeg : public ::testing::TestWithParam<StreamSpec> {};

@@ -1,7 +1,7 @@
 // The CUDA kernels, run on the CPU under cuda_emulation.hpp, against the CPU reference: the
 // hand cases and random pictures, with planes the kernels may move 8 bytes at a time and planes
 // they must walk sample by sample.
-#include "hevc_filter/cuda_emulation.hpp"
+#include "support/cuda_emulation.hpp"
 // (the emulation first)
 #include "hevc_filter/cuda/kernels.cuh"
 
@@ -18,6 +18,15 @@ namespace kernels = sigpu::hevc_filter::cuda;
 
 namespace {
 
+using sigpu::test::emulation::Barriers;
+
+/// A launch of the kernels' own grid and block shapes under the emulation.
+template <typename F>
+void launch(kernels::Shape grid, kernels::Shape block, Barriers barriers, F kernel) {
+  sigpu::test::emulation::launch({grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, barriers,
+                                 kernel);
+}
+
 // CudaFilter::Impl::run's sequence, on host memory: deblocking in place without SAO; else
 // deblocking into a padded copy (or a plain copy when deblocking is off) and SAO back.
 void emulated_filter(const hf::PictureInfo& info, const hf::Planes& d) {
@@ -29,8 +38,8 @@ void emulated_filter(const hf::PictureInfo& info, const hf::Planes& d) {
   const auto grid = kernels::deblock_grid(g);
   if (!g.sao) {
     if (g.deblocking)
-      kernels::emulate_launch(grid, kernels::kDeblockBlock, true,
-                              [&] { kernels::deblock_kernel(g, s, d, d, vec, vec); });
+      launch(grid, kernels::kDeblockBlock, Barriers::block,
+             [&] { kernels::deblock_kernel(g, s, d, d, vec, vec); });
     return;
   }
   // 16-byte aligned rows, as cudaMalloc gives; poisoned, so a read of a sample nobody wrote
@@ -48,10 +57,10 @@ void emulated_filter(const hf::PictureInfo& info, const hf::Planes& d) {
                     std::size_t(g.plane_width(c)) * 2);
   }
   if (g.deblocking)
-    kernels::emulate_launch(grid, kernels::kDeblockBlock, true,
-                            [&] { kernels::deblock_kernel(g, s, d, tmp, vec, true); });
-  kernels::emulate_launch(kernels::sao_grid(g), kernels::kSaoBlock, false,
-                          [&] { kernels::sao_kernel(g, s, tmp, d); });
+    launch(grid, kernels::kDeblockBlock, Barriers::block,
+           [&] { kernels::deblock_kernel(g, s, d, tmp, vec, true); });
+  launch(kernels::sao_grid(g), kernels::kSaoBlock, Barriers::none,
+         [&] { kernels::sao_kernel(g, s, tmp, d); });
 }
 
 // Filters a copy of `pic` in planes whose rows are `pad` samples longer than the picture,
