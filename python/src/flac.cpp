@@ -2,6 +2,7 @@
 #include <sigpu/flac.hpp>
 
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -240,10 +241,29 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   flac::DecodeOptions o = s.options;
   o.layout = flac::Layout::interleaved;
   const std::size_t width = flac::bytes_per_sample(o.format);
+  // The clips of one source are cut together (decode_ranges: shared launches on the GPU, one
+  // range per core on the CPU): a batch of clips from one long file is one call, not one each.
+  std::map<std::pair<std::string, const void*>, std::vector<std::size_t>> sources;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const bool path = !inputs[i].name.empty();
+    sources[{inputs[i].name, path ? nullptr : inputs[i].bytes.data()}].push_back(i);
+  }
+  std::vector<flac::Decoded> clips(inputs.size());
+  for (const auto& [source, clip_ids] : sources) {
+    std::vector<flac::SampleRange> ranges;
+    for (std::size_t i : clip_ids) ranges.push_back({starts[i], length});
+    std::vector<flac::BatchResult> got = flac::decode_ranges(inputs[clip_ids[0]].bytes, ranges, o);
+    for (std::size_t k = 0; k < clip_ids.size(); ++k) {
+      if (!got[k].error.empty())
+        throw Error((source.first.empty() ? "clip " + std::to_string(clip_ids[k]) : source.first) +
+                    ": " + got[k].error);
+      clips[clip_ids[k]] = std::move(got[k].decoded);
+    }
+  }
   Audio a;
   flac::ByteBuffer batch;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    flac::Decoded d = flac::decode_range(inputs[i].bytes, {starts[i], length}, o);
+    const flac::Decoded& d = clips[i];
     if (i == 0) {
       a.sample_rate = d.pcm.sample_rate;
       a.channels = d.pcm.channels;
@@ -261,7 +281,7 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
         const std::size_t to = channels_first ? (c * length + t) * width : t * frame + c * width;
         std::memcpy(clip + to, d.pcm.bytes.data() + t * frame + c * width, width);
       }
-    for (auto& dmg : d.report.damage) a.report.damage.push_back(std::move(dmg));
+    for (const auto& dmg : d.report.damage) a.report.damage.push_back(dmg);
     a.report.frames += d.report.frames;
   }
   a.report.backend = o.backend;
