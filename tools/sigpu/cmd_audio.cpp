@@ -277,7 +277,10 @@ void print_run(const BenchJob& j, const audio::SearchStep& s, int nodes) {
       "%-9s %-12s %6d %6d %5s %-7s %13s | %8.1f %8.1f %8.1f %9.1f %9.1f | %7.1f | %7llu %8.4f%% "
       "%s\n",
       std::string(j.scenario->name).c_str(), j.backend.c_str(), r.frames, r.N,
-      nodes ? std::to_string(nodes).c_str() : "-", s.confirmation ? "confirm" : "search",
+      nodes ? std::to_string(nodes).c_str() : "-",
+      j.count          ? "fixed"
+      : s.confirmation ? "confirm"
+                       : "search",
       periods.c_str(), r.mean_us, r.p99_us, r.p999_us, r.p9999_us, r.max_us, r.deadline_us,
       static_cast<unsigned long long>(r.misses), 100.0 * r.miss_rate(),
       s.passed                 ? "pass"
@@ -349,7 +352,10 @@ void write_csv(const BenchArgs& a, const std::vector<BenchJob>& jobs,
       for (const auto& s : runs[k]) {
         row(f, jobs[k], s.result);
         std::fprintf(f, ",%llu,%s,%d\n", static_cast<unsigned long long>(s.planned),
-                     s.confirmation ? "confirm" : "search", s.passed ? 1 : 0);
+                     jobs[k].count    ? "fixed"
+                     : s.confirmation ? "confirm"
+                                      : "search",
+                     s.passed ? 1 : 0);
       }
     }
     std::fclose(f);
