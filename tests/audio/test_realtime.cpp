@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdlib>
 #include <functional>
@@ -26,6 +27,8 @@
 
 #include <sigpu/audio.hpp>
 #include <sigpu/audio_bench.hpp>
+
+#include "core/rt_pool.hpp"
 
 namespace {
 
@@ -235,6 +238,38 @@ TEST(AudioRealtime, CountersSeeAllocationsLocksAndSystemCalls) {
   EXPECT_GE(c.syscalls, 1);
   const Counts quiet = watch([] {});
   EXPECT_EQ(quiet.allocations + quiet.locks + quiet.syscalls, 0);
+}
+
+// The thread that calls RtPool::run() waits for a slow worker's chunk without a system call
+// (no yield, no park), however long the wait.
+TEST(AudioRealtime, PoolCallerWaitsWithoutSystemCalls) {
+  RtPool pool({.threads = 2});
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> started{false};
+  // Two chunks: the caller's waits until the worker has taken the other, which takes 2 ms.
+  const auto job = [&](std::size_t, std::size_t) {
+    if (std::this_thread::get_id() == caller) {
+      while (!started.load()) {
+      }
+      return;
+    }
+    started.store(true);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  const auto run = [&] {
+    started.store(false);
+    pool.run(2, job, 1);
+  };
+  for (int i = 0; i < 5; ++i) run();
+  const auto start = std::chrono::steady_clock::now();
+  const Counts c = watch([&] {
+    for (int i = 0; i < 5; ++i) run();
+  });
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(10));
+  EXPECT_EQ(c.syscalls, 0);
+  EXPECT_EQ(c.allocations + c.locks, 0);
 }
 
 class RealtimePath : public ::testing::TestWithParam<Backend> {
