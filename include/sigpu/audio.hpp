@@ -77,6 +77,10 @@ struct EngineOptions {
   int period = 128;            ///< frames per period, 1 .. 65536
   double sample_rate = 48000;  ///< Hz
   unsigned threads = 0;        ///< cpu_parallel: worker threads, 0 = one per core
+  /// cpu_parallel: > 0 asks SCHED_FIFO at this priority (1 .. 99) for the pool's workers, as
+  /// make_realtime() does for the thread that calls process(). Best effort:
+  /// Engine::realtime_note() says what was refused.
+  int fifo_priority = 0;
 };
 
 /// Runs a Graph. The phases: the constructor configures (checks every parameter against the
@@ -96,7 +100,8 @@ class Engine {
   bool ready() const;
 
   /// One period. in[c] (inputs() arrays) and out[c] (outputs() arrays) hold period() floats.
-  /// Call from one thread at a time; allocates nothing, takes no lock. Requires setup().
+  /// Call from one thread at a time; allocates nothing, takes no lock, makes no system call
+  /// (tests/audio/test_realtime.cpp). Requires setup().
   void process(const float* const* in, float* const* out);
   /// The same on planar blocks: channel c at in + c * period(). With the cuda backend they
   /// must be device-accessible (device memory or pinned host memory): the kernels read and
@@ -115,12 +120,31 @@ class Engine {
   Backend backend() const;  ///< the backend actually used (automatic resolved)
   /// CUDA backend: kernel launches in one period's graph (batched per effect kind and level).
   int kernels_per_period() const;
+  /// After setup(): empty, or why the pool's workers did not get EngineOptions::fifo_priority.
+  std::string realtime_note() const;
 
   struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// ---- real-time scheduling ------------------------------------------------------------------
+
+/// What make_realtime() obtained.
+struct RealtimeStatus {
+  bool fifo = false;    ///< the calling thread runs under SCHED_FIFO
+  bool locked = false;  ///< the process's memory is locked (mlockall, current and future)
+  std::string note;     ///< empty, or what was refused, why, and how to allow it (one line)
+};
+
+/// For the thread that calls Engine::process(): asks SCHED_FIFO at `priority` (1 .. 99) for the
+/// calling thread, locks the process's memory (mlockall) where RLIMIT_MEMLOCK or CAP_IPC_LOCK
+/// allows all of it (a partial limit would make later allocations fail), and touches the
+/// thread's stack so that its first deep call does not fault. Call it after Engine::setup(), off
+/// the period (it makes system calls). Never throws for a refusal: without CAP_SYS_NICE or an
+/// rtprio limit the thread stays as it is and `note` says so (docs/audio.md, "Real-time").
+RealtimeStatus make_realtime(int priority);
 
 // ---- effect types ---------------------------------------------------------------------------
 
@@ -199,7 +223,7 @@ struct BenchResult {
   Backend backend{};
   int frames = 0, N = 0;
   std::uint64_t periods = 0, misses = 0;
-  double mean_us = 0, p99_us = 0, p999_us = 0, max_us = 0, deadline_us = 0;
+  double mean_us = 0, p99_us = 0, p999_us = 0, p9999_us = 0, max_us = 0, deadline_us = 0;
   double miss_rate() const { return periods ? double(misses) / periods : 0; }
 };
 /// Runs `periods` back-to-back periods of the console with N inputs on `backend`, timing each
@@ -219,6 +243,9 @@ struct JackOptions {
   /// Latency in periods (>= 1): the output of a callback is the input of this many callbacks
   /// before, so the processing thread has this many periods minus the copies for each.
   int extra_periods = 1;
+  /// > 0: the processing thread and the engine's pool under SCHED_FIFO at this priority, memory
+  /// locked (make_realtime()); what is refused is said once on stderr.
+  int rt_priority = 0;
 };
 
 struct JackReport {
@@ -259,7 +286,8 @@ struct ServeOptions {
   int port = 8088;  ///< 0: any free port
   /// Required in every request when non-empty (the CLI makes one up when --listen is given).
   std::string token;
-  double seconds = 0;  ///< 0: until `stop`
+  double seconds = 0;   ///< 0: until `stop`
+  int rt_priority = 0;  ///< > 0: the audio thread under SCHED_FIFO, as JackOptions::rt_priority
   /// Called once the page is served, with its address (including the token).
   std::function<void(const std::string& url)> on_ready;
 };

@@ -98,10 +98,14 @@ struct ScenarioRun {
   bool planar = false;
   std::vector<std::uint64_t>* late = nullptr;  ///< time_periods()'s late periods
   std::string model;                           ///< nam: the .nam file (empty: the default)
+  /// Runs every period even when many are late (a worst-case measurement at a fixed count),
+  /// instead of stopping at allowed_misses(periods).
+  bool full = false;
+  int fifo_priority = 0;  ///< EngineOptions::fifo_priority (the pool's workers)
 };
 
 /// One run of the scenario: builds the graph and an Engine, then time_periods() with the early
-/// stop at allowed_misses(periods) (below).
+/// stop at allowed_misses(periods) (below) unless run.full.
 BenchResult bench_scenario(const ScenarioInfo& s, int count, Backend backend, std::uint64_t periods,
                            const ScenarioRun& run);
 

@@ -118,6 +118,7 @@ BenchResult time_periods(Engine& engine, int count, std::uint64_t periods,
   r.mean_us = sum / times.size();
   r.p99_us = at(0.99);
   r.p999_us = at(0.999);
+  r.p9999_us = at(0.9999);
   r.max_us = times.back();
   return r;
 }

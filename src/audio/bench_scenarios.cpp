@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -302,9 +303,13 @@ BenchResult bench_scenario(const ScenarioInfo& s, int count, Backend backend, st
   Engine engine(g, {.backend = backend,
                     .period = run.frames,
                     .sample_rate = run.sample_rate,
-                    .threads = run.threads});
+                    .threads = run.threads,
+                    .fifo_priority = run.fifo_priority});
   engine.setup();
-  return time_periods(engine, count, periods, allowed_misses(periods), run.planar, run.late);
+  return time_periods(
+      engine, count, periods,
+      run.full ? std::numeric_limits<std::uint64_t>::max() : allowed_misses(periods), run.planar,
+      run.late);
 }
 
 }  // namespace sigpu::audio

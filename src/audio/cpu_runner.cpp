@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "audio/runner.hpp"
 #include "core/no_denormals.hpp"
@@ -23,7 +24,7 @@ struct CpuKinds<KindList<K...>> {
 
 class CpuRunner final : public Runner {
  public:
-  CpuRunner(Plan& plan, unsigned threads) : plan_(plan) {
+  CpuRunner(Plan& plan, unsigned threads, int fifo_priority) : plan_(plan) {
     arena_.assign(plan.arena, 0.0f);
     input_.assign(std::size_t(plan.inputs) * plan.period, 0.0f);
     output_.assign(plan.outputs.size() * plan.period, 0.0f);
@@ -39,11 +40,25 @@ class CpuRunner final : public Runner {
       with_kind(plan.groups[g].kind,
                 [&](auto i) { level.heavy |= Kinds::At<decltype(i)::value>::heavy; });
     }
-    if (threads != 1) pool_ = std::make_unique<RtPool>(RtPoolOptions{.threads = threads});
+    // No more threads than the widest level has chunks (a heavy job, or four light ones): a
+    // worker with nothing to do still spins, and a pool that fills every core leaves none idle
+    // for any other thread that wakes up, so the scheduler puts it on a core running a chunk,
+    // which then waits a whole time slice (milliseconds) while the period waits for it.
+    std::size_t useful = 1;
+    for (const auto& level : levels_) {
+      useful = std::max(useful, level.heavy ? level.jobs : (level.jobs + 3) / 4);
+    }
+    const unsigned wanted = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    const auto size = static_cast<unsigned>(std::min<std::size_t>(wanted, useful));
+    if (size > 1) {
+      pool_ =
+          std::make_unique<RtPool>(RtPoolOptions{.threads = size, .fifo_priority = fifo_priority});
+    }
   }
 
   float* input_buffer() override { return input_.data(); }
   float* output_buffer() override { return output_.data(); }
+  std::string realtime_note() const override { return pool_ ? pool_->setup().note : ""; }
 
   void process(const float* in, float* out) override {
     const ScopedNoDenormals flush;  // decaying filters and envelopes must not slow a period
@@ -103,8 +118,8 @@ class CpuRunner final : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> make_cpu_runner(Plan& plan, unsigned threads) {
-  return std::make_unique<CpuRunner>(plan, threads);
+std::unique_ptr<Runner> make_cpu_runner(Plan& plan, unsigned threads, int fifo_priority) {
+  return std::make_unique<CpuRunner>(plan, threads, fifo_priority);
 }
 
 }  // namespace sigpu::audio

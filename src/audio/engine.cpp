@@ -95,6 +95,10 @@ Engine::Engine(const Graph& graph, const EngineOptions& options) : impl_(std::ma
     throw Error("audio engine: period " + std::to_string(options.period) +
                 " is out of range [1, 65536]");
   }
+  if (options.fifo_priority < 0 || options.fifo_priority > 99) {
+    throw Error("audio engine: fifo_priority " + std::to_string(options.fifo_priority) +
+                " is out of range [0, 99]");
+  }
   if (!(options.sample_rate >= 1000 && options.sample_rate <= 1536000)) {
     throw Error("audio engine: sample rate " + number_text(options.sample_rate) +
                 " Hz is out of range [1000, 1536000]");
@@ -126,7 +130,8 @@ void Engine::setup() {
       impl_->runner = make_cuda_runner(*impl_->plan);
     } else {
       impl_->runner = make_cpu_runner(*impl_->plan,
-                                      impl_->backend == Backend::cpu ? 1u : impl_->options.threads);
+                                      impl_->backend == Backend::cpu ? 1u : impl_->options.threads,
+                                      impl_->options.fifo_priority);
     }
   } catch (...) {
     teardown();
@@ -194,6 +199,9 @@ Backend Engine::backend() const {
 }
 int Engine::kernels_per_period() const {
   return impl_->runner ? impl_->runner->kernels() : 0;
+}
+std::string Engine::realtime_note() const {
+  return impl_->runner ? impl_->runner->realtime_note() : std::string();
 }
 
 }  // namespace sigpu::audio

@@ -1,4 +1,5 @@
 #include "audio/jack_driver.hpp"
+#include "audio/realtime.hpp"
 
 #ifdef SIGPU_HAVE_JACK
 #include <jack/jack.h>
@@ -158,6 +159,7 @@ JackReport JackDriver::run(const JackProcess& p, const std::atomic<bool>& stop) 
   std::atomic<bool> done{false};
   std::exception_ptr error;
   std::thread worker([&] {
+    enter_realtime(o.rt_priority, p.pool_note);
     std::vector<const float*> ins(c.inputs);
     std::vector<float*> outs(c.outputs);
     try {
@@ -218,13 +220,17 @@ JackReport JackDriver::run(const JackProcess& p, const std::atomic<bool>& stop) 
 
 JackReport run_jack(const Graph& graph, const JackOptions& o, const std::atomic<bool>& stop) {
   JackDriver driver(o);
-  Engine engine(
-      graph,
-      {.backend = o.backend, .period = driver.period(), .sample_rate = driver.sample_rate()});
+  Engine engine(graph, {.backend = o.backend,
+                        .period = driver.period(),
+                        .sample_rate = driver.sample_rate(),
+                        .fifo_priority = o.rt_priority});
   engine.setup();
   JackReport r =
-      driver.run({engine.inputs(), engine.outputs(),
-                  [&](const float* const* in, float* const* out) { engine.process(in, out); }},
+      driver.run({engine.inputs(),
+                  engine.outputs(),
+                  [&](const float* const* in, float* const* out) { engine.process(in, out); },
+                  {},
+                  engine.realtime_note()},
                  stop);
   r.backend = std::string(to_string(engine.backend()));
   return r;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <sigpu/audio.hpp>
 
@@ -16,6 +17,7 @@ struct JackProcess {
   /// The processing thread: one period, in[c] and out[c] of period() floats.
   std::function<void(const float* const*, float* const*)> process;
   std::function<void()> on_xrun;  ///< JACK's notification thread; may be empty
+  std::string pool_note;          ///< Engine::realtime_note(), said with the thread's own
 };
 
 class JackDriver {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "audio/plan.hpp"
 
@@ -20,10 +21,13 @@ class Runner {
   virtual float* input_buffer() = 0;
   virtual float* output_buffer() = 0;
   virtual int kernels() const { return 0; }
+  /// Empty, or why the runner's threads did not get the SCHED_FIFO asked for.
+  virtual std::string realtime_note() const { return {}; }
 };
 
-/// threads: 1 = serial reference, 0 = one per core. The plan outlives the runner.
-std::unique_ptr<Runner> make_cpu_runner(Plan& plan, unsigned threads);
+/// threads: 1 = serial reference, 0 = one per core; fifo_priority > 0: the pool's workers under
+/// SCHED_FIFO at that priority. The plan outlives the runner.
+std::unique_ptr<Runner> make_cpu_runner(Plan& plan, unsigned threads, int fifo_priority = 0);
 /// Throws Error when sigpu was built without CUDA or no device is present.
 std::unique_ptr<Runner> make_cuda_runner(Plan& plan);
 

@@ -34,6 +34,7 @@
 #include "audio/effect.hpp"
 #include "audio/graph.hpp"
 #include "audio/live.hpp"
+#include "audio/realtime.hpp"
 #include "audio/serve_source.hpp"
 #endif
 
@@ -401,14 +402,16 @@ void serve(const ServeOptions& o, const std::atomic<bool>& stop) {
   const std::string base = std::filesystem::path(o.graph_path).parent_path().string();
   const Graph graph = parse_graph(text, o.variables, base);
   auto source = o.jack ? make_jack_source(o) : make_loop_source(o, graph.inputs());
-  LiveEngine live(
-      graph,
-      {.backend = o.backend, .period = source->period(), .sample_rate = source->sample_rate()});
+  LiveEngine live(graph, {.backend = o.backend,
+                          .period = source->period(),
+                          .sample_rate = source->sample_rate(),
+                          .fifo_priority = o.rt_priority});
   Surface surface(o, live, text);
   std::atomic<bool> done{false};
   std::exception_ptr error;
   std::thread audio([&] {
     try {
+      if (!o.jack) enter_realtime(o.rt_priority, {});  // JACK's driver does it on its own thread
       source->run(live, done);
     } catch (...) {
       error = std::current_exception();

@@ -9,7 +9,10 @@ namespace {
 class JackSource final : public ServeSource {
  public:
   explicit JackSource(const ServeOptions& o)
-      : driver_({.backend = o.backend, .client_name = "sigpu", .server = o.jack_server}) {}
+      : driver_({.backend = o.backend,
+                 .client_name = "sigpu",
+                 .server = o.jack_server,
+                 .rt_priority = o.rt_priority}) {}
   int period() const override { return driver_.period(); }
   double sample_rate() const override { return driver_.sample_rate(); }
   void run(LiveEngine& live, const std::atomic<bool>& stop) override {

@@ -202,9 +202,10 @@ void RtPool::run(std::size_t count, RangeFn fn, std::size_t grain) {
   if (sleepers_.load() != 0) epoch_.notify_all();
 
   help(epoch);
-  // The caller is the real-time thread: it never parks, it waits for the workers' last chunks.
-  spin_until([&] { return done_.load(std::memory_order_acquire) == chunks; }, pause_only_,
-             Clock::duration::max());
+  // The caller is the real-time thread: it neither parks nor yields (system calls), it spins
+  // for the workers' last chunks.
+  spin_until([&] { return done_.load(std::memory_order_acquire) == chunks; },
+             Clock::duration::max(), Clock::duration::max());
   fn_ = nullptr;
   if (failed_.load(std::memory_order_relaxed)) std::rethrow_exception(std::exchange(error_, {}));
 }

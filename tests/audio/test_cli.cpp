@@ -147,3 +147,41 @@ TEST(AudioCli, EffectsTableMatchesTheDocs) {
   EXPECT_EQ(docs.substr(a + begin.size(), b - a - begin.size()), r.output)
       << "regenerate the tables in docs/audio.md with `sigpu audio effects`";
 }
+
+// bench --count: one run per scenario and period size, every period, and the tail columns.
+TEST(AudioCli, BenchAtFixedCountsPrintsTheTail) {
+  auto r = shell("'" + kSigpu +
+                 "' audio bench --scenario console --count 8 --frames 32,64 --backends cpu "
+                 "--periods 300 2>&1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("p99.99 us"), std::string::npos) << r.output;
+  const auto table = r.output.find("worst case at fixed counts");
+  ASSERT_NE(table, std::string::npos) << r.output;
+  for (const char* row :
+       {"console   cpu              32      8", "console   cpu              64      8"}) {
+    EXPECT_NE(r.output.find(row, table), std::string::npos) << row << "\n" << r.output;
+  }
+  EXPECT_EQ(r.output.find("search"), std::string::npos) << r.output;
+  r = shell("'" + kSigpu +
+            "' audio bench --scenario console,nam --count nam=2 --backends cpu 2>&1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--count: console needs a count"), std::string::npos) << r.output;
+  r = shell("'" + kSigpu + "' audio bench --scenario console --count 8 --realtime 100 2>&1");
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
+// Without the privilege (another user, no rtprio or memlock limit): one notice naming what was
+// refused and how to allow it, and the command runs on.
+TEST(AudioCli, RealtimeRefusalIsOneNoticeAndTheRunGoesOn) {
+  if (geteuid() != 0 || shell("command -v setpriv").code != 0) {
+    GTEST_SKIP() << "needs root and setpriv to run as an unprivileged user";
+  }
+  const auto r = shell("cd / && setpriv --reuid=65534 --regid=65534 --clear-groups '" + kSigpu +
+                       "' audio bench --scenario console --count 8 --frames 64 --backends cpu "
+                       "--periods 200 --realtime 40 2>&1");
+  if (r.output.find("Permission denied") != std::string::npos) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("SCHED_FIFO 40 refused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rtprio"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worst case at fixed counts"), std::string::npos) << r.output;
+}

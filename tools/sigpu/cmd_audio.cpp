@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -95,11 +96,27 @@ int run_render(const RenderArgs& a) {
   return kExitOk;
 }
 
+/// SCHED_FIFO priority of the audio thread and the engine's pool by default: above every
+/// ordinary thread, below the kernel's threaded interrupt handlers (50), which the sound card's
+/// interrupt must still reach.
+constexpr int kRealtimePriority = 40;
+
+/// --realtime PRIO: 0 (off) or 1 .. 99.
+void add_realtime_option(CLI::App* app, int& priority, const char* what) {
+  app->add_option("--realtime", priority,
+                  std::string(what) +
+                      " under SCHED_FIFO at this priority with memory locked, where the system "
+                      "allows (else one notice on stderr; docs/audio.md, Real-time); 0: off")
+      ->check(CLI::Range(0, 99))
+      ->capture_default_str();
+}
+
 struct RunArgs {
   std::string graph, backend = "auto", server, name = "sigpu";
   std::vector<std::string> sets;
   double seconds = 0;
   int latency = 1;
+  int realtime = kRealtimePriority;
 };
 
 std::atomic<bool> g_stop{false};
@@ -116,7 +133,8 @@ int run_jack_client(const RunArgs& a) {
                                   .client_name = a.name,
                                   .server = a.server,
                                   .seconds = a.seconds,
-                                  .extra_periods = a.latency},
+                                  .extra_periods = a.latency,
+                                  .rt_priority = a.realtime},
                                  g_stop);
   std::printf(
       "%s: %llu periods of %d frames at %.0f Hz on %s, latency %d frames; xruns %llu, late "
@@ -133,6 +151,7 @@ struct ServeArgs {
   bool jack = false;
   int port = 8088, period = 256;
   double seconds = 0;
+  int realtime = kRealtimePriority;
 };
 
 /// 128 random bits as hex, from the system's entropy source.
@@ -162,7 +181,8 @@ int run_serve(const ServeArgs& a) {
                         .listen = a.listen.empty() ? "127.0.0.1" : a.listen,
                         .port = a.port,
                         .token = a.listen.empty() ? "" : make_token(),
-                        .seconds = a.seconds};
+                        .seconds = a.seconds,
+                        .rt_priority = a.realtime};
   o.on_ready = [](const std::string& url) {
     std::printf("serving %s (Ctrl-C to stop)\n", url.c_str());
     std::fflush(stdout);
@@ -214,6 +234,10 @@ struct BenchArgs {
   std::string io = "channels";          ///< channels (process) or planar (process_planar)
   double rate = 48000, time_budget = 0;
   std::string model;  ///< nam scenario: empty, the standard A1 WaveNet
+  /// --count: "N" for every scenario or "SCENARIO=N"; one run per job at that count instead
+  /// of the search.
+  std::vector<std::string> counts;
+  int realtime = 0;
 };
 
 /// One search: a scenario at one period size on one backend.
@@ -222,22 +246,46 @@ struct BenchJob {
   int frames;
   std::string backend;
   bool skipped = false;  ///< no CUDA device
+  int count = 0;         ///< --count: one run at this count, no search
   audio::SearchOutcome outcome;
 };
+
+/// The count --count gives scenario `name` (0: none).
+int fixed_count(const std::vector<std::string>& counts, std::string_view name) {
+  int found = 0;
+  for (const auto& c : counts) {
+    const auto eq = c.find('=');
+    if (eq != std::string::npos && c.compare(0, eq, name) != 0) continue;
+    const std::string n = eq == std::string::npos ? c : c.substr(eq + 1);
+    try {
+      std::size_t used = 0;
+      found = std::stoi(n, &used);
+      if (used != n.size() || found < 1) throw std::invalid_argument(n);
+    } catch (const std::logic_error&) {
+      throw UsageError("--count " + c + ": expected N or SCENARIO=N with N >= 1");
+    }
+  }
+  return found;
+}
 
 void print_run(const BenchJob& j, const audio::SearchStep& s, int nodes) {
   const auto& r = s.result;
   const std::string periods = r.periods == s.planned
                                   ? std::to_string(r.periods)
                                   : std::to_string(r.periods) + "/" + std::to_string(s.planned);
-  std::printf("%-9s %-12s %6d %6d %5s %-7s %13s | %8.1f %8.1f %8.1f %9.1f | %7.1f | %8.4f%% %s\n",
-              std::string(j.scenario->name).c_str(), j.backend.c_str(), r.frames, r.N,
-              nodes ? std::to_string(nodes).c_str() : "-", s.confirmation ? "confirm" : "search",
-              periods.c_str(), r.mean_us, r.p99_us, r.p999_us, r.max_us, r.deadline_us,
-              100.0 * r.miss_rate(),
-              s.passed                 ? "pass"
-              : r.periods != s.planned ? "fail (stopped: over 0.1%)"
-                                       : "fail");
+  std::printf(
+      "%-9s %-12s %6d %6d %5s %-7s %13s | %8.1f %8.1f %8.1f %9.1f %9.1f | %7.1f | %7llu %8.4f%% "
+      "%s\n",
+      std::string(j.scenario->name).c_str(), j.backend.c_str(), r.frames, r.N,
+      nodes ? std::to_string(nodes).c_str() : "-",
+      j.count          ? "fixed"
+      : s.confirmation ? "confirm"
+                       : "search",
+      periods.c_str(), r.mean_us, r.p99_us, r.p999_us, r.p9999_us, r.max_us, r.deadline_us,
+      static_cast<unsigned long long>(r.misses), 100.0 * r.miss_rate(),
+      s.passed                 ? "pass"
+      : r.periods != s.planned ? "fail (stopped: over 0.1%)"
+                               : "fail");
   std::fflush(stdout);
 }
 
@@ -288,21 +336,26 @@ void write_csv(const BenchArgs& a, const std::vector<BenchJob>& jobs,
   const std::string base = std::string(dir) + "/audio_bench-" + tag;
   const auto row = [&](std::FILE* f, const BenchJob& j, const audio::BenchResult& r) {
     std::fprintf(
-        f, "%s,%s,%d,%d,%d,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%llu",
+        f, "%s,%s,%d,%d,%d,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%llu",
         std::string(j.scenario->name).c_str(), j.backend.c_str(), j.frames, r.N,
         audio::convolution_nodes(*j.scenario, r.N, parse_backend(j.backend), a.nodes, a.threads),
         static_cast<unsigned long long>(r.periods), r.deadline_us, r.mean_us, r.p99_us, r.p999_us,
-        r.max_us, static_cast<unsigned long long>(r.misses));
+        r.p9999_us, r.max_us, static_cast<unsigned long long>(r.misses));
   };
   const char* columns =
-      "scenario,backend,frames,count,nodes,periods,period_us,mean_us,p99_us,p999_us,max_us,misses";
+      "scenario,backend,frames,count,nodes,periods,period_us,mean_us,p99_us,p999_us,p9999_us,max_"
+      "us,"
+      "misses";
   if (std::FILE* f = std::fopen((base + "-runs.csv").c_str(), "w")) {
     std::fprintf(f, "%s,planned,run,passed\n", columns);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       for (const auto& s : runs[k]) {
         row(f, jobs[k], s.result);
         std::fprintf(f, ",%llu,%s,%d\n", static_cast<unsigned long long>(s.planned),
-                     s.confirmation ? "confirm" : "search", s.passed ? 1 : 0);
+                     jobs[k].count    ? "fixed"
+                     : s.confirmation ? "confirm"
+                                      : "search",
+                     s.passed ? 1 : 0);
       }
     }
     std::fclose(f);
@@ -354,6 +407,27 @@ void print_summary(const BenchArgs& a, const std::vector<BenchJob>& jobs) {
   }
 }
 
+/// --count: each job's one run, its tail percentiles and late periods.
+void print_worst_case(const BenchArgs& a, const std::vector<BenchJob>& jobs) {
+  std::printf("\nworst case at fixed counts (period time, back to back)\n");
+  std::printf("%-9s %-12s %6s %6s %9s | %10s | %8s %8s %9s %9s | %9s\n", "scenario", "backend",
+              "frames", "count", "period us", "periods", "p99 us", "p99.9 us", "p99.99 us",
+              "max us", "late");
+  for (const auto& j : jobs) {
+    if (j.skipped || !j.outcome.confirmed) {
+      std::printf("%-9s %-12s %6d %6d: %s\n", std::string(j.scenario->name).c_str(),
+                  j.backend.c_str(), j.frames, j.count,
+                  j.skipped ? "skipped: no CUDA device" : "-");
+      continue;
+    }
+    const auto& r = *j.outcome.confirmed;
+    std::printf("%-9s %-12s %6d %6d %9.1f | %10llu | %8.1f %8.1f %9.1f %9.1f | %9llu\n",
+                std::string(j.scenario->name).c_str(), j.backend.c_str(), j.frames, r.N,
+                j.frames / a.rate * 1e6, static_cast<unsigned long long>(r.periods), r.p99_us,
+                r.p999_us, r.p9999_us, r.max_us, static_cast<unsigned long long>(r.misses));
+  }
+}
+
 const BenchArgs& check_bench(const BenchArgs& a) {
   try {
     for (const auto& s : a.scenarios) {
@@ -401,6 +475,12 @@ int run_bench(const BenchArgs& a) {
       }
     }
     for (const auto* s : list) {
+      const int count = fixed_count(a.counts, s->name);
+      if (!a.counts.empty() && (count == 0 || count % s->unit)) {
+        throw UsageError("--count: " + std::string(s->name) + " needs a count" +
+                         (s->unit > 1 ? " in multiples of " + std::to_string(s->unit) : "") +
+                         " (N, or " + std::string(s->name) + "=N)");
+      }
       const int lo = a.min_n ? a.min_n : s->min_count, hi = a.max_n ? a.max_n : s->max_count;
       if (lo % s->unit || hi < lo) {
         throw UsageError("--min-n/--max-n: " + std::string(s->name) + " counts " +
@@ -416,6 +496,7 @@ int run_bench(const BenchArgs& a) {
         }
         for (const auto& b : a.backends) {
           BenchJob j{s, frames, b};
+          j.count = count;
           j.skipped = resolve(parse_backend(b)) == Backend::cuda && devices.empty();
           jobs.push_back(j);
         }
@@ -437,9 +518,26 @@ int run_bench(const BenchArgs& a) {
       std::printf("  %s: %s\n", std::string(s.name).c_str(), std::string(s.description).c_str());
     }
   }
-  std::printf("%-9s %-12s %6s %6s %5s %-7s %13s | %8s %8s %8s %9s | %7s | %9s\n", "scenario",
+  std::printf("%-9s %-12s %6s %6s %5s %-7s %13s | %8s %8s %8s %9s %9s | %7s | %17s\n", "scenario",
               "backend", "frames", "count", "nodes", "run", "periods", "mean us", "p99 us",
-              "p99.9 us", "max us", "period", "misses");
+              "p99.9 us", "p99.99 us", "max us", "period", "late");
+  if (a.realtime > 0) {
+    const auto rt = audio::make_realtime(a.realtime);
+    std::printf("real-time: SCHED_FIFO %d %s, memory %s\n", a.realtime,
+                rt.fifo ? "granted" : "refused", rt.locked ? "locked" : "not locked");
+    if (!rt.note.empty()) std::fprintf(stderr, "sigpu: %s\n", rt.note.c_str());
+    // Back-to-back periods keep the thread busy all the time: the kernel's real-time
+    // throttling then takes its core away for the rest of every period of sched_rt_period_us.
+    std::ifstream throttle("/proc/sys/kernel/sched_rt_runtime_us");
+    long runtime = -1;
+    if (rt.fifo && throttle >> runtime && runtime >= 0) {
+      std::fprintf(stderr,
+                   "sigpu: real-time throttling is on (kernel.sched_rt_runtime_us = %ld): a "
+                   "SCHED_FIFO thread busy back to back is stopped for the rest of each second; "
+                   "sysctl -w kernel.sched_rt_runtime_us=-1 for the measurement\n",
+                   runtime);
+    }
+  }
   std::vector<std::vector<audio::SearchStep>> runs(jobs.size());
   std::size_t left = 0;
   for (const auto& j : jobs) left += j.skipped ? 0 : 1;
@@ -468,42 +566,57 @@ int run_bench(const BenchArgs& a) {
       };
     }
     std::vector<std::uint64_t> late;
-    j.outcome = audio::search_largest(
-        o,
-        [&](int count, std::uint64_t periods) {
-          late.clear();
-          try {
-            return audio::bench_scenario(*j.scenario, count, b, periods,
-                                         {.frames = j.frames,
-                                          .sample_rate = a.rate,
-                                          .nodes = a.nodes,
-                                          .threads = a.threads,
-                                          .planar = a.io == "planar",
-                                          .late = &late,
-                                          .model = a.model});
-          } catch (const std::exception& e) {
-            // Too large to set up (memory): a failed run at this count, not the end of the
-            // command.
-            std::printf("%-9s %-12s %6d %6d: cannot run: %s\n",
-                        std::string(j.scenario->name).c_str(), j.backend.c_str(), j.frames, count,
-                        e.what());
-            audio::BenchResult r;
-            r.backend = b;
-            r.frames = j.frames;
-            r.N = count;
-            r.deadline_us = j.frames / a.rate * 1e6;
-            return r;
-          }
-        },
-        [&](const audio::SearchStep& s) {
-          runs[k].push_back(s);
-          print_run(j, s, audio::convolution_nodes(*j.scenario, s.result.N, b, a.nodes, a.threads));
-          print_late(audio::late_pattern(late), s.result.mean_us);
-        });
+    const auto measure = [&](int count, std::uint64_t periods) {
+      late.clear();
+      try {
+        return audio::bench_scenario(*j.scenario, count, b, periods,
+                                     {.frames = j.frames,
+                                      .sample_rate = a.rate,
+                                      .nodes = a.nodes,
+                                      .threads = a.threads,
+                                      .planar = a.io == "planar",
+                                      .late = &late,
+                                      .model = a.model,
+                                      .full = j.count > 0,
+                                      .fifo_priority = a.realtime});
+      } catch (const std::exception& e) {
+        // Too large to set up (memory): a failed run at this count, not the end of the
+        // command.
+        std::printf("%-9s %-12s %6d %6d: cannot run: %s\n", std::string(j.scenario->name).c_str(),
+                    j.backend.c_str(), j.frames, count, e.what());
+        audio::BenchResult r;
+        r.backend = b;
+        r.frames = j.frames;
+        r.N = count;
+        r.deadline_us = j.frames / a.rate * 1e6;
+        return r;
+      }
+    };
+    const auto show = [&](const audio::SearchStep& s) {
+      runs[k].push_back(s);
+      print_run(j, s, audio::convolution_nodes(*j.scenario, s.result.N, b, a.nodes, a.threads));
+      print_late(audio::late_pattern(late), s.result.mean_us);
+    };
+    if (j.count > 0) {  // the worst case at a given count: every period runs, however many late
+      audio::SearchStep s{.confirmation = true, .planned = a.periods};
+      s.result = measure(j.count, a.periods);
+      s.passed = audio::passes(s.result, a.periods);
+      show(s);
+      j.outcome.end =
+          s.passed ? audio::SearchOutcome::End::confirmed : audio::SearchOutcome::End::floor;
+      j.outcome.confirmed = s.result;
+      j.outcome.steps.push_back(s);
+      continue;
+    }
+    j.outcome = audio::search_largest(o, measure, show);
     std::printf("%-9s %-12s %6d: %s %s\n", std::string(j.scenario->name).c_str(), j.backend.c_str(),
                 j.frames, std::string(j.scenario->unit_name).c_str(), outcome_text(j).c_str());
   }
-  print_summary(a, jobs);
+  if (a.counts.empty()) {
+    print_summary(a, jobs);
+  } else {
+    print_worst_case(a, jobs);
+  }
   write_csv(a, jobs, runs);
   return kExitOk;
 }
@@ -548,6 +661,7 @@ void add_audio_commands(CLI::App& app, Action& action) {
   cj->add_option("--latency", run->latency, "Periods between capture and playback (>= 1)")
       ->capture_default_str();
   cj->add_option("--set", run->sets, "Override a graph variable: NAME=VALUE");
+  add_realtime_option(cj, run->realtime, "The processing thread and the engine's pool");
   cj->callback([&action, run] { action = [run] { return run_jack_client(*run); }; });
 
   auto serve = std::make_shared<ServeArgs>();
@@ -569,6 +683,7 @@ void add_audio_commands(CLI::App& app, Action& action) {
   cs->add_option("--seconds", serve->seconds, "Stop after this long (0: at Ctrl-C)")
       ->capture_default_str();
   cs->add_option("--set", serve->sets, "Override a graph variable: NAME=VALUE");
+  add_realtime_option(cs, serve->realtime, "The audio thread and the engine's pool");
   cs->callback([&action, serve] { action = [serve] { return run_serve(*serve); }; });
 
   auto* ce = audio->add_subcommand(
@@ -615,6 +730,12 @@ void add_audio_commands(CLI::App& app, Action& action) {
                  "if it can end within its search's share; 0: no limit")
       ->capture_default_str();
   cb->add_option("--rate", bench->rate, "Sample rate")->capture_default_str();
+  cb->add_option("--count", bench->counts,
+                 "No search: one run of --periods periods at this count, every period however "
+                 "many are late (N for every scenario, or SCENARIO=N, e.g. "
+                 "console=64,conv4096=64,nam=8)")
+      ->delimiter(',');
+  add_realtime_option(cb, bench->realtime, "The timing thread and the engine's pool");
   cb->add_option("--model", bench->model,
                  "nam scenario: the .nam file (default: the standard A1 WaveNet of the test "
                  "fixtures, under $SIGPU_SOURCE_DIR or the working folder)");
