@@ -225,6 +225,24 @@ std::vector<Audio> decode_batch(const py::iterable& srcs, const std::string& dev
   return out;
 }
 
+/// `samples` interleaved frames of `channels` values of `width` bytes into one run per channel,
+/// `stride` values apart.
+template <typename T>
+void deinterleave_as(const std::uint8_t* in, std::uint8_t* out, std::uint64_t samples,
+                     std::uint32_t channels, std::uint64_t stride) {
+  const T* from = reinterpret_cast<const T*>(in);
+  T* to = reinterpret_cast<T*>(out);
+  for (std::uint32_t c = 0; c < channels; ++c)
+    for (std::uint64_t t = 0; t < samples; ++t) to[c * stride + t] = from[t * channels + c];
+}
+void deinterleave(const std::uint8_t* in, std::uint8_t* out, std::uint64_t samples,
+                  std::uint32_t channels, std::uint64_t stride, std::size_t width) {
+  if (width == 2)
+    deinterleave_as<std::uint16_t>(in, out, samples, channels, stride);
+  else
+    deinterleave_as<std::uint32_t>(in, out, samples, channels, stride);
+}
+
 /// Clips of `length` samples, clip i from srcs[i] at starts[i], decoded into one array (clips,
 /// length, channels) (or (clips, channels, length)): for a training batch, one upload on the GPU.
 /// A clip running past its stream's end is padded with zeros.
@@ -275,12 +293,10 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
                        ": a batch's clips must share their channel count and sample rate");
     }
     std::uint8_t* clip = batch.data() + i * length * a.channels * width;
-    const std::size_t frame = a.channels * width;
-    for (std::uint64_t t = 0; t < d.pcm.samples; ++t)
-      for (std::uint32_t c = 0; c < a.channels; ++c) {
-        const std::size_t to = channels_first ? (c * length + t) * width : t * frame + c * width;
-        std::memcpy(clip + to, d.pcm.bytes.data() + t * frame + c * width, width);
-      }
+    if (channels_first)
+      deinterleave(d.pcm.bytes.data(), clip, d.pcm.samples, a.channels, length, width);
+    else
+      std::memcpy(clip, d.pcm.bytes.data(), d.pcm.bytes.size());
     for (const auto& dmg : d.report.damage) a.report.damage.push_back(dmg);
     a.report.frames += d.report.frames;
   }
