@@ -94,14 +94,11 @@ void log_narrow_decode(const std::uint32_t* counters) {
   narrow_decodes.spilled += counters[0];
   narrow_decodes.refused += counters[1] != 0;
 }
-std::vector<std::uint8_t> restore_on_device(std::int32_t* d_samples,
-                                            std::span<const std::uint32_t> block_sizes,
-                                            unsigned channels,
-                                            std::span<const SubframeParams> params,
-                                            std::span<const std::uint8_t> pending,
-                                            std::span<const std::uint8_t> assignments,
-                                            std::uint8_t* d_pcm, SampleFormat format,
-                                            unsigned bits) {
+std::vector<std::uint8_t> restore_on_device(
+    std::int32_t* d_samples, std::span<const std::uint32_t> block_sizes, unsigned channels,
+    std::span<const SubframeParams> params, std::span<const std::uint8_t> pending,
+    std::span<const std::uint8_t> assignments, std::uint8_t* d_pcm, SampleFormat format,
+    unsigned bits) {
   const auto n = static_cast<std::uint32_t>(block_sizes.size());
   const bool store = !assignments.empty() && restore_stores_frames(channels, 4);
   if (!assignments.empty() && !d_pcm) throw Error("restore_on_device: assignments without d_pcm");
