@@ -96,17 +96,15 @@ int run_render(const RenderArgs& a) {
   return kExitOk;
 }
 
-/// SCHED_FIFO priority of the audio thread and the engine's pool by default: above every
-/// ordinary thread, below the kernel's threaded interrupt handlers (50), which the sound card's
-/// interrupt must still reach.
-constexpr int kRealtimePriority = 40;
-
 /// --realtime PRIO: 0 (off) or 1 .. 99.
 void add_realtime_option(CLI::App* app, int& priority, const char* what) {
   app->add_option("--realtime", priority,
                   std::string(what) +
                       " under SCHED_FIFO at this priority with memory locked, where the system "
-                      "allows (else one notice on stderr; docs/audio.md, Real-time); 0: off")
+                      "allows (else one notice on stderr; docs/audio.md, Real-time); 0: off. 40 "
+                      "sits above ordinary threads and below the kernel's interrupt threads (50); "
+                      "the JACK server must be real-time too (jackd -R), or the pool's spinning "
+                      "workers starve it")
       ->check(CLI::Range(0, 99))
       ->capture_default_str();
 }
@@ -116,7 +114,7 @@ struct RunArgs {
   std::vector<std::string> sets;
   double seconds = 0;
   int latency = 1;
-  int realtime = kRealtimePriority;
+  int realtime = 0;
 };
 
 std::atomic<bool> g_stop{false};
@@ -151,7 +149,7 @@ struct ServeArgs {
   bool jack = false;
   int port = 8088, period = 256;
   double seconds = 0;
-  int realtime = kRealtimePriority;
+  int realtime = 0;
 };
 
 /// 128 random bits as hex, from the system's entropy source.
