@@ -123,7 +123,10 @@ class Reader {
                       "\" (sigpu runs Tanh, Hardtanh, Fasttanh, ReLU, LeakyReLU, PReLU, Sigmoid, "
                       "SiLU, Hardswish, LeakyHardtanh, Softsign)");
     if (!object) return a;
-    for (const auto& [key, value] : v.items()) {
+    for (const auto& item : v.items()) {
+      // Named, not bound: clang 14 (the fuzz build) cannot capture structured bindings.
+      const std::string& key = item.key();
+      const auto& value = item.value();
       const std::string p = join(path, key.c_str());
       const auto param = [&](const char* k, Activation kind, float& out) {
         if (key != k) return false;
