@@ -102,6 +102,17 @@ class BitReader {
     }
   }
 
+  /// Moves to `bit` bits from the start of data (past the end reads zeros, as everywhere).
+  SIGPU_HD void seek(std::uint64_t bit) {
+    word_pos_ = static_cast<std::size_t>(bit >> 5) << 2;
+    cache_ = 0;
+    count_ = 0;
+    refill();
+    consume(static_cast<unsigned>(bit & 31));
+  }
+
+  SIGPU_HD const std::uint8_t* data() const { return data_; }
+
   /// Skips to the next byte boundary.
   SIGPU_HD void align_to_byte() { consume(count_ & 7u); }
 

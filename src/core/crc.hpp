@@ -44,12 +44,6 @@ SIGPU_HD SIGPU_FORCEINLINE std::uint16_t crc16_byte(std::uint16_t crc, std::uint
   return static_cast<std::uint16_t>((crc << 8) ^ table[(crc >> 8) ^ byte]);
 }
 
-SIGPU_HD inline std::uint16_t crc16_update(std::uint16_t crc, const std::uint8_t* p, std::size_t n,
-                                           const std::uint16_t* table) {
-  for (std::size_t i = 0; i < n; ++i) crc = crc16_byte(crc, p[i], table);
-  return crc;
-}
-
 /// CRC-16 tables for eight bytes at a time (host): slice[k][v] is the CRC of byte v followed by
 /// k zero bytes, so the CRC of eight bytes is the XOR of one lookup per byte once the register
 /// is folded into the first two.
@@ -71,15 +65,28 @@ constexpr Crc16Slices make_crc16_slices() {
 
 inline constexpr Crc16Slices kCrc16Slices = make_crc16_slices();
 
-/// crc16_update over n bytes, eight at a time (the host search runs it over every byte of a
-/// file: byte by byte it was most of the CPU frame search).
+/// The CRC-16 of n more bytes, eight at a time (byte by byte it was most of the host's frame
+/// search, and of its frame checks).
 inline std::uint16_t crc16_update_sliced(std::uint16_t crc, const std::uint8_t* p, std::size_t n) {
   const auto& t = kCrc16Slices.slice;
   for (; n >= 8; n -= 8, p += 8)
     crc = static_cast<std::uint16_t>(t[7][p[0] ^ (crc >> 8)] ^ t[6][p[1] ^ (crc & 0xFF)] ^
                                      t[5][p[2]] ^ t[4][p[3]] ^ t[3][p[4]] ^ t[2][p[5]] ^
                                      t[1][p[6]] ^ t[0][p[7]]);
-  return crc16_update(crc, p, n, kCrcTables.crc16);
+  for (; n; --n, ++p) crc = crc16_byte(crc, *p, kCrcTables.crc16);
+  return crc;
+}
+
+/// The CRC-16 of n more bytes: on the device byte by byte through `table` (its copy of
+/// kCrcTables.crc16 in constant or shared memory), on the host eight bytes at a time.
+SIGPU_HD inline std::uint16_t crc16_update(std::uint16_t crc, const std::uint8_t* p, std::size_t n,
+                                           [[maybe_unused]] const std::uint16_t* table) {
+#ifdef __CUDA_ARCH__
+  for (std::size_t i = 0; i < n; ++i) crc = crc16_byte(crc, p[i], table);
+  return crc;
+#else
+  return crc16_update_sliced(crc, p, n);
+#endif
 }
 
 /// Host conveniences over the compile-time tables.

@@ -40,15 +40,23 @@ DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Strea
                                  const DecodeOptions& options);
 
 /// The all-core decode of an index the caller built and verified, whose frames cover its output
-/// end to end (a range's window), with no
-/// search; nullopt when a frame fails to decode or ends elsewhere than the index says.
+/// end to end (a range's window), with no search: samples [keep.first, keep.end) of its output
+/// come back. nullopt when a frame fails to decode or ends elsewhere than the index says.
 std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
-                                             const FrameIndex& index, const DecodeOptions& o);
+                                             const FrameIndex& index, const DecodeOptions& o,
+                                             SampleSpan keep);
 
 /// Gives a Pcm the format and length an index describes, as the options ask.
 void shape_pcm(Pcm& pcm, const FrameIndex& index, const DecodeOptions& options);
 
-/// Bytes of output an index needs; throws when over a non-zero limit.
-std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes);
+/// Bytes of output for `samples` samples of `channels` channels; throws when over a non-zero
+/// limit.
+std::uint64_t output_bytes(std::uint64_t samples, unsigned channels, SampleFormat format,
+                           std::uint64_t max_bytes);
+/// Bytes of output an index needs.
+inline std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format,
+                                  std::uint64_t max_bytes) {
+  return output_bytes(index.total_samples, index.channels, format, max_bytes);
+}
 
 }  // namespace sigpu::flac

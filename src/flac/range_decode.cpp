@@ -233,8 +233,8 @@ std::optional<Decoded> decode_chain(std::span<const std::uint8_t> file, const St
   std::optional<DecodeOutput> got;
   if (backend == Backend::cuda) {
     got = EngineLease(o.device)->decode_index(bytes, win.index, o, keep);
-  } else if ((got = decode_index_cpu(bytes, win.index, o))) {
-    got->pcm = cut(got->pcm, keep.first, keep.end - keep.first);
+  } else {
+    got = decode_index_cpu(bytes, win.index, o, keep);
   }
   if (!got) return std::nullopt;
   Decoded d;

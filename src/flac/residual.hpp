@@ -2,7 +2,9 @@
 // This is the plain twin: one thread walks the partitions bit by bit.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/bit_reader.hpp"
 #include "core/hd.hpp"
@@ -37,6 +39,43 @@ SIGPU_HD inline FrameError read_residual_layout(BitReader& br, unsigned n, unsig
   return FrameError::ok;
 }
 
+#ifndef __CUDA_ARCH__
+/// Rice codes out[i .. end) with parameter k, on the host: the codes are taken from a 64-bit
+/// word loaded at the position (at least 57 valid bits) until the next one does not fit, then
+/// the word is loaded again; the position is the only state carried over and stays in a
+/// register (the BitReader's cache and count, behind a reference, go through memory on every
+/// read). Stops at a code that no fresh word holds (a long quotient, the last bytes of the data,
+/// an overflowing quotient), returning the index reached; br is left after the codes read, and
+/// the caller reads the rest the general way.
+template <typename S>
+inline unsigned rice_codes_host(BitReader& br, S* out, unsigned i, unsigned end, unsigned k) {
+  std::uint64_t pos = br.bit_position();
+  const std::size_t size = br.size();
+  const std::uint64_t fast_end = size >= 8 ? std::uint64_t(size - 8) * 8 : 0;
+  const unsigned max_quotient = k ? std::min(56u, 0xFFFFFFFFu >> k) : 56u;
+  while (i < end && pos < fast_end) {
+    std::uint64_t w;
+    std::memcpy(&w, br.data() + (pos >> 3), 8);
+    w = __builtin_bswap64(w) << (pos & 7);
+    unsigned valid = 57, taken = 0;
+    for (; i < end; ++i) {
+      const unsigned q = static_cast<unsigned>(count_leading_zeros64(w));
+      const unsigned length = q + 1 + k;
+      if (q > max_quotient || length > valid) break;
+      const std::uint32_t low = k ? static_cast<std::uint32_t>((w << q << 1) >> (64 - k)) : 0;
+      out[i] = zigzag_decode((std::uint32_t{q} << k) | low);
+      w <<= length;  // length <= 57
+      valid -= length;
+      taken += length;
+    }
+    if (!taken) break;
+    pos += taken;
+  }
+  br.seek(pos);
+  return i;
+}
+#endif
+
 /// Decodes the residual of a subframe with `n` samples and predictor order `order` into
 /// out[order .. n).
 template <typename S>
@@ -53,6 +92,9 @@ SIGPU_HD FrameError decode_residual(BitReader& br, S* out, unsigned n, unsigned 
       for (; i < end; ++i) out[i] = br.read_signed(bits);
     } else {
       const std::uint32_t max_quotient = 0xFFFFFFFFu >> k;
+#ifndef __CUDA_ARCH__
+      i = rice_codes_host(br, out, i, end, k);
+#endif
       for (; i < end; ++i) {
         const std::uint32_t q = br.read_unary();
         if (q > max_quotient)

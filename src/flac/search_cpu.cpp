@@ -102,6 +102,12 @@ class CpuExecutor : public FrameExecutor {
   }
 
   FrameResults decode(const FrameIndex& index) override {
+    return decode_span(index, {0, index.total_samples});
+  }
+
+  /// Decodes the index's frames, storing samples [keep.first, keep.end) of its output from the
+  /// start of the Pcm (a range's window keeps the range alone: no copy cut from it afterwards).
+  FrameResults decode_span(const FrameIndex& index, SampleSpan keep) {
     const PcmTarget target{pcm_.bytes.data(),    o_.format,   o_.layout, pcm_.channels,
                            pcm_.bits_per_sample, pcm_.samples};
     const auto n = static_cast<std::uint32_t>(index.frames.size());
@@ -113,11 +119,22 @@ class CpuExecutor : public FrameExecutor {
           std::vector<std::int64_t> scratch;
           for (std::size_t k = b; k < e; ++k) {
             const FrameEntry& f = index.frames[k];
-            auto sink = [&](unsigned i, unsigned c, std::int32_t v) {
-              store_sample(target, f.out_sample + i, c, v);
+            const std::uint64_t at = f.out_sample - std::min(f.out_sample, keep.first);
+            // Frames inside the span store every sample; the two at its edges check each.
+            const bool inside =
+                f.out_sample >= keep.first && f.out_sample + f.block_size <= keep.end;
+            auto whole = [&](unsigned i, unsigned c, std::int32_t v) {
+              store_sample(target, at + i, c, v);
             };
-            const auto r = decode_frame_host(file_.data(), file_.size(), {f.pos, f.end},
-                                             index.bits_per_sample, false, scratch, sink);
+            auto edge = [&](unsigned i, unsigned c, std::int32_t v) {
+              const std::uint64_t s = f.out_sample + i;
+              if (s >= keep.first && s < keep.end) store_sample(target, s - keep.first, c, v);
+            };
+            const FrameSpan span{f.pos, f.end};
+            const auto r = inside ? decode_frame_host(file_.data(), file_.size(), span,
+                                                      index.bits_per_sample, false, scratch, whole)
+                                  : decode_frame_host(file_.data(), file_.size(), span,
+                                                      index.bits_per_sample, false, scratch, edge);
             errors[k] = r.error;
             if (k + 1 == n) last_end = r.end;
           }
@@ -175,8 +192,9 @@ void shape_pcm(Pcm& p, const FrameIndex& index, const DecodeOptions& o) {
   p.samples = index.total_samples;
 }
 
-std::uint64_t output_bytes(const FrameIndex& index, SampleFormat format, std::uint64_t max_bytes) {
-  const std::uint64_t bytes = index.total_samples * index.channels * bytes_per_sample(format);
+std::uint64_t output_bytes(std::uint64_t samples, unsigned channels, SampleFormat format,
+                           std::uint64_t max_bytes) {
+  const std::uint64_t bytes = samples * channels * bytes_per_sample(format);
   if (max_bytes && bytes > max_bytes)
     throw Error("output would be " + std::to_string(bytes) + " bytes, over the limit of " +
                 std::to_string(max_bytes));
@@ -199,13 +217,17 @@ DecodeOutput decode_parallel_cpu(std::span<const std::uint8_t> file, const Strea
 }
 
 std::optional<DecodeOutput> decode_index_cpu(std::span<const std::uint8_t> file,
-                                             const FrameIndex& index, const DecodeOptions& o) {
+                                             const FrameIndex& index, const DecodeOptions& o,
+                                             SampleSpan keep) {
   DecodeOutput out;
-  // The index's frames cover its output end to end: nothing to clear first.
   shape_pcm(out.pcm, index, o);
-  out.pcm.bytes.resize(output_bytes(index, o.format, o.max_output_bytes));
+  keep.end = std::min(keep.end, index.total_samples);
+  keep.first = std::min(keep.first, keep.end);
+  out.pcm.samples = keep.end - keep.first;
+  // The index's frames cover its output end to end: nothing to clear first.
+  out.pcm.bytes.resize(output_bytes(out.pcm.samples, index.channels, o.format, o.max_output_bytes));
   CpuExecutor executor(file, o, ThreadPool::shared(), out.pcm);
-  const FrameResults r = executor.decode(index);
+  const FrameResults r = executor.decode_span(index, keep);
   if (!r.failed.empty() || index.frames.empty() || r.last_end != index.frames.back().end)
     return std::nullopt;
   out.frames = index.frames.size();

@@ -68,10 +68,11 @@ void* Arena::add(std::string name, std::size_t bytes, const void* values, bool c
 
 void Arena::fill(const Buffer& b) const {
   std::vector<std::byte> image(b.bytes + 2 * kGuardBytes, std::byte{kGuard});
+  std::byte* body = image.data() + kGuardBytes;
   if (!b.original.empty())
-    std::copy(b.original.begin(), b.original.end(), image.begin() + kGuardBytes);
+    std::memcpy(body, b.original.data(), b.original.size());
   else
-    std::fill_n(image.begin() + kGuardBytes, b.bytes, std::byte{kPoison});
+    std::memset(body, kPoison, b.bytes);
   copy_in(b.base, image.data(), image.size());
 }
 
