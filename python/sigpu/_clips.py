@@ -61,13 +61,13 @@ class ClipLoader:
                  device="cuda", devices=None, shuffle=True, seed=0):
         paths = find_flac(files)
         if not paths:
-            raise ValueError("ClipLoader: no FLAC files")
+            raise _sigpu.UsageError("ClipLoader: no FLAC files")
         if batch_size < 1 or clip_seconds <= 0:
-            raise ValueError("ClipLoader: batch_size and clip_seconds must be positive")
+            raise _sigpu.UsageError("ClipLoader: batch_size and clip_seconds must be positive")
         if devices is not None:
             devices = [int(d) for d in devices]
             if not devices or device == "cpu":
-                raise ValueError("ClipLoader: devices= lists GPU indices (device='cuda')")
+                raise _sigpu.UsageError("ClipLoader: devices= lists GPU indices (device='cuda')")
             self.devices = [f"cuda:{d}" for d in devices]
         else:
             self.devices = [device]
@@ -96,10 +96,10 @@ class ClipLoader:
                 self.files.append(p)
                 lengths.append(i.total_samples)
         if self.sample_rate is None:
-            raise ValueError("ClipLoader: no readable FLAC file")
+            raise _sigpu.UsageError("ClipLoader: no readable FLAC file")
         self.clip_samples = int(round(clip_seconds * self.sample_rate))
         if not self.files:
-            raise ValueError(f"ClipLoader: no file holds a {clip_seconds} s clip at "
+            raise _sigpu.UsageError(f"ClipLoader: no file holds a {clip_seconds} s clip at "
                              f"{self.sample_rate} Hz and {self.channels} channels")
         self.lengths = np.array(lengths, np.int64)
         self.clips_per_epoch = int((self.lengths // self.clip_samples).sum())
@@ -142,13 +142,10 @@ class ClipLoader:
         self.epoch += 1
         which, starts = self.plan(epoch)
         batches = range(len(self))
-        to_torch = False
         info = _worker_info()
-        if info is not None and info.num_workers > 1:
-            batches = batches[info.id::info.num_workers]
         if info is not None:
-            to_torch = True
-        return _prefetch(self, epoch, which, starts, batches, to_torch)
+            batches = batches[info.id::info.num_workers]
+        return _prefetch(self, epoch, which, starts, batches, to_torch=info is not None)
 
     def __repr__(self):
         return (f"<sigpu.flac.ClipLoader {len(self.files)} files, {self.clip_samples} samples "
@@ -177,7 +174,7 @@ def _prefetch(loader, epoch, which, starts, batches, to_torch):
         for k, n in enumerate(order):
             if k % len(devices) != lane:
                 continue
-            device = devices[n % len(devices)] if len(devices) > 1 else devices[0]
+            device = devices[n % len(devices)]
             try:
                 sel = slice(n * b, (n + 1) * b)
                 batch = loader.decode(which[sel], starts[sel], device)

@@ -295,8 +295,10 @@ TEST_F(Cli, SlurmArrayTasksSplitTheCorpus) {
   EXPECT_FALSE(fs::exists(path("out/b.wav")));
   EXPECT_TRUE(fs::exists(path("out/c.wav")));
   {
-    SlurmArray env({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "2"},
-                    {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "2"}});
+    SlurmArray env({{"SLURM_ARRAY_TASK_ID", "2"},
+                    {"SLURM_ARRAY_TASK_COUNT", "2"},
+                    {"SLURM_ARRAY_TASK_MIN", "1"},
+                    {"SLURM_ARRAY_TASK_MAX", "2"}});
     const auto r = sigpu(cmd);
     EXPECT_EQ(r.code, 0) << r.output;
   }

@@ -238,13 +238,12 @@ std::pair<std::uint64_t, std::uint64_t> slurm_shard() {
     spanned = (*max - first) / stride + 1;
   }
   if (!given && !spanned)
-    throw UsageError(
-        "--shard slurm needs SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MIN and _MAX");
+    throw UsageError("--shard slurm needs SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MIN and _MAX");
   const std::uint64_t count = given.value_or(spanned.value_or(0));
   if (count == 0 || (spanned && given && *spanned != *given) || *id < first ||
       (*id - first) % stride != 0 || (*id - first) / stride >= count)
-    throw UsageError("--shard slurm: task " + std::to_string(*id) +
-                     " is not one of a range of " + std::to_string(count) +
+    throw UsageError("--shard slurm: task " + std::to_string(*id) + " is not one of a range of " +
+                     std::to_string(count) +
                      " tasks (SLURM_ARRAY_TASK_MIN/MAX/STEP/COUNT disagree; a list of task ids "
                      "needs --shard I/N)");
   return {(*id - first) / stride, count};
