@@ -172,13 +172,14 @@ def worker_devices(client):
 
 def _run(client, jobs, device, **kw):
     """process_file over `jobs` (path, output) on the cluster; a failed file runs once more, on
-    another worker where there is one. Records in the jobs' order, each with `attempts`."""
+    another worker where there is one. Records in the jobs' order, each with `attempts` and
+    `workers` (the worker of each attempt; None where it died)."""
     from distributed import as_completed
 
     devices = worker_devices(client) if device == "cuda" else None
     workers = list(client.scheduler_info()["workers"])
     records = [None] * len(jobs)
-    attempts = [0] * len(jobs)
+    tried = [[] for _ in jobs]
 
     def submit(i, avoid=None):
         others = [w for w in workers if w != avoid] if avoid else None
@@ -196,7 +197,6 @@ def _run(client, jobs, device, **kw):
     done = as_completed(pending)
     for f in done:
         i = which.pop(f.key)
-        attempts[i] += 1
         if f.status == "finished":
             rec = f.result()
         else:  # the task itself failed: a worker died, the package is missing on it, ...
@@ -204,12 +204,13 @@ def _run(client, jobs, device, **kw):
             rec = {"path": jobs[i][0], "output": jobs[i][1], "ok": False,
                    "error": f"{type(e).__name__}: {e}", "worker": None}
         f.release()
-        if not rec["ok"] and attempts[i] < 2:
+        tried[i].append(rec.get("worker"))
+        if not rec["ok"] and len(tried[i]) < 2:
             again = submit(i, avoid=rec.get("worker"))
             which[again.key] = i
             done.add(again)
             continue
-        rec["attempts"] = attempts[i]
+        rec["attempts"], rec["workers"] = len(tried[i]), tried[i]
         records[i] = rec
     return records
 
@@ -224,14 +225,16 @@ def _with_client(client, fn):
 
 
 def _refused(path, output, why):
-    return {"path": path, "output": output, "ok": False, "error": why, "attempts": 0}
+    return {"path": path, "output": output, "ok": False, "error": why, "attempts": 0,
+            "workers": []}
 
 
 def decode_corpus(client, files, out_dir, *, format="wav", dtype=None, device="cpu",
                   overwrite=False, root=None):
     """Decodes every FLAC file of `files` (a folder, searched recursively, or a list of paths)
     into `out_dir`, one task per file on the Dask cluster of `client` (None: a LocalCluster for
-    the call), and returns one record per file (process_file's, plus `attempts`), in order.
+    the call), and returns one record per file (process_file's, plus `attempts` and `workers`),
+    in order.
 
     Outputs keep the inputs' layout relative to `root` (default: the folder given, else the
     inputs' common folder), with the format's extension. format: "wav" (PCM at the stream's

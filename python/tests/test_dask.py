@@ -78,6 +78,7 @@ def test_decode_corpus_to_wav_with_retries_and_refusals(client, corpus, tmp_path
     for name in ("junk.flac", "x/damaged.flac"):
         r = by[name]
         assert not r["ok"] and r["attempts"] == 2 and r["error"], r
+        assert len(set(r["workers"])) == 2  # the retry ran on the other worker
         assert not (out / name.replace(".flac", ".wav")).exists()
     assert by["x/damaged.flac"]["damage"]
     assert not list(out.rglob("*.partial-*"))
