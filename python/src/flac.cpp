@@ -324,12 +324,16 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
       sources(by_source.begin(), by_source.end());
   // A batch from many files runs its sources concurrently: on the GPU each thread leases a
   // decoder of its own (its own stream), so one-clip sources overlap instead of queueing one
-  // launch after another; on the CPU a source's clips then take one core (the serial backend)
-  // instead of each source taking all of them in turn.
+  // launch after another; on the CPU, once there are sources for every core, each takes one
+  // core (the serial backend) instead of each taking all of them in turn.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const bool many = sources.size() > 1;
-  if (many && o.backend == Backend::cpu_parallel) o.backend = Backend::cpu;
-  const unsigned threads = !many ? 1 : s.where.cuda ? std::min(8u, cores) : cores;
+  unsigned threads = 1;
+  if (s.where.cuda) {
+    threads = std::min(8u, cores);
+  } else if (sources.size() >= cores) {
+    o.backend = Backend::cpu;
+    threads = cores;
+  }
   std::vector<flac::Decoded> clips(inputs.size());
   run_concurrently(sources.size(), threads, [&](std::size_t k) {
     const auto& [source, clip_ids] = sources[k];
