@@ -33,7 +33,7 @@ class ClipLoader:
         skipped (no resampling), as are files shorter than a clip and files that cannot be read;
         ``skipped`` maps each to the reason.
     channels: None takes the first file's count; 1 averages the channels of files with more.
-        Files with another count are skipped.
+        Files with another count are skipped (None and a mono first file: files with more).
     device: "cuda", "cuda:N" or "cpu": where clips are decoded (on the GPU, only the frames
         around each clip, found through the SEEKTABLE or a local frame search) and where the
         batch lives. devices: GPU indices (``[0, 1]``); batch n is decoded on, and lives on,
@@ -73,6 +73,7 @@ class ClipLoader:
             self.devices = [device]
         self.batch_size, self.shuffle, self.seed, self.epoch = int(batch_size), shuffle, seed, 0
         self.sample_rate, self.channels = sample_rate, channels
+        self.downmix = channels == 1  # asked for, not taken from a mono first file
         self.files, lengths, self.skipped = [], [], {}
         for p in paths:
             try:
@@ -86,7 +87,7 @@ class ClipLoader:
                 self.channels = i.channels
             if i.sample_rate != self.sample_rate:
                 self.skipped[p] = f"{i.sample_rate} Hz, not {self.sample_rate}"
-            elif i.channels != self.channels and self.channels != 1:
+            elif i.channels != self.channels and not self.downmix:
                 self.skipped[p] = f"{i.channels} channels, not {self.channels}"
             elif not i.total_samples:
                 self.skipped[p] = "no total sample count in STREAMINFO (needed for clips)"
@@ -135,7 +136,7 @@ class ClipLoader:
         return _sigpu.flac.decode_clips([self.files[i] for i in which], [int(s) for s in starts],
                                         length=self.clip_samples, device=device,
                                         dtype="float32", channels_first=True,
-                                        mono=self.channels == 1)
+                                        mono=self.downmix)
 
     def __iter__(self):
         epoch = self.epoch

@@ -61,6 +61,7 @@ class ClipLoader:
     skipped: dict[str, str]
     sample_rate: int
     channels: int
+    downmix: bool
     clip_samples: int
     clips_per_epoch: int
     batch_size: int

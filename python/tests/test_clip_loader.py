@@ -132,6 +132,9 @@ def test_downmix_and_rate_choice(corpus):
         assert x.shape[1] == 1
         for k, (path, start) in enumerate(zip(meta["files"], meta["starts"])):
             np.testing.assert_allclose(x[k], clip_of(pcm, path, start, channels=1), atol=1e-7)
+    first_mono = sigpu.flac.ClipLoader([folder / "sub" / "mono.flac", folder / "f0.flac"], 0.1, 2,
+                                       device="cpu")
+    assert first_mono.channels == 1 and "2 channels" in first_mono.skipped[str(folder / "f0.flac")]
     r48 = sigpu.flac.ClipLoader(folder, 0.1, 2, sample_rate=48000, device="cpu")
     assert [pathlib.Path(p).name for p in r48.files] == ["r48.flac"]
     assert r48.clip_samples == 4800 and "44100" in r48.skipped[str(folder / "f0.flac")]
