@@ -101,7 +101,7 @@ class ClipLoader:
         self.clip_samples = int(round(clip_seconds * self.sample_rate))
         if not self.files:
             raise _sigpu.UsageError(f"ClipLoader: no file holds a {clip_seconds} s clip at "
-                             f"{self.sample_rate} Hz and {self.channels} channels")
+                                    f"{self.sample_rate} Hz and {self.channels} channels")
         self.lengths = np.array(lengths, np.int64)
         self.clips_per_epoch = int((self.lengths // self.clip_samples).sum())
         starts = self.lengths - self.clip_samples + 1
