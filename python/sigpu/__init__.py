@@ -49,6 +49,6 @@ def __getattr__(name):
     # still imports; asking for a module this build lacks says so.
     import importlib
 
-    if name in ("flac", "turbo", "audio", "nam", "prores", "hevc", "data", "jobs"):
+    if name in ("flac", "turbo", "audio", "nam", "prores", "hevc", "dask"):
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'sigpu' has no attribute {name!r}")

@@ -1,6 +1,6 @@
 from typing import Any, Literal, Optional
 
-from . import audio, data, flac, hevc, jobs, nam, prores, turbo
+from . import audio, dask, flac, hevc, nam, prores, turbo
 
 __version__: str
 

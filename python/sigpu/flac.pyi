@@ -1,5 +1,7 @@
 import os
-from typing import Any, Iterable, Literal, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, Union
+
+import numpy as np
 
 from . import Array
 
@@ -52,4 +54,28 @@ def decode_batch(srcs: Iterable[Source], *, device: Device = "auto", dtype: Dtyp
                  strict: bool = False) -> list[Audio]: ...
 def decode_clips(srcs: Sequence[Source], starts: Sequence[int], *, length: int,
                  device: Device = "auto", dtype: Dtype = "float32",
-                 channels_first: bool = False) -> Audio: ...
+                 channels_first: bool = False, mono: bool = False) -> Audio: ...
+
+class ClipLoader:
+    files: list[str]
+    skipped: dict[str, str]
+    sample_rate: int
+    channels: int
+    downmix: bool
+    clip_samples: int
+    clips_per_epoch: int
+    batch_size: int
+    devices: list[str]
+    shuffle: bool
+    seed: int
+    epoch: int
+    def __init__(self, files: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
+                 clip_seconds: float, batch_size: int, *, sample_rate: Optional[int] = None,
+                 channels: Optional[int] = None, device: Device = "cuda",
+                 devices: Optional[Sequence[int]] = None, shuffle: bool = True,
+                 seed: int = 0) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[tuple[Audio, dict[str, Any]]]: ...
+    def set_epoch(self, epoch: int) -> None: ...
+    def plan(self, epoch: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def decode(self, which: Sequence[int], starts: Sequence[int], device: Device) -> Audio: ...

@@ -1,10 +1,15 @@
 // sigpu.flac: decode FLAC files, bytes or GPU-resident streams into arrays.
 #include <sigpu/flac.hpp>
 
+#include <atomic>
+#include <cmath>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "array.hpp"
 #include "modules.hpp"
@@ -243,15 +248,64 @@ void deinterleave(const std::uint8_t* in, std::uint8_t* out, std::uint64_t sampl
     deinterleave_as<std::uint32_t>(in, out, samples, channels, stride);
 }
 
+/// Clip `d`'s channels averaged into one, in its format, into `out` (`stride` values apart
+/// when planar, which one channel is anyway).
+template <typename T>
+void downmix_as(const flac::Pcm& d, std::uint8_t* out) {
+  const T* in = reinterpret_cast<const T*>(d.bytes.data());
+  T* to = reinterpret_cast<T*>(out);
+  for (std::uint64_t t = 0; t < d.samples; ++t) {
+    double sum = 0;
+    for (std::uint32_t c = 0; c < d.channels; ++c) sum += double(in[t * d.channels + c]);
+    const double mean = sum / d.channels;
+    if constexpr (std::is_floating_point_v<T>)
+      to[t] = T(mean);
+    else
+      to[t] = T(std::llround(mean));
+  }
+}
+void downmix(const flac::Pcm& d, std::uint8_t* out, flac::SampleFormat f) {
+  if (f == flac::SampleFormat::s16)
+    downmix_as<std::int16_t>(d, out);
+  else if (f == flac::SampleFormat::f32)
+    downmix_as<float>(d, out);
+  else
+    downmix_as<std::int32_t>(d, out);
+}
+
+/// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first failure (the lowest
+/// i) after all have run.
+void run_concurrently(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, n); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 /// Clips of `length` samples, clip i from srcs[i] at starts[i], decoded into one array (clips,
 /// length, channels) (or (clips, channels, length)): for a training batch, one upload on the GPU.
-/// A clip running past its stream's end is padded with zeros.
+/// A clip running past its stream's end is padded with zeros. `mono` averages each clip's
+/// channels into one (clips of any channel count may then share the batch).
 Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& starts,
                    std::uint64_t length, const std::string& device, const std::string& dtype,
-                   bool channels_first) {
+                   bool channels_first, bool mono) {
   Settings s = settings(device, dtype, channels_first, false, false);
   if (std::size_t(py::len(srcs)) != starts.size())
     throw UsageError("decode_clips takes one start per source");
+  if (starts.empty()) throw UsageError("decode_clips needs at least one clip");
   std::vector<InputBytes> inputs;
   for (py::handle src : srcs) inputs.push_back(input_bytes(src, false));
   py::gil_scoped_release nogil;
@@ -261,39 +315,55 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   const std::size_t width = flac::bytes_per_sample(o.format);
   // The clips of one source are cut together (decode_ranges: shared launches on the GPU, one
   // range per core on the CPU): a batch of clips from one long file is one call, not one each.
-  std::map<std::pair<std::string, const void*>, std::vector<std::size_t>> sources;
+  std::map<std::pair<std::string, const void*>, std::vector<std::size_t>> by_source;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const bool path = !inputs[i].name.empty();
-    sources[{inputs[i].name, path ? nullptr : inputs[i].bytes.data()}].push_back(i);
+    by_source[{inputs[i].name, path ? nullptr : inputs[i].bytes.data()}].push_back(i);
+  }
+  const std::vector<std::pair<std::pair<std::string, const void*>, std::vector<std::size_t>>>
+      sources(by_source.begin(), by_source.end());
+  // A batch from many files runs its sources concurrently: on the GPU each thread leases a
+  // decoder of its own (its own stream), so one-clip sources overlap instead of queueing one
+  // launch after another; on the CPU, once there are sources for every core, each takes one
+  // core (the serial backend) instead of each taking all of them in turn.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = 1;
+  if (s.where.cuda) {
+    threads = std::min(8u, cores);
+  } else if (sources.size() >= cores) {
+    o.backend = Backend::cpu;
+    threads = cores;
   }
   std::vector<flac::Decoded> clips(inputs.size());
-  for (const auto& [source, clip_ids] : sources) {
+  run_concurrently(sources.size(), threads, [&](std::size_t k) {
+    const auto& [source, clip_ids] = sources[k];
     std::vector<flac::SampleRange> ranges;
     for (std::size_t i : clip_ids) ranges.push_back({starts[i], length});
     std::vector<flac::BatchResult> got = flac::decode_ranges(inputs[clip_ids[0]].bytes, ranges, o);
-    for (std::size_t k = 0; k < clip_ids.size(); ++k) {
-      if (!got[k].error.empty())
-        throw Error((source.first.empty() ? "clip " + std::to_string(clip_ids[k]) : source.first) +
-                    ": " + got[k].error);
-      clips[clip_ids[k]] = std::move(got[k].decoded);
+    for (std::size_t j = 0; j < clip_ids.size(); ++j) {
+      if (!got[j].error.empty())
+        throw Error((source.first.empty() ? "clip " + std::to_string(clip_ids[j]) : source.first) +
+                    ": " + got[j].error);
+      clips[clip_ids[j]] = std::move(got[j].decoded);
     }
-  }
+  });
   Audio a;
-  flac::ByteBuffer batch;
+  a.sample_rate = clips[0].pcm.sample_rate;
+  a.channels = mono ? 1 : clips[0].pcm.channels;
+  a.bits_per_sample = clips[0].pcm.bits_per_sample;
+  const std::size_t clip_bytes = length * a.channels * width;
+  flac::ByteBuffer batch(inputs.size() * clip_bytes, 0);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const flac::Decoded& d = clips[i];
-    if (i == 0) {
-      a.sample_rate = d.pcm.sample_rate;
-      a.channels = d.pcm.channels;
-      a.bits_per_sample = d.pcm.bits_per_sample;
-      batch.resize(inputs.size() * length * a.channels * width);
-      std::fill(batch.begin(), batch.end(), 0);
-    } else if (d.pcm.channels != a.channels || d.pcm.sample_rate != a.sample_rate) {
+    if ((!mono && d.pcm.channels != a.channels) || d.pcm.sample_rate != a.sample_rate) {
       throw UsageError((inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name) +
-                       ": a batch's clips must share their channel count and sample rate");
+                       ": a batch's clips must share their sample rate and (unless mono) their "
+                       "channel count");
     }
-    std::uint8_t* clip = batch.data() + i * length * a.channels * width;
-    if (channels_first)
+    std::uint8_t* clip = batch.data() + i * clip_bytes;
+    if (mono && d.pcm.channels > 1)
+      downmix(d.pcm, clip, o.format);
+    else if (channels_first)
       deinterleave(d.pcm.bytes.data(), clip, d.pcm.samples, a.channels, length, width);
     else
       std::memcpy(clip, d.pcm.bytes.data(), d.pcm.bytes.size());
@@ -441,11 +511,13 @@ strict: raise at the first damaged frame instead of filling it with silence.
 
   m.def("decode_clips", &decode_clips, py::arg("srcs"), py::arg("starts"), py::kw_only(),
         py::arg("length"), py::arg("device") = "auto", py::arg("dtype") = "float32",
-        py::arg("channels_first") = false, R"doc(
+        py::arg("channels_first") = false, py::arg("mono") = false, R"doc(
 Decodes clips of `length` samples, clip i from srcs[i] starting at sample starts[i], into one
 array (clips, length, channels) (channels_first: (clips, channels, length)) on the device asked
 for: a training batch. Only the frames around each clip are decoded (on the GPU with cuda); a
-clip past its stream's end is padded with zeros. The clips must share channels and rate.
+clip past its stream's end is padded with zeros. Paths are memory-mapped; the sources of a batch
+decode concurrently. The clips must share the sample rate and the channel count; with mono=True
+each clip's channels are averaged into one (any channel counts may then be mixed).
 )doc");
 
   m.def("decode_batch", &decode_batch, py::arg("srcs"), py::kw_only(), py::arg("device") = "auto",

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import sigpu
-import sigpu.turbo
+
+pytest.importorskip("sigpu.turbo", reason="a build without the turbo module")
 
 
 def rsc(bits):

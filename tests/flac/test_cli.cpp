@@ -259,6 +259,73 @@ TEST_F(Cli, DirectoryInputsSplitIntoShards) {
       sigpu("flac decode --shard 2/2 " + quoted(path("in")) + " -o " + quoted(path("o2"))).code, 2);
 }
 
+/// Slurm's job array variables for the commands a test runs, unset again at its end.
+class SlurmArray {
+ public:
+  explicit SlurmArray(std::vector<std::pair<std::string, std::string>> vars) {
+    for (const char* name : kNames) ::unsetenv(name);
+    for (const auto& [name, value] : vars) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~SlurmArray() {
+    for (const char* name : kNames) ::unsetenv(name);
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN",
+                                           "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP",
+                                           "SLURM_ARRAY_TASK_COUNT"};
+};
+
+TEST_F(Cli, SlurmArrayTasksSplitTheCorpus) {
+  // sbatch --array=1-2: the tasks with ids 1 and 2 are shards 0/2 and 1/2.
+  const auto a = make_flac("a", 2, 16, 0.2), b = make_flac("b", 1, 16, 0.2),
+             c = make_flac("c", 2, 16, 0.2);
+  fs::create_directories(path("in"));
+  for (const auto& f : {a, b, c}) fs::rename(f, path("in") + "/" + fs::path(f).filename().string());
+  const std::string cmd =
+      "flac decode -q --shard slurm " + quoted(path("in")) + " -o " + quoted(path("out"));
+  {
+    SlurmArray env({{"SLURM_ARRAY_TASK_ID", "1"},
+                    {"SLURM_ARRAY_TASK_MIN", "1"},
+                    {"SLURM_ARRAY_TASK_MAX", "2"}});
+    const auto r = sigpu(cmd);
+    EXPECT_EQ(r.code, 0) << r.output;
+  }
+  EXPECT_TRUE(fs::exists(path("out/a.wav")));
+  EXPECT_FALSE(fs::exists(path("out/b.wav")));
+  EXPECT_TRUE(fs::exists(path("out/c.wav")));
+  {
+    SlurmArray env({{"SLURM_ARRAY_TASK_ID", "2"},
+                    {"SLURM_ARRAY_TASK_COUNT", "2"},
+                    {"SLURM_ARRAY_TASK_MIN", "1"},
+                    {"SLURM_ARRAY_TASK_MAX", "2"}});
+    const auto r = sigpu(cmd);
+    EXPECT_EQ(r.code, 0) << r.output;
+  }
+  EXPECT_TRUE(fs::exists(path("out/b.wav")));
+
+  // Missing, malformed or disagreeing variables are usage errors that say what is wrong.
+  const std::vector<std::vector<std::pair<std::string, std::string>>> bad = {
+      {},
+      {{"SLURM_ARRAY_TASK_ID", "0"}},
+      {{"SLURM_ARRAY_TASK_ID", "x1"}, {"SLURM_ARRAY_TASK_COUNT", "2"}},
+      {{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "2"}},
+      {{"SLURM_ARRAY_TASK_ID", "3"},
+       {"SLURM_ARRAY_TASK_MIN", "1"},
+       {"SLURM_ARRAY_TASK_MAX", "3"},
+       {"SLURM_ARRAY_TASK_COUNT", "2"}},
+      {{"SLURM_ARRAY_TASK_ID", "3"},
+       {"SLURM_ARRAY_TASK_MIN", "0"},
+       {"SLURM_ARRAY_TASK_MAX", "8"},
+       {"SLURM_ARRAY_TASK_STEP", "2"}}};
+  for (const auto& vars : bad) {
+    SlurmArray env(vars);
+    const auto r = sigpu(cmd + " -f");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("--shard slurm"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(Cli, ListFileNpyOutputAndPerFileErrors) {
   const auto a = make_flac("a", 2, 16, 0.4), b = make_flac("b", 2, 24, 0.3);
   write_all(path("broken.flac"), std::vector<std::uint8_t>(300, 0x33));

@@ -2,9 +2,11 @@
 // the others still run; the exit code says whether any failed.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -192,6 +194,61 @@ bool is_flac_name(const fs::path& p) {
   return ext == ".flac";
 }
 
+/// --shard I/N.
+std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& spec) {
+  std::uint64_t index = 0, count = 0;
+  char slash = 0, extra = 0;
+  std::istringstream in(spec);
+  if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
+      (in >> extra))
+    throw UsageError("--shard wants I/N with 0 <= I < N, e.g. 3/16, or slurm; got '" + spec + "'");
+  return {index, count};
+}
+
+/// A Slurm array variable as a number; nullopt when unset. Anything but digits is a usage error.
+std::optional<std::uint64_t> slurm_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return std::nullopt;
+  const std::string_view v(value);
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc{} || end != v.data() + v.size())
+    throw UsageError("--shard slurm: " + std::string(name) + "='" + std::string(v) +
+                     "' is not a number");
+  return n;
+}
+
+/// --shard slurm: this task's place in an sbatch job array (--array=MIN-MAX[:STEP]), from the
+/// variables Slurm sets in each task. The index is relative to MIN, so an array of 1-16 splits
+/// like 0-15; a list of task ids (--array=1,5,9) has no such place and is refused.
+std::pair<std::uint64_t, std::uint64_t> slurm_shard() {
+  const auto id = slurm_variable("SLURM_ARRAY_TASK_ID");
+  if (!id)
+    throw UsageError(
+        "--shard slurm needs SLURM_ARRAY_TASK_ID (set in the tasks of an sbatch --array job)");
+  const auto min = slurm_variable("SLURM_ARRAY_TASK_MIN"),
+             max = slurm_variable("SLURM_ARRAY_TASK_MAX"),
+             step = slurm_variable("SLURM_ARRAY_TASK_STEP"),
+             given = slurm_variable("SLURM_ARRAY_TASK_COUNT");
+  const std::uint64_t first = min.value_or(0), stride = step.value_or(1);
+  std::optional<std::uint64_t> spanned;
+  if (max) {
+    if (*max < first || stride == 0)
+      throw UsageError("--shard slurm: SLURM_ARRAY_TASK_MIN/MAX/STEP do not describe a range");
+    spanned = (*max - first) / stride + 1;
+  }
+  if (!given && !spanned)
+    throw UsageError("--shard slurm needs SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MIN and _MAX");
+  const std::uint64_t count = given.value_or(spanned.value_or(0));
+  if (count == 0 || (spanned && given && *spanned != *given) || *id < first ||
+      (*id - first) % stride != 0 || (*id - first) / stride >= count)
+    throw UsageError("--shard slurm: task " + std::to_string(*id) + " is not one of a range of " +
+                     std::to_string(count) +
+                     " tasks (SLURM_ARRAY_TASK_MIN/MAX/STEP/COUNT disagree; a list of task ids "
+                     "needs --shard I/N)");
+  return {(*id - first) / stride, count};
+}
+
 /// The inputs as given, directories searched (recursively, sorted) for *.flac, the list file's
 /// lines appended, then the shard taken: the same order on every machine of a cluster job.
 std::vector<Input> expand_inputs(const DecodeArgs& a, bool* several) {
@@ -221,12 +278,7 @@ std::vector<Input> expand_inputs(const DecodeArgs& a, bool* several) {
     }
   }
   if (a.shard.empty()) return all;
-  unsigned index = 0, count = 0;
-  char slash = 0, extra = 0;
-  std::istringstream in(a.shard);
-  if (!(in >> index >> slash >> count) || slash != '/' || count == 0 || index >= count ||
-      (in >> extra))
-    throw UsageError("--shard wants I/N with 0 <= I < N, e.g. 3/16; got '" + a.shard + "'");
+  const auto [index, count] = a.shard == "slurm" ? slurm_shard() : parse_shard(a.shard);
   std::vector<Input> mine;
   for (std::size_t k = index; k < all.size(); k += count) mine.push_back(all[k]);
   return mine;
@@ -548,7 +600,8 @@ void add_flac_commands(CLI::App& app, Action& action) {
   cd->add_option("--list", dec->list, "A file naming one input per line ('#' comments)");
   cd->add_option("--shard", dec->shard,
                  "I/N: decode only inputs I, I+N, I+2N, ... (0-based) of the sorted list, "
-                 "to split a corpus over the tasks of a cluster job");
+                 "to split a corpus over the tasks of a cluster job; slurm: I and N from "
+                 "the Slurm job array's variables");
   add_output_options(cd, dec->out, "wav, raw or npy (a NumPy array of shape (samples, channels))",
                      "the input's name with the format's extension; with several inputs -o "
                      "names a folder");

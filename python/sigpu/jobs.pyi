@@ -1,6 +1,0 @@
-import os
-from typing import Any, Iterable, Union
-
-def verify_file(path: str, device: str = "cpu") -> dict[str, Any]: ...
-def verify(files: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]], *,
-           client: Any = None, device: str = "cpu") -> list[dict[str, Any]]: ...
