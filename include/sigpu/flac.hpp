@@ -246,6 +246,16 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
 std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
                                        std::span<const SampleRange> ranges,
                                        const DecodeOptions& options = {});
+/// A range of one file among many.
+struct FileRange {
+  std::span<const std::uint8_t> file;
+  SampleRange range;
+};
+/// Ranges of many files (a training batch of clips from a corpus) decoded together: the
+/// windows of all of them share launches on the GPU as one batch (one per stream shape).
+/// Result i belongs to ranges[i]; a file that cannot be parsed fails its ranges alone.
+std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges,
+                                       const DecodeOptions& options = {});
 
 /// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
 /// host memory they hold). Decoders in use finish first and are freed when they return.

@@ -1,15 +1,11 @@
 // sigpu.flac: decode FLAC files, bytes or GPU-resident streams into arrays.
 #include <sigpu/flac.hpp>
 
-#include <atomic>
 #include <cmath>
 #include <cstring>
-#include <exception>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "array.hpp"
 #include "modules.hpp"
@@ -273,28 +269,6 @@ void downmix(const flac::Pcm& d, std::uint8_t* out, flac::SampleFormat f) {
     downmix_as<std::int32_t>(d, out);
 }
 
-/// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the first failure (the lowest
-/// i) after all have run.
-void run_concurrently(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& fn) {
-  std::vector<std::exception_ptr> errors(n);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, n); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
 /// Clips of `length` samples, clip i from srcs[i] at starts[i], decoded into one array (clips,
 /// length, channels) (or (clips, channels, length)): for a training batch, one upload on the GPU.
 /// A clip running past its stream's end is padded with zeros. `mono` averages each clip's
@@ -313,40 +287,24 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   flac::DecodeOptions o = s.options;
   o.layout = flac::Layout::interleaved;
   const std::size_t width = flac::bytes_per_sample(o.format);
-  // The clips of one source are cut together (decode_ranges: shared launches on the GPU, one
-  // range per core on the CPU): a batch of clips from one long file is one call, not one each.
-  std::map<std::pair<std::string, const void*>, std::vector<std::size_t>> by_source;
+  // All clips in one call: their windows are found on all cores and decoded as one batch
+  // (shared launches on the GPU; one window per core on the CPU).
+  std::vector<flac::FileRange> ranges;
+  // A path drawn twice is one file to the decoder (its metadata parsed once).
+  std::map<std::string, std::span<const std::uint8_t>> by_path;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const bool path = !inputs[i].name.empty();
-    by_source[{inputs[i].name, path ? nullptr : inputs[i].bytes.data()}].push_back(i);
+    std::span<const std::uint8_t> bytes = inputs[i].bytes;
+    if (!inputs[i].name.empty()) bytes = by_path.try_emplace(inputs[i].name, bytes).first->second;
+    ranges.push_back({bytes, {starts[i], length}});
   }
-  const std::vector<std::pair<std::pair<std::string, const void*>, std::vector<std::size_t>>>
-      sources(by_source.begin(), by_source.end());
-  // A batch from many files runs its sources concurrently: on the GPU each thread leases a
-  // decoder of its own (its own stream), so one-clip sources overlap instead of queueing one
-  // launch after another; on the CPU, once there are sources for every core, each takes one
-  // core (the serial backend) instead of each taking all of them in turn.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  unsigned threads = 1;
-  if (s.where.cuda) {
-    threads = std::min(8u, cores);
-  } else if (sources.size() >= cores) {
-    o.backend = Backend::cpu;
-    threads = cores;
-  }
+  std::vector<flac::BatchResult> got = flac::decode_ranges(ranges, o);
   std::vector<flac::Decoded> clips(inputs.size());
-  run_concurrently(sources.size(), threads, [&](std::size_t k) {
-    const auto& [source, clip_ids] = sources[k];
-    std::vector<flac::SampleRange> ranges;
-    for (std::size_t i : clip_ids) ranges.push_back({starts[i], length});
-    std::vector<flac::BatchResult> got = flac::decode_ranges(inputs[clip_ids[0]].bytes, ranges, o);
-    for (std::size_t j = 0; j < clip_ids.size(); ++j) {
-      if (!got[j].error.empty())
-        throw Error((source.first.empty() ? "clip " + std::to_string(clip_ids[j]) : source.first) +
-                    ": " + got[j].error);
-      clips[clip_ids[j]] = std::move(got[j].decoded);
-    }
-  });
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!got[i].error.empty())
+      throw Error((inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name) + ": " +
+                  got[i].error);
+    clips[i] = std::move(got[i].decoded);
+  }
   Audio a;
   a.sample_rate = clips[0].pcm.sample_rate;
   a.channels = mono ? 1 : clips[0].pcm.channels;

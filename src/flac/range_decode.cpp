@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <optional>
+#include <tuple>
 
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
@@ -268,11 +271,31 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
   return finish_range(std::move(w), stream, win, range);
 }
 
-std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
-                                       std::span<const SampleRange> ranges,
-                                       const DecodeOptions& o) {
-  const Stream stream = parse_stream(file);
-  const WindowFinder finder(file, stream);
+std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges, const DecodeOptions& o) {
+  // Each distinct file's metadata is parsed once; a file that cannot be parsed fails its ranges.
+  struct Source {
+    std::span<const std::uint8_t> file;
+    std::optional<Stream> stream;
+    std::optional<WindowFinder> finder;
+    std::string error;
+  };
+  std::vector<Source> sources;
+  std::vector<std::size_t> source_of(ranges.size());
+  std::map<std::pair<const std::uint8_t*, std::size_t>, std::size_t> seen;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const auto key = std::make_pair(ranges[i].file.data(), ranges[i].file.size());
+    const auto [it, added] = seen.try_emplace(key, sources.size());
+    if (added) sources.push_back({ranges[i].file, {}, {}, {}});
+    source_of[i] = it->second;
+  }
+  for (Source& src : sources) {
+    try {
+      src.stream.emplace(parse_stream(src.file));
+      src.finder.emplace(src.file, *src.stream);
+    } catch (const std::exception& ex) {
+      src.error = ex.what();
+    }
+  }
   std::vector<BatchResult> out(ranges.size());
   std::vector<Window> windows(ranges.size());
   ThreadPool::shared().parallel_for(
@@ -280,37 +303,60 @@ std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
       [&](std::size_t b, std::size_t e) {
         ThreadPool alone(1);
         for (std::size_t i = b; i < e; ++i) {
+          const Source& src = sources[source_of[i]];
+          if (!src.error.empty()) {
+            out[i].error = src.error;
+            continue;
+          }
           try {
-            windows[i] = finder.find(ranges[i], alone);
+            windows[i] = src.finder->find(ranges[i].range, alone);
           } catch (const std::exception& ex) {
             out[i].error = ex.what();
           }
         }
       },
       1);
-  std::vector<std::size_t> found;
-  std::vector<std::span<const std::uint8_t>> spans;
+  // Windows carry no STREAMINFO: those of one stream shape (rate, channels, depth) are decoded
+  // as one batch with that shape's parameters.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<std::size_t>>
+      by_shape;
   for (std::size_t i = 0; i < ranges.size(); ++i)
     if (out[i].error.empty()) {
-      found.push_back(i);
-      spans.push_back(file.subspan(windows[i].begin, windows[i].end - windows[i].begin));
+      const StreamInfo& info = sources[source_of[i]].stream->info;
+      by_shape[{info.sample_rate, info.channels, info.bits_per_sample}].push_back(i);
     }
-  std::vector<BatchResult> decoded = decode_batch(spans, window_options(stream, o));
-  ThreadPool::shared().parallel_for(
-      found.size(),
-      [&](std::size_t b, std::size_t e) {
-        for (std::size_t j = b; j < e; ++j) {
-          const std::size_t i = found[j];
-          if (!decoded[j].error.empty()) {
-            out[i].error = std::move(decoded[j].error);
-            continue;
+  for (const auto& [shape, found] : by_shape) {
+    std::vector<std::span<const std::uint8_t>> spans;
+    for (std::size_t i : found)
+      spans.push_back(ranges[i].file.subspan(windows[i].begin, windows[i].end - windows[i].begin));
+    std::vector<BatchResult> decoded =
+        decode_batch(spans, window_options(*sources[source_of[found[0]]].stream, o));
+    ThreadPool::shared().parallel_for(
+        found.size(),
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t j = b; j < e; ++j) {
+            const std::size_t i = found[j];
+            if (!decoded[j].error.empty()) {
+              out[i].error = std::move(decoded[j].error);
+              continue;
+            }
+            out[i].decoded =
+                finish_range(std::move(decoded[j].decoded), *sources[source_of[i]].stream,
+                             windows[i], ranges[i].range);
           }
-          out[i].decoded =
-              finish_range(std::move(decoded[j].decoded), stream, windows[i], ranges[i]);
-        }
-      },
-      1);
+        },
+        1);
+  }
   return out;
+}
+
+std::vector<BatchResult> decode_ranges(std::span<const std::uint8_t> file,
+                                       std::span<const SampleRange> ranges,
+                                       const DecodeOptions& o) {
+  std::vector<FileRange> all;
+  all.reserve(ranges.size());
+  for (const SampleRange& r : ranges) all.push_back({file, r});
+  return decode_ranges(all, o);
 }
 
 }  // namespace sigpu::flac

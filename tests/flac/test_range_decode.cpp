@@ -179,7 +179,60 @@ TEST(FlacRange, RefusesWithoutTotalSamples) {
   EXPECT_THROW(decode_range(f, {0, 100}), Error);
 }
 
+/// Ranges of several files in one call: files of two stream shapes (stereo 16-bit at 44.1 kHz,
+/// 3 channels of 24 bits with variable blocks), a file given twice through two spans of the
+/// same bytes, and junk. Each range equals that file's own decode; the junk's ranges fail alone.
+void expect_file_ranges(Backend backend) {
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  const auto a = test::encode_with_libflac(
+      test::make_signal(test::Signal::music, 2, 16, 44100 * 12, 11), 2, 16, 44100, {});
+  test::VarEncoderOptions vo;
+  vo.channels = 3;
+  vo.bits_per_sample = 24;
+  const auto b = test::var_encode(test::make_signal(test::Signal::music, 3, 24, 150000, 12), vo);
+  const std::vector<std::uint8_t> junk(70000, 0x5a);
+  const Decoded whole_a = decode(a, {.backend = Backend::cpu});
+  const Decoded whole_b = decode(b, {.backend = Backend::cpu});
+  std::vector<FileRange> ranges;
+  std::vector<const Decoded*> whole;
+  test::Rng rng{21};
+  for (int i = 0; i < 30; ++i) {
+    const int which = i % 3;
+    if (which == 2) {
+      ranges.push_back({junk, {0, 100}});
+      whole.push_back(nullptr);
+      continue;
+    }
+    const Decoded& w = which ? whole_b : whole_a;
+    const std::span<const std::uint8_t> f = which ? std::span<const std::uint8_t>(b) : a;
+    ranges.push_back({f, {rng.next() % w.pcm.samples, 1 + rng.next() % 50000}});
+    whole.push_back(&w);
+  }
+  const auto got = decode_ranges(ranges, {.backend = backend});
+  ASSERT_EQ(got.size(), ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    SCOPED_TRACE("range " + std::to_string(i));
+    if (!whole[i]) {
+      EXPECT_FALSE(got[i].error.empty());
+      continue;
+    }
+    ASSERT_TRUE(got[i].error.empty()) << got[i].error;
+    EXPECT_EQ(got[i].decoded.pcm.channels, whole[i]->pcm.channels);
+    EXPECT_EQ(got[i].decoded.pcm.sample_rate, whole[i]->pcm.sample_rate);
+    EXPECT_TRUE(twin::equal(expected(*whole[i], ranges[i].range), got[i].decoded.pcm.bytes));
+  }
+}
+
+TEST(FlacRange, RangesOfManyFiles) {
+  expect_file_ranges(Backend::cpu_parallel);
+}
+
 #ifdef SIGPU_HAVE_CUDA
+TEST(FlacRangeGpu, RangesOfManyFiles) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  expect_file_ranges(Backend::cuda);
+}
+
 TEST(FlacRangeGpu, RangesShareLaunches) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
