@@ -22,8 +22,8 @@ struct Engine::Impl {
   std::optional<Plan> plan;
   std::unique_ptr<Runner> runner;
   UpdateQueue updates;
-  /// Per bus channel, the graph's node order: what the periods since the last meters() read
-  /// measured. One writer (process) and one reader (meters), so plain loads and stores.
+  /// Per bus channel, in the graph's node order: what the periods since the last meters() read
+  /// measured. process() adds to them, meters() takes and clears them.
   struct BusLevel {
     std::atomic<float> peak{0};
     std::atomic<double> sum_squares{0};

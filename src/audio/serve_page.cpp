@@ -118,9 +118,9 @@ function drawGraph(g) {
     // The node's bus meters under it, one bar per output channel (busMeters fills them in).
     const bus = (state.buses || {})[id];
     if (n && bus) bus.rms.forEach((_, c) => {
-      s += `<g class="bus" data-node="${id}" data-channel="${c}" transform="translate(${p.x - 40},${p.y + 16 + 4 * c})">` +
-           `<rect class="bg" width="80" height="3"/><rect class="rms" height="3" width="0"/>` +
-           `<rect class="peak" width="2" height="3" x="0"/></g>`;
+      s += `<g class="bus" data-node="${id}" data-channel="${c}" transform="translate(${p.x - 40},${p.y + 16 + 6 * c})">` +
+           `<rect class="bg" width="80" height="4"/><rect class="rms" height="4" width="0"/>` +
+           `<rect class="peak" width="2" height="4" x="0"/></g>`;
     });
   }
   svg.innerHTML = s;

@@ -4,7 +4,9 @@
 // those values and against its CPU twin (tests named *Gpu*, label gpu).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 
 #include "support/twin.hpp"
@@ -189,4 +191,15 @@ TEST(AudioMetersGpu, MatchTheCpuTwin) {
       EXPECT_TRUE(twin::equal(rms[0], rms[1], 1e-5));
     }
   }
+}
+
+// Meters are one kernel node more in the period's CUDA graph, and none without them.
+TEST(AudioMetersGpu, AreOneKernelNode) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const auto g = audio::Graph::parse(graph_text());
+  audio::Engine off(g, {.backend = Backend::cuda, .period = kPeriod});
+  audio::Engine on(g, {.backend = Backend::cuda, .period = kPeriod, .meters = true});
+  off.setup();
+  on.setup();
+  EXPECT_EQ(on.kernels_per_period(), off.kernels_per_period() + 1);
 }
