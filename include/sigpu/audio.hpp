@@ -8,6 +8,7 @@
 //   engine.setup();
 //   engine.process(in, out);                    // in[c], out[c]: `period` floats per channel
 //   engine.update("eq", "band.1.gain_db", 3);   // any thread; applied at the next period
+//   auto buses = engine.meters();               // with .meters = true: every node's levels
 //
 // Graph files are JSON (docs/audio.md). Samples are float32, planar (one array per channel),
 // full scale is 1.0. Every error is a sigpu::Error whose message names the node and the port
