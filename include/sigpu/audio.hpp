@@ -8,6 +8,7 @@
 //   engine.setup();
 //   engine.process(in, out);                    // in[c], out[c]: `period` floats per channel
 //   engine.update("eq", "band.1.gain_db", 3);   // any thread; applied at the next period
+//   auto buses = engine.meters();               // with .meters = true: every node's levels
 //
 // Graph files are JSON (docs/audio.md). Samples are float32, planar (one array per channel),
 // full scale is 1.0. Every error is a sigpu::Error whose message names the node and the port
@@ -81,6 +82,17 @@ struct EngineOptions {
   /// make_realtime() does for the thread that calls process(). Best effort:
   /// Engine::realtime_note() says what was refused.
   int fifo_priority = 0;
+  /// Bus meters: each period also measures every node's output channels (peak and sum of
+  /// squares), read with Engine::meters(). Off by default: it costs one more pass over the
+  /// node outputs per period (one more kernel node in the CUDA graph).
+  bool meters = false;
+};
+
+/// One node's output bus as Engine::meters() reads it: per output channel, the peak and the RMS
+/// (linear, full scale 1.0) over the periods since the previous read.
+struct BusMeter {
+  std::string node;
+  std::vector<float> peak, rms;
 };
 
 /// Runs a Graph. The phases: the constructor configures (checks every parameter against the
@@ -122,6 +134,11 @@ class Engine {
   int kernels_per_period() const;
   /// After setup(): empty, or why the pool's workers did not get EngineOptions::fifo_priority.
   std::string realtime_note() const;
+  /// With EngineOptions::meters, after setup(): every node's bus in the graph's order, measured
+  /// over the periods since the previous call (all zero when none ran), which restarts the
+  /// count. Any one thread (it allocates; the periods keep running): a period that ends during
+  /// the call may count in this read or the next. Throws Error without meters or setup().
+  std::vector<BusMeter> meters();
 
   struct Impl;
 
@@ -267,10 +284,10 @@ JackReport run_jack(const Graph& graph, const JackOptions& options, const std::a
 // ---- control surface ------------------------------------------------------------------------
 // `sigpu audio serve`: the graph runs (through JACK, or looping a sound file) while a web page
 // shows it as nodes and connections, with every parameter as a control (from the effects'
-// descriptors), level meters and the period-time histogram, and edits it live: parameter changes
-// are ramped at a period boundary, structural edits (add, remove, rewire nodes, load a graph)
-// are built off the audio thread and cross-faded in; an invalid edit is refused and the running
-// graph stays.
+// descriptors), level meters (graph inputs and outputs, and every node's bus) and the period-time
+// histogram, and edits it live: parameter changes are ramped at a period boundary, structural edits
+// (add, remove, rewire nodes, load a graph) are built off the audio thread and cross-faded in; an
+// invalid edit is refused and the running graph stays.
 struct ServeOptions {
   Backend backend = Backend::automatic;
   std::string graph_path;  ///< the graph file (relative file names resolve against its folder)

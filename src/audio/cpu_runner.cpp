@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "audio/meter.hpp"
 #include "audio/runner.hpp"
 #include "core/no_denormals.hpp"
 #include "core/rt_pool.hpp"
@@ -28,6 +29,7 @@ class CpuRunner final : public Runner {
     arena_.assign(plan.arena, 0.0f);
     input_.assign(std::size_t(plan.inputs) * plan.period, 0.0f);
     output_.assign(plan.outputs.size() * plan.period, 0.0f);
+    if (plan.meters) meters_.assign(2 * std::size_t(plan.bus_channels()), 0.0f);
     for_each_kind(
         [&](auto i) { std::get<i>(kinds_).emplace(std::get<i>(plan.kinds), plan.period); });
     // Per level: its groups and the running count of their jobs, for the parallel split.
@@ -59,6 +61,7 @@ class CpuRunner final : public Runner {
   float* input_buffer() override { return input_.data(); }
   float* output_buffer() override { return output_.data(); }
   std::string realtime_note() const override { return pool_ ? pool_->setup().note : ""; }
+  const float* meters() const override { return plan_.meters ? meters_.data() : nullptr; }
 
   void process(const float* in, float* out) override {
     const ScopedNoDenormals flush;  // decaying filters and envelopes must not slow a period
@@ -78,6 +81,17 @@ class CpuRunner final : public Runner {
     }
     for (std::size_t c = 0; c < plan_.outputs.size(); ++c) {
       std::memcpy(out + c * n, arena_.data() + plan_.outputs[c], sizeof(float) * n);
+    }
+    if (plan_.meters) {
+      const std::size_t channels = plan_.bus_channels();
+      const std::size_t grain =
+          pool_ ? std::max<std::size_t>(16, channels / (4 * pool_->size())) : 0;
+      const auto range = [&](std::size_t b, std::size_t e) { meter(b, e); };
+      if (pool_ && channels > grain) {
+        pool_->run(channels, range, grain);
+      } else {
+        meter(0, channels);
+      }
     }
   }
 
@@ -107,8 +121,17 @@ class CpuRunner final : public Runner {
     }
   }
 
+  /// Bus channels [begin, end) into meters_.
+  void meter(std::size_t begin, std::size_t end) {
+    const std::size_t n = plan_.period;
+    for (std::size_t c = begin; c < end; ++c) {
+      meter_channel(arena_.data() + (plan_.inputs + c) * n, n, meters_.data() + 2 * c);
+    }
+  }
+
   Plan& plan_;
   HostVector<float> arena_, input_, output_;
+  HostVector<float> meters_;  ///< per bus channel: peak, sum of squares (the last period)
   CpuKinds<Kinds>::type kinds_;
   std::vector<Level> levels_;
   // Workers spin between periods (core/rt_pool.hpp): the general ThreadPool's condition

@@ -1,6 +1,8 @@
 // Engine: configures a clone of each node's effect, compiles the graph into a Plan (jobs
 // grouped by level and kind), and hands it to a backend runner.
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -20,8 +22,17 @@ struct Engine::Impl {
   std::optional<Plan> plan;
   std::unique_ptr<Runner> runner;
   UpdateQueue updates;
+  /// Per bus channel, in the graph's node order: what the periods since the last meters() read
+  /// measured. process() adds to them, meters() takes and clears them.
+  struct BusLevel {
+    std::atomic<float> peak{0};
+    std::atomic<double> sum_squares{0};
+    std::atomic<std::uint64_t> frames{0};
+  };
+  HostVector<BusLevel> bus_levels;
 
   void build_plan();
+  void add_meters();
 };
 
 namespace {
@@ -88,6 +99,22 @@ void Engine::Impl::build_plan() {
     p.levels = std::max(p.levels, n.level + 1);
   }
   for (const auto& r : g.outputs) p.outputs.push_back(offset(r));
+  p.meters = options.meters;
+}
+
+void Engine::Impl::add_meters() {
+  const float* m = runner->meters();
+  const auto n = static_cast<std::uint64_t>(options.period);
+  for (std::size_t c = 0; c < bus_levels.size(); ++c) {
+    // The reader's exchange between a load and a store here may lose or double one period of a
+    // window: a meter can afford that, the audio thread cannot afford a read-modify-write loop.
+    BusLevel& b = bus_levels[c];
+    b.peak.store(std::max(b.peak.load(std::memory_order_relaxed), m[2 * c]),
+                 std::memory_order_relaxed);
+    b.sum_squares.store(b.sum_squares.load(std::memory_order_relaxed) + m[2 * c + 1],
+                        std::memory_order_relaxed);
+    b.frames.store(b.frames.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 }
 
 Engine::Engine(const Graph& graph, const EngineOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -126,6 +153,8 @@ void Engine::setup() {
   teardown();
   impl_->build_plan();
   try {
+    if (impl_->options.meters)
+      impl_->bus_levels = HostVector<Impl::BusLevel>(impl_->plan->bus_channels());
     if (impl_->backend == Backend::cuda) {
       impl_->runner = make_cuda_runner(*impl_->plan);
     } else {
@@ -142,6 +171,7 @@ void Engine::setup() {
 void Engine::teardown() {
   impl_->runner.reset();
   impl_->plan.reset();
+  HostVector<Impl::BusLevel>().swap(impl_->bus_levels);
 }
 
 bool Engine::ready() const {
@@ -164,6 +194,7 @@ void Engine::process_planar(const float* in, float* out) {
   for (Update u; impl_->updates.pop(u);) impl_->effects[u.node]->apply(u.param, u.value, plan);
   impl_->runner->process(in, out);
   plan.settle();
+  if (plan.meters) impl_->add_meters();
 }
 
 void Engine::update(std::string_view node, std::string_view param, double value) {
@@ -200,6 +231,25 @@ Backend Engine::backend() const {
 int Engine::kernels_per_period() const {
   return impl_->runner ? impl_->runner->kernels() : 0;
 }
+std::vector<BusMeter> Engine::meters() {
+  if (!impl_->runner) throw Error("audio engine: meters() before setup()");
+  if (!impl_->options.meters) throw Error("audio engine: meters() needs EngineOptions::meters");
+  std::vector<BusMeter> out;
+  std::size_t c = 0;
+  for (const NodeSpec& n : impl_->graph->nodes) {
+    BusMeter& m = out.emplace_back();
+    m.node = n.id;
+    for (int k = 0; k < n.outputs; ++k, ++c) {
+      Impl::BusLevel& b = impl_->bus_levels[c];
+      const std::uint64_t frames = b.frames.exchange(0, std::memory_order_relaxed);
+      const double sum = b.sum_squares.exchange(0, std::memory_order_relaxed);
+      m.peak.push_back(b.peak.exchange(0, std::memory_order_relaxed));
+      m.rms.push_back(frames ? static_cast<float>(std::sqrt(sum / double(frames))) : 0.0f);
+    }
+  }
+  return out;
+}
+
 std::string Engine::realtime_note() const {
   return impl_->runner ? impl_->runner->realtime_note() : std::string();
 }

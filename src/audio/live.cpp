@@ -39,9 +39,20 @@ double LiveTiming::quantile_us(double q) const {
   return max_us;
 }
 
+namespace {
+
+/// The surface exists to be watched, so its engines always meter their buses: a pass over the
+/// node outputs the period has just written (docs/audio.md, "serve").
+EngineOptions metered(EngineOptions o) {
+  o.meters = true;
+  return o;
+}
+
+}  // namespace
+
 LiveEngine::LiveEngine(const Graph& graph, const EngineOptions& options)
-    : options_(options),
-      current_(std::make_unique<Engine>(graph, options)),
+    : options_(metered(options)),
+      current_(std::make_unique<Engine>(graph, options_)),
       in_meters_(graph.inputs()),
       out_meters_(graph.outputs()) {
   current_->setup();
@@ -161,6 +172,8 @@ LiveLevels LiveEngine::levels() {
   };
   read(in_meters_, l.in_peak, l.in_rms);
   read(out_meters_, l.out_peak, l.out_rms);
+  std::lock_guard lock(control_);  // current_ changes under it
+  l.buses = current_->meters();
   return l;
 }
 

@@ -23,6 +23,7 @@ inline constexpr int kTimeBuckets = 80;
 
 struct LiveLevels {
   std::vector<float> in_peak, in_rms, out_peak, out_rms;  ///< linear, since the last call
+  std::vector<BusMeter> buses;                            ///< the running graph's, likewise
 };
 
 struct LiveTiming {
@@ -35,7 +36,8 @@ struct LiveTiming {
 
 class LiveEngine {
  public:
-  /// Builds and sets up the first engine; throws Error like Engine does.
+  /// Builds and sets up the first engine, with bus meters whatever options say; throws Error
+  /// like Engine does.
   LiveEngine(const Graph& graph, const EngineOptions& options);
   ~LiveEngine();
 

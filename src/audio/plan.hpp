@@ -29,6 +29,11 @@ struct Plan {
   Kinds::Data kinds;                  ///< per kind, in Kinds' order
   std::vector<Group> groups;          ///< in an order that respects deps
   int levels = 0;
+  /// Measure every node output channel each period (Runner::meters()).
+  bool meters = false;
+
+  /// Node output channels: arena channels [inputs, inputs + bus_channels()).
+  std::uint32_t bus_channels() const { return arena / period - inputs; }
 
   template <typename K>
   typename K::Data& data() {

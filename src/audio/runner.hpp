@@ -21,6 +21,9 @@ class Runner {
   virtual float* input_buffer() = 0;
   virtual float* output_buffer() = 0;
   virtual int kernels() const { return 0; }
+  /// With Plan::meters, after process(): per node output channel (Plan::bus_channels()), its
+  /// peak and sum of squares over the last period, interleaved; else nullptr.
+  virtual const float* meters() const = 0;
   /// Empty, or why the runner's threads did not get the SCHED_FIFO asked for.
   virtual std::string realtime_note() const { return {}; }
 };

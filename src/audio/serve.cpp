@@ -6,7 +6,8 @@
 //   GET  /api/levels   the latest meters and period-time statistics (also pushed on /ws)
 //   POST /api/param    {"node", "param", "value"}: Engine::update, then the graph JSON
 //   POST /api/graph    a whole graph JSON: validated, built and cross-faded in
-//   GET  /ws           WebSocket: meters and timing about 30 times a second
+//   GET  /ws           WebSocket: meters (graph inputs, outputs and every node's bus) and
+//                      timing about 30 times a second
 //
 // With a token, every request must carry it (?token= or "Authorization: Bearer"); without one
 // the server listens on loopback only and accepts only loopback Host names (no DNS rebinding).
@@ -62,10 +63,13 @@ Json levels_json(const LiveLevels& l) {
     for (float x : v) a.push_back(std::round(dbfs(x) * 10) / 10);
     return a;
   };
+  Json buses = Json::object();
+  for (const BusMeter& b : l.buses) buses[b.node] = {{"peak", db(b.peak)}, {"rms", db(b.rms)}};
   return {{"in_peak", db(l.in_peak)},
           {"in_rms", db(l.in_rms)},
           {"out_peak", db(l.out_peak)},
-          {"out_rms", db(l.out_rms)}};
+          {"out_rms", db(l.out_rms)},
+          {"buses", buses}};
 }
 
 Json timing_json(const LiveTiming& t) {

@@ -16,6 +16,7 @@ main{display:grid;grid-template-columns:1fr 340px;gap:8px;padding:0 12px}
 svg{background:#262b33;width:100%;height:260px;border-radius:4px}
 .node rect{fill:#39414d;stroke:#8ab4f8;rx:4}.node.sel rect{stroke:#ffd54f;stroke-width:2}
 .node text{fill:#eef;font-size:12px}.edge{stroke:#8a93a0;fill:none}
+.bus .bg{fill:#111}.bus .rms{fill:#66bb6a}.bus .peak{fill:#ffd54f}
 .card{background:#262b33;border-radius:4px;padding:6px 8px;margin:6px 0}
 .card h3{margin:0 0 4px;font-size:13px}.card h3 small{color:#99a}
 .row{display:grid;grid-template-columns:110px 1fr 80px;gap:6px;align-items:center;margin:2px 0}
@@ -114,6 +115,13 @@ function drawGraph(g) {
     s += `<g class="node${id === selected ? ' sel' : ''}" data-node="${id}" transform="translate(${p.x - 40},${p.y - 14})">` +
          `<rect width="80" height="28"/><text x="6" y="12">${id}</text>` +
          `<text x="6" y="24" fill="#99a">${n ? n.type : ''}</text></g>`;
+    // The node's bus meters under it, one bar per output channel (busMeters fills them in).
+    const bus = (state.buses || {})[id];
+    if (n && bus) bus.rms.forEach((_, c) => {
+      s += `<g class="bus" data-node="${id}" data-channel="${c}" transform="translate(${p.x - 40},${p.y + 16 + 6 * c})">` +
+           `<rect class="bg" width="80" height="4"/><rect class="rms" height="4" width="0"/>` +
+           `<rect class="peak" width="2" height="4" x="0"/></g>`;
+    });
   }
   svg.innerHTML = s;
   svg.querySelectorAll('.node').forEach(el => el.onclick = () => {
@@ -315,6 +323,22 @@ function meters(l) {
     box.children[i].querySelector('span').textContent = rms.toFixed(1);
   });
 }
+// Bus meters: horizontal, -60 to 0 dBFS across the node's width.
+function busMeters(buses) {
+  const known = state.buses || {};
+  state.buses = buses;
+  if (Object.keys(buses).some(id => !known[id] || known[id].rms.length !== buses[id].rms.length)) {
+    drawGraph(state.graph);
+  }
+  const w = db => Math.max(0, Math.min(80, (db + 60) / 60 * 80));
+  document.querySelectorAll('#graph .bus').forEach(el => {
+    const b = buses[el.dataset.node], c = +el.dataset.channel;
+    if (!b || c >= b.rms.length) return;
+    el.dataset.rms = b.rms[c]; el.dataset.peak = b.peak[c];
+    el.querySelector('.rms').setAttribute('width', w(b.rms[c]));
+    el.querySelector('.peak').setAttribute('x', Math.max(0, w(b.peak[c]) - 2));
+  });
+}
 function histogram(t) {
   const cv = $('hist'), cx = cv.getContext('2d');
   cx.clearRect(0, 0, cv.width, cv.height);
@@ -339,6 +363,7 @@ function connect() {
     const s = JSON.parse(ev.data);
     if (!s.levels) return;
     meters(s.levels);
+    busMeters(s.levels.buses || {});
     histogram(s.timing);
     document.body.dataset.seq = s.seq;
   };

@@ -1,6 +1,7 @@
 // LiveEngine (the engine behind `sigpu audio serve`): structural edits swapped in while another
 // thread plays a periodic signal leave the output as it was (the same samples one loop
-// earlier), invalid edits are refused and keep the graph, and the meters and timing count.
+// earlier), invalid edits are refused and keep the graph, and the meters (graph inputs and
+// outputs, every node's bus) and timing count.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -98,6 +99,12 @@ TEST(AudioLive, SwapsKeepThePeriodicOutputAndRefuseBadEdits) {
   ASSERT_EQ(l.out_rms.size(), 2u);
   EXPECT_GT(l.out_peak[0], 0.1f);
   EXPECT_GT(l.in_rms[0], 0.2f);
+  // The running graph's buses (the last swap's), metered whatever the options said.
+  ASSERT_EQ(l.buses.size(), 3u);
+  EXPECT_EQ(l.buses[1].node, "level");
+  EXPECT_EQ(l.buses[2].rms.size(), 2u);
+  EXPECT_GT(l.buses[1].peak[0], l.buses[1].rms[0]);
+  EXPECT_GT(l.buses[1].rms[0], 0.1f);
 }
 
 }  // namespace

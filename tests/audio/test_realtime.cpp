@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -294,6 +295,26 @@ TEST_P(RealtimePath, ConsoleWithUpdates) {
                               e.update("input_gate", "threshold_db", -60 + (p % 20));
                             }),
                "console");
+}
+
+// Bus meters on: the period also measures every node's output; a control thread's reads (here
+// between periods, outside the window) allocate, the periods do not.
+TEST_P(RealtimePath, ConsoleWithBusMeters) {
+  EngineOptions o = options(64);
+  o.meters = true;
+  Engine e(console_graph(8), o);
+  e.setup();
+  std::vector<BusMeter> read;
+  expect_clean(steady_state(e, 300,
+                            [&](int p) {
+                              if (p % 10 == 0) read = e.meters();
+                            }),
+               "console with bus meters");
+  float loudest = 0;
+  for (const BusMeter& m : e.meters()) {
+    for (float r : m.rms) loudest = std::max(loudest, r);
+  }
+  EXPECT_GT(loudest, 0);
 }
 
 TEST_P(RealtimePath, Convolution) {

@@ -5,10 +5,12 @@ through python3-selenium, against a graph that loops a file and records what it 
   test_serve_browser.py SIGPU_BINARY WORK_DIR [SCREENSHOT.png]
 
 Checks: a wrong or missing token is refused (HTTP and WebSocket); the page draws the graph and
-its controls; the meters move; adding and removing a node while the file loops leaves no
+its controls; the meters move, those of the graph's outputs and each node's bus (one bar per
+output channel, drawn under the node); adding and removing a node while the file loops leaves no
 discontinuity above -60 dBFS (the output after the swaps equals the output one loop earlier);
 an invalid edit is refused naming the node and the graph stays; a fader move changes the
-level the server measures by what it says. Exit 77 (skipped) without chromium, its driver or
+level the server measures, and the bus meter of the node it belongs to, by what it says, while
+the bus before it stays. Exit 77 (skipped) without chromium, its driver or
 selenium, or when the binary was built without the server.
 """
 import json
@@ -91,14 +93,24 @@ def out_rms_db(base):
     return json.loads(body)["levels"]["out_rms"][0]
 
 
-def steady_rms_db(base, seconds=0.6):
-    """The output level averaged over a few meter windows (dB of the mean power)."""
-    values = []
+def mean_db(values):
+    """dB of the mean power."""
+    return 10 * math.log10(sum(10 ** (v / 10) for v in values) / len(values))
+
+
+def steady_rms_db(base, seconds=0.6, page=None):
+    """The output level averaged over a few meter windows; with `page` (a function returning a
+    list of dB values read from the page) those averaged over the same windows too."""
+    values, shown = [], []
     end = time.time() + seconds
     while time.time() < end:
         values.append(out_rms_db(base))
+        if page:
+            shown.append(page())
         time.sleep(0.1)
-    return 10 * math.log10(sum(10 ** (v / 10) for v in values) / len(values))
+    if not page:
+        return mean_db(values)
+    return mean_db(values), [mean_db(list(column)) for column in zip(*shown)]
 
 
 def main():
@@ -196,6 +208,18 @@ def main():
         assert seq() > first + 5, "no meter updates"
         meter = lambda: float(driver.find_element(By.ID, "meter-out-0").get_attribute("data-rms"))
         assert meter() > -40, meter()
+        # Each node's bus: a bar per output channel under it, showing the level the server sends.
+        bus_css = 'g.bus[data-node="%s"][data-channel="%d"]'
+        bus = lambda node, c=0: driver.find_element(By.CSS_SELECTOR, bus_css % (node, c))
+        wait.until(lambda d: bus("level").get_attribute("data-rms"))
+        assert len(driver.find_elements(By.CSS_SELECTOR, 'g.bus[data-node="pan"]')) == 2
+        assert not driver.find_elements(By.CSS_SELECTOR, 'g.bus[data-node="pan"][data-channel="2"]')
+        assert float(bus("tone").get_attribute("data-rms")) > -40
+        assert float(bus("level").get_attribute("data-peak")) >= float(
+            bus("level").get_attribute("data-rms"))
+        levels = json.loads(http(base + "api/levels" + "?token=" + token)[1])["levels"]
+        assert sorted(levels["buses"]) == ["level", "pan", "tone"], levels["buses"]
+        assert len(levels["buses"]["pan"]["rms"]) == 2
 
         # Add a node after 'level' and remove it again while the file loops.
         time.sleep(1.2)  # past two loops, so the comparison below has a loop before it
@@ -227,15 +251,19 @@ def main():
         # A fader move: the level the server measures drops by what the fader says.
         time.sleep(0.8)
         fader_at = time.time() - launched
-        before = steady_rms_db(base)
+        buses = lambda: [float(bus(n).get_attribute("data-rms")) for n in ("tone", "level")]
+        before, (tone_before, level_before) = steady_rms_db(base, page=buses)
         fader = driver.find_element(By.CSS_SELECTOR,
                                     'input[data-node="level"][data-param="gain_db"]')
         driver.execute_script(
             "arguments[0].value = 694; arguments[0].dispatchEvent(new Event('input'))", fader)
         time.sleep(0.3)
-        after = steady_rms_db(base)
+        after, (tone_after, level_after) = steady_rms_db(base, page=buses)
         want = -120 + 144 * 0.694  # the fader's position in dB
         assert abs((after - before) - want) < 1.0, (before, after, want)
+        # The page's bus meters: the gain node's bus moves by as much, the EQ's before it stays.
+        assert abs((level_after - level_before) - want) < 1.0, (level_before, level_after, want)
+        assert abs(tone_after - tone_before) < 1.0, (tone_before, tone_after)
         shown = float(driver.find_element(By.ID, "meter-out-0").get_attribute("data-rms"))
         assert abs(shown - after) < 3, (shown, after)
     finally:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "audio/cuda/graph_builder.cuh"
+#include "audio/cuda/meter_kernel.cuh"
 #include "audio/runner.hpp"
 
 namespace sigpu::audio {
@@ -45,7 +46,8 @@ class CudaRunner final : public Runner {
   explicit CudaRunner(Plan& plan)
       : plan_(plan),
         input_(std::size_t(plan.inputs) * plan.period),
-        output_(plan.outputs.size() * plan.period) {
+        output_(plan.outputs.size() * plan.period),
+        meters_(plan.meters ? 2 * std::size_t(plan.bus_channels()) : 0) {
     SIGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     try {
       build_graph();
@@ -59,6 +61,8 @@ class CudaRunner final : public Runner {
   float* input_buffer() override { return input_.get(); }
   float* output_buffer() override { return output_.get(); }
   int kernels() const override { return kernels_; }
+  /// Written by the period's meter node; process() has waited for the graph.
+  const float* meters() const override { return plan_.meters ? meters_.get() : nullptr; }
 
   void process(const float* in, float* out) override {
     for_each_kind([&](auto i) {
@@ -136,7 +140,24 @@ class CudaRunner final : public Runner {
     SIGPU_CUDA_CHECK(
         cudaGraphAddKernelNode(&scatter_, graph_, sinks.data(), sinks.size(), &scatter_params_));
     ++kernels_;
+    if (plan_.meters && plan_.bus_channels() > 0) add_meter_node(sinks);
     SIGPU_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+
+  /// Beside the scatter, after every group: one block per bus channel, writing straight into
+  /// pinned host memory, which the period's stream synchronisation makes readable.
+  void add_meter_node(const std::vector<cudaGraphNode_t>& sinks) {
+    cuda::MeterArgs args{arena_.get() + std::size_t(plan_.inputs) * plan_.period, meters_.get(),
+                         plan_.period};
+    void* argv[1] = {&args};
+    cudaKernelNodeParams k{};
+    k.func = reinterpret_cast<void*>(cuda::meter_kernel);
+    k.gridDim = dim3(plan_.bus_channels());
+    k.blockDim = dim3(cuda::kMeterBlock);
+    k.kernelParams = argv;
+    cudaGraphNode_t node{};
+    SIGPU_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph_, sinks.data(), sinks.size(), &k));
+    ++kernels_;
   }
 
   void release() {
@@ -164,6 +185,7 @@ class CudaRunner final : public Runner {
   int kernels_ = 0;
 
   PinnedFloats input_, output_;
+  PinnedFloats meters_;  ///< per bus channel: peak, sum of squares (the last period)
   cuda::DeviceArray<float> arena_;
   cuda::DeviceArray<std::uint32_t> outputs_;
   CudaKinds<Kinds>::type kinds_;
