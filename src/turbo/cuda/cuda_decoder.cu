@@ -174,7 +174,7 @@ struct CudaDecoder::Impl {
     h.alpha_bounds = reinterpret_cast<M*>(bounds.get());
     h.beta_bounds = reinterpret_cast<M*>(bounds.get() + bound_bytes);
     h.total_bounds = p.total_bounds;
-    h.scale = o.scaling;
+    h.scale = extrinsic_scale<Tr>(o);
     h.scale_q4 = scale_q4(o.scaling);
     Llr* e1 = reinterpret_cast<Llr*>(ext1.get());
     Llr* e2 = reinterpret_cast<Llr*>(ext2.get());
@@ -268,6 +268,12 @@ struct CudaDecoder::Impl {
     return seconds;
   }
 
+  /// The float extrinsic scaling: log-MAP's extrinsics are exact and go unscaled, as on the CPU.
+  template <class Tr>
+  static float extrinsic_scale(const DecoderOptions& o) {
+    return Tr::kLogMap ? 1.0f : o.scaling;
+  }
+
   static int max_subdecoders(const BatchPlan& p) {
     int max_P = 0;
     for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
@@ -315,7 +321,8 @@ struct CudaDecoder::Impl {
     sigpu::cuda::EventTimer timer;
     timer.start(stream.get());
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
-        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations, o.scaling,
+        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations,
+        extrinsic_scale<Tr>(o),
         scale_q4(o.scaling), reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(),
         llr_dst, stop);
     SIGPU_CUDA_CHECK_LAUNCH();
@@ -364,7 +371,8 @@ struct CudaDecoder::Impl {
     timer.start(stream.get());
     SIGPU_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const BlockDesc*>(blocks.get()),
                                         reinterpret_cast<const typename Tr::Llr*>(llr.get()),
-                                        o.iterations, o.scaling, scale_q4(o.scaling),
+                                        o.iterations, extrinsic_scale<Tr>(o),
+                                        scale_q4(o.scaling),
                                         reinterpret_cast<typename Tr::Metric*>(scratch.get()),
                                         bits.get(), llr_dst, stop));
     seconds = timer.stop(stream.get());
@@ -436,11 +444,12 @@ void CudaDecoder::load_channel(std::span<const int> K, std::span<const std::uint
 double CudaDecoder::run(const DecoderOptions& o) {
   if (!impl_->loaded) throw Error("turbo: CudaDecoder::run before load");
   check_options(o);
-  if (o.algorithm != Algorithm::max_log_map)
-    throw UnsupportedError("turbo: the cuda backend decodes max-log-map only");
+  if (o.algorithm == Algorithm::log_map && impl_->kind != LlrKind::f32)
+    throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   switch (impl_->kind) {
     case LlrKind::f32:
+      if (o.algorithm == Algorithm::log_map) return impl_->run<LogMapTraits>(o);
       return impl_->run<FloatTraits>(o);
     case LlrKind::i16:
       return impl_->run<FixedTraits<std::int16_t>>(o);
