@@ -19,6 +19,7 @@
 #include "turbo/cuda/block_kernel.cuh"
 #include "turbo/cuda/channel_kernel.cuh"
 #include "turbo/cuda/cluster_kernel.cuh"
+#include "turbo/cuda/rate_match_kernel.cuh"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -42,6 +43,9 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<float> llr_out;
   sigpu::cuda::DeviceBuffer<std::int32_t> done_at;  // early termination: iteration that passed
   sigpu::cuda::DeviceBuffer<std::uint32_t> crc_weights;
+  // load_transport_block's: the code blocks' descriptors, the G soft bits, the HARQ soft buffers
+  sigpu::cuda::DeviceBuffer<cuda::RateMatchBlock> rm_blocks;
+  sigpu::cuda::DeviceBuffer<std::uint8_t> tb_llr, tb_soft;  // raw bytes of the LLR type
 
   explicit Impl(int dev) : device(dev) {}
 
@@ -112,6 +116,66 @@ struct CudaDecoder::Impl {
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(llr.get(), host.data(), host.size_bytes(),
                                      cudaMemcpyHostToDevice, stream.get()));
     load_crc_weights();
+    loaded = true;
+  }
+
+  template <typename T>
+  void load_transport_block(std::span<const T> g, const TransportBlockParams& p,
+                            std::span<T> soft, T filler_llr) {
+    loaded = false;
+    const auto cbs = plan_transport_block(p);
+    if (static_cast<std::int64_t>(g.size()) != p.G)
+      throw Error("turbo: transport block of A = " + std::to_string(p.A) + " got " +
+                  std::to_string(g.size()) + " LLRs for G = " + std::to_string(p.G));
+    std::vector<int> K;
+    std::size_t entries = 0, total = 0;
+    for (const auto& cb : cbs) {
+      K.push_back(cb.K);
+      entries += static_cast<std::size_t>(cb.N_cb);
+      total += llr_count(cb.K);
+    }
+    if (soft.size() != entries)
+      throw Error("turbo: transport block of A = " + std::to_string(p.A) + " needs " +
+                  std::to_string(entries) + " soft buffer entries, got " +
+                  std::to_string(soft.size()));
+    if constexpr (std::is_same_v<T, float>) {
+      for (std::size_t i = 0; i < g.size(); ++i)
+        if (!std::isfinite(g[i]))
+          throw Error("turbo: transport block LLR " + std::to_string(i) + " is " +
+                      std::to_string(g[i]) + " (not finite)");
+    }
+    plan = make_plan(K, 1, total);
+    kind = std::is_same_v<T, float>
+               ? LlrKind::f32
+               : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
+    const auto rm = cuda::rate_match_blocks(cbs);
+    const unsigned C = static_cast<unsigned>(rm.size());
+    rm_blocks.reserve(rm.size());
+    tb_llr.reserve(g.size_bytes());
+    tb_soft.reserve(soft.size_bytes());
+    llr.reserve(total * sizeof(T));
+    cudaStream_t s = stream.get();
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(rm_blocks.get(), rm.data(), rm.size() * sizeof(rm[0]),
+                                     cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(tb_llr.get(), g.data(), g.size_bytes(), cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(tb_soft.get(), soft.data(), soft.size_bytes(), cudaMemcpyHostToDevice, s));
+    T* d_soft = reinterpret_cast<T*>(tb_soft.get());
+    cuda::DeRateMatchKernel<T><<<C, cuda::kRateMatchThreads, 0, s>>>(
+        rm_blocks.get(), p.rv, reinterpret_cast<const T*>(tb_llr.get()), d_soft);
+    SIGPU_CUDA_CHECK_LAUNCH();
+    int max_K = 0;
+    for (int k : K) max_K = std::max(max_K, k);
+    const dim3 grid((3u * (static_cast<unsigned>(max_K) + 4u) + cuda::kRateMatchThreads - 1) /
+                        cuda::kRateMatchThreads,
+                    C);
+    cuda::SoftBufferToLlrsKernel<T><<<grid, cuda::kRateMatchThreads, 0, s>>>(
+        rm_blocks.get(), d_soft, reinterpret_cast<T*>(llr.get()), filler_llr);
+    SIGPU_CUDA_CHECK_LAUNCH();
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(soft.data(), d_soft, soft.size_bytes(), cudaMemcpyDeviceToHost, s));
+    load_crc_weights();  // waits for the stream
     loaded = true;
   }
 
@@ -439,6 +503,24 @@ void CudaDecoder::load_channel(std::span<const int> K, std::span<const std::uint
                                int frac_bits) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   impl_->load_channel(K, codewords, o, first_frame, type, frac_bits);
+}
+
+void CudaDecoder::load_transport_block(std::span<const float> llr, const TransportBlockParams& p,
+                                       std::span<float> soft, float filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
+}
+void CudaDecoder::load_transport_block(std::span<const std::int16_t> llr,
+                                       const TransportBlockParams& p,
+                                       std::span<std::int16_t> soft, std::int16_t filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
+}
+void CudaDecoder::load_transport_block(std::span<const std::int8_t> llr,
+                                       const TransportBlockParams& p, std::span<std::int8_t> soft,
+                                       std::int8_t filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
 }
 
 double CudaDecoder::run(const DecoderOptions& o) {

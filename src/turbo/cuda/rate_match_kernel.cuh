@@ -15,6 +15,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
+
+#include <sigpu/turbo.hpp>
 
 #include "turbo/rate_match_index.hpp"
 
@@ -29,6 +33,20 @@ struct RateMatchBlock {
   std::uint32_t soft_offset = 0;  ///< its first soft buffer entry
   std::uint32_t d_offset = 0;     ///< its first bit (LLR) of d0 | d1 | d2, 3 (K + 4) of them
 };
+
+/// The descriptors of a transmission's code blocks (plan_transport_block()), laid out as the
+/// transport block API lays them out: bits, soft buffers and d0 | d1 | d2 one block after another.
+inline std::vector<RateMatchBlock> rate_match_blocks(std::span<const CodeBlockPlan> cbs) {
+  std::vector<RateMatchBlock> out;
+  std::uint32_t e = 0, soft = 0, d = 0;
+  for (const auto& cb : cbs) {
+    out.push_back({cb.K, cb.F, cb.E, cb.N_cb, e, soft, d});
+    e += static_cast<std::uint32_t>(cb.E);
+    soft += static_cast<std::uint32_t>(cb.N_cb);
+    d += static_cast<std::uint32_t>(llr_count(cb.K));
+  }
+  return out;
+}
 
 /// Calls op(j, source, q, n_valid) for every valid position j of the circular buffer b: its bit
 /// of d0 | d1 | d2 goes out as bits q, q + n_valid, ... (< E) of the transmission. Every thread
