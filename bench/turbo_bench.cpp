@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
     else if (a == "--log-map") {
       o.algorithm = turbo::Algorithm::log_map;
       o.types = {turbo::LlrType::f32};  // log-MAP decodes float LLRs
-    }
-    else {
+    } else {
       std::fprintf(stderr,
                    "usage: turbo_bench [--no-cpu] [--no-gpu] [--reps N] [--batches list] [--p "
                    "list] [--iterations N] [--log-map]\n");
@@ -63,8 +62,7 @@ int main(int argc, char** argv) {
   }
   if (!o.gpu) o.subdecoders = {1};
   const auto devices = sigpu::cuda_devices();
-  std::printf("turbo decoder, K = %d, %d iterations, %s, Eb/N0 %.2f dB, BPSK\n", o.K,
-              o.iterations,
+  std::printf("turbo decoder, K = %d, %d iterations, %s, Eb/N0 %.2f dB, BPSK\n", o.K, o.iterations,
               o.algorithm == turbo::Algorithm::log_map ? "log-map" : "max-log-map scaling 0.75",
               o.ebn0_db);
   std::printf("GPU: %s; CPU parallel: %u hardware threads, P = 1\n",

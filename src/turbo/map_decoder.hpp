@@ -109,7 +109,7 @@ struct LogMapTraits : FloatTraits {
 SIGPU_HD SIGPU_FORCEINLINE float add_log_map_correction(float m, float d) {
   constexpr float kLog2e = 1.44269504f;
   // (-ln 2)^k / k!, k = 0..7
-  constexpr float kExp2[8] = {1.0f,           -0.693147182f,  0.240226507f,    -0.0555041097f,
+  constexpr float kExp2[8] = {1.0f,           -0.693147182f,   0.240226507f,    -0.0555041097f,
                               0.00961812865f, -0.00133335579f, 0.000154035297f, -1.52527336e-05f};
   // 1 / (2k + 1), k = 0..7
   constexpr float kAtanh[8] = {1.0f,        1.0f / 3.0f,  1.0f / 5.0f,  1.0f / 7.0f,

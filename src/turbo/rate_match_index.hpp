@@ -11,7 +11,7 @@
 
 namespace sigpu::turbo {
 
-inline constexpr int kSubblockColumns = 32;  // C_subblock
+inline constexpr int kSubblockColumns = 32;   // C_subblock
 inline constexpr std::int32_t kNullBit = -1;  // a dummy or filler position of w
 
 /// Table 5.1.4-1, P(j): the original column of permuted column j, which is j with its five bits

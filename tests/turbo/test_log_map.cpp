@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <sigpu/turbo.hpp>
 
@@ -49,9 +51,29 @@ TEST(TurboLogMap, FewerErrorsThanMaxLogAtEqualIterations) {
   EXPECT_LT(log_map.bit_errors, scaled.bit_errors);
   EXPECT_LT(log_map.frame_errors, scaled.frame_errors);
   EXPECT_LT(scaled.bit_errors, plain.bit_errors);
-  std::printf("K 512, 4 iterations, %.1f dB: bit errors log-map %llu, max-log 0.75 %llu, max-log "
-              "%llu; frame errors %llu, %llu, %llu of 300\n",
-              ebn0, (unsigned long long)log_map.bit_errors, (unsigned long long)scaled.bit_errors,
-              (unsigned long long)plain.bit_errors, (unsigned long long)log_map.frame_errors,
-              (unsigned long long)scaled.frame_errors, (unsigned long long)plain.frame_errors);
+  std::printf(
+      "K 512, 4 iterations, %.1f dB: bit errors log-map %llu, max-log 0.75 %llu, max-log "
+      "%llu; frame errors %llu, %llu, %llu of 300\n",
+      ebn0, (unsigned long long)log_map.bit_errors, (unsigned long long)scaled.bit_errors,
+      (unsigned long long)plain.bit_errors, (unsigned long long)log_map.frame_errors,
+      (unsigned long long)scaled.frame_errors, (unsigned long long)plain.frame_errors);
+}
+
+// Log-MAP decodes float LLRs only; the transport block API refuses integer ones before its HARQ
+// buffer takes the transmission in.
+TEST(TurboLogMap, IntegerLlrsAreRefusedBeforeCombining) {
+  const turbo::TransportBlockParams p{.A = 1000, .G = 3000, .Q_m = 2};
+  const std::vector<std::int8_t> llr(p.G, 5);
+  turbo::HarqBuffer<std::int8_t> harq;
+  try {
+    turbo::decode_transport_block(
+        std::span<const std::int8_t>(llr), p, harq,
+        {.backend = Backend::cpu, .algorithm = turbo::Algorithm::log_map});
+    ADD_FAILURE() << "int8 log-map accepted";
+  } catch (const sigpu::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("log-map needs float LLRs"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(harq.transmissions, 0);
+  EXPECT_TRUE(harq.soft.empty());
 }

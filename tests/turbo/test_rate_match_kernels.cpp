@@ -45,8 +45,8 @@ std::vector<T> random_llrs(std::size_t n, std::mt19937& rng, int lo, int hi) {
 // De-rate-matching of one transmission into a soft buffer that holds earlier ones (values near
 // saturation for the integer types), and the decoder's LLRs from it, on both sides.
 template <typename T>
-void expect_receive_side_matches(const turbo::TransportBlockParams& p, int lo, int hi,
-                                 T filler, unsigned threads, std::mt19937& rng) {
+void expect_receive_side_matches(const turbo::TransportBlockParams& p, int lo, int hi, T filler,
+                                 unsigned threads, std::mt19937& rng) {
   const auto cbs = turbo::plan_transport_block(p);
   const auto rm = turbo::cuda::rate_match_blocks(cbs);
   std::size_t entries = 0, total = 0;

@@ -120,8 +120,8 @@ struct CudaDecoder::Impl {
   }
 
   template <typename T>
-  void load_transport_block(std::span<const T> g, const TransportBlockParams& p,
-                            std::span<T> soft, T filler_llr) {
+  void load_transport_block(std::span<const T> g, const TransportBlockParams& p, std::span<T> soft,
+                            T filler_llr) {
     loaded = false;
     const auto cbs = plan_transport_block(p);
     if (static_cast<std::int64_t>(g.size()) != p.G)
@@ -386,9 +386,8 @@ struct CudaDecoder::Impl {
     timer.start(stream.get());
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
         blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations,
-        extrinsic_scale<Tr>(o),
-        scale_q4(o.scaling), reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(),
-        llr_dst, stop);
+        extrinsic_scale<Tr>(o), scale_q4(o.scaling),
+        reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(), llr_dst, stop);
     SIGPU_CUDA_CHECK_LAUNCH();
     return timer.stop(stream.get());
   }
@@ -435,8 +434,7 @@ struct CudaDecoder::Impl {
     timer.start(stream.get());
     SIGPU_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const BlockDesc*>(blocks.get()),
                                         reinterpret_cast<const typename Tr::Llr*>(llr.get()),
-                                        o.iterations, extrinsic_scale<Tr>(o),
-                                        scale_q4(o.scaling),
+                                        o.iterations, extrinsic_scale<Tr>(o), scale_q4(o.scaling),
                                         reinterpret_cast<typename Tr::Metric*>(scratch.get()),
                                         bits.get(), llr_dst, stop));
     seconds = timer.stop(stream.get());
@@ -511,8 +509,8 @@ void CudaDecoder::load_transport_block(std::span<const float> llr, const Transpo
   impl_->load_transport_block(llr, p, soft, filler_llr);
 }
 void CudaDecoder::load_transport_block(std::span<const std::int16_t> llr,
-                                       const TransportBlockParams& p,
-                                       std::span<std::int16_t> soft, std::int16_t filler_llr) {
+                                       const TransportBlockParams& p, std::span<std::int16_t> soft,
+                                       std::int16_t filler_llr) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   impl_->load_transport_block(llr, p, soft, filler_llr);
 }

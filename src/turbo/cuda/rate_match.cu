@@ -14,9 +14,8 @@ std::vector<std::uint8_t> rate_match_on_device(std::span<const std::uint8_t> cod
   std::size_t total = 0;
   for (const auto& cb : cbs) total += llr_count(cb.K);
   if (codewords.size() != total)
-    throw Error("turbo: rate matching a transport block of A = " + std::to_string(p.A) +
-                " needs " + std::to_string(total) + " codeword bits, got " +
-                std::to_string(codewords.size()));
+    throw Error("turbo: rate matching a transport block of A = " + std::to_string(p.A) + " needs " +
+                std::to_string(total) + " codeword bits, got " + std::to_string(codewords.size()));
   SIGPU_CUDA_CHECK(cudaSetDevice(device));
   const auto rm = cuda::rate_match_blocks(cbs);
   sigpu::cuda::Stream stream;

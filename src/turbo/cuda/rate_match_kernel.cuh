@@ -93,8 +93,8 @@ __device__ void for_each_sent_position(const CircularBuffer& b, int* s_count, co
 /// saturate.
 template <typename T>
 __global__ void __launch_bounds__(kRateMatchThreads)
-    DeRateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv,
-                      const T* __restrict__ llr, T* soft) {
+    DeRateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv, const T* __restrict__ llr,
+                      T* soft) {
   __shared__ int s_count[kRateMatchThreads + 2];
   const RateMatchBlock d = blocks[blockIdx.x];
   const CircularBuffer b = make_circular_buffer(d.K, d.F, d.N_cb, rv);
@@ -135,8 +135,7 @@ __global__ void __launch_bounds__(kRateMatchThreads)
   if (x >= 3 * D) return;
   const CircularBuffer b = make_circular_buffer(d.K, d.F, d.N_cb, 0);
   const int j = circular_buffer_position(b, x / D, x % D);
-  llr[d.d_offset + x] =
-      j == kNullBit ? filler_llr : (j < b.N_cb ? soft[d.soft_offset + j] : T(0));
+  llr[d.d_offset + x] = j == kNullBit ? filler_llr : (j < b.N_cb ? soft[d.soft_offset + j] : T(0));
 }
 
 }  // namespace sigpu::turbo::cuda
