@@ -19,7 +19,7 @@
 #include "turbo/cuda/block_kernel.cuh"
 #include "turbo/cuda/channel_kernel.cuh"
 #include "turbo/cuda/cluster_kernel.cuh"
-#include "turbo/cuda/rate_match_kernel.cuh"
+#include "turbo/cuda/rate_match.hpp"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -44,8 +44,7 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<std::int32_t> done_at;  // early termination: iteration that passed
   sigpu::cuda::DeviceBuffer<std::uint32_t> crc_weights;
   // load_transport_block's: the code blocks' descriptors, the G soft bits, the HARQ soft buffers
-  sigpu::cuda::DeviceBuffer<cuda::RateMatchBlock> rm_blocks;
-  sigpu::cuda::DeviceBuffer<std::uint8_t> tb_llr, tb_soft;  // raw bytes of the LLR type
+  sigpu::cuda::DeviceBuffer<std::uint8_t> rm_blocks, tb_llr, tb_soft;  // raw bytes
 
   explicit Impl(int dev) : device(dev) {}
 
@@ -148,31 +147,19 @@ struct CudaDecoder::Impl {
     kind = std::is_same_v<T, float>
                ? LlrKind::f32
                : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
-    const auto rm = cuda::rate_match_blocks(cbs);
-    const unsigned C = static_cast<unsigned>(rm.size());
-    rm_blocks.reserve(rm.size());
+    rm_blocks.reserve(cuda::rate_match_descriptor_bytes(cbs.size()));
     tb_llr.reserve(g.size_bytes());
     tb_soft.reserve(soft.size_bytes());
     llr.reserve(total * sizeof(T));
     cudaStream_t s = stream.get();
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(rm_blocks.get(), rm.data(), rm.size() * sizeof(rm[0]),
-                                     cudaMemcpyHostToDevice, s));
     SIGPU_CUDA_CHECK(
         cudaMemcpyAsync(tb_llr.get(), g.data(), g.size_bytes(), cudaMemcpyHostToDevice, s));
     SIGPU_CUDA_CHECK(
         cudaMemcpyAsync(tb_soft.get(), soft.data(), soft.size_bytes(), cudaMemcpyHostToDevice, s));
     T* d_soft = reinterpret_cast<T*>(tb_soft.get());
-    cuda::DeRateMatchKernel<T><<<C, cuda::kRateMatchThreads, 0, s>>>(
-        rm_blocks.get(), p.rv, reinterpret_cast<const T*>(tb_llr.get()), d_soft);
-    SIGPU_CUDA_CHECK_LAUNCH();
-    int max_K = 0;
-    for (int k : K) max_K = std::max(max_K, k);
-    const dim3 grid((3u * (static_cast<unsigned>(max_K) + 4u) + cuda::kRateMatchThreads - 1) /
-                        cuda::kRateMatchThreads,
-                    C);
-    cuda::SoftBufferToLlrsKernel<T><<<grid, cuda::kRateMatchThreads, 0, s>>>(
-        rm_blocks.get(), d_soft, reinterpret_cast<T*>(llr.get()), filler_llr);
-    SIGPU_CUDA_CHECK_LAUNCH();
+    cuda::de_rate_match_on_device<T>(cbs, p.rv, rm_blocks.get(),
+                                     reinterpret_cast<const T*>(tb_llr.get()), d_soft,
+                                     reinterpret_cast<T*>(llr.get()), filler_llr, s);
     SIGPU_CUDA_CHECK(
         cudaMemcpyAsync(soft.data(), d_soft, soft.size_bytes(), cudaMemcpyDeviceToHost, s));
     load_crc_weights();  // waits for the stream

@@ -1,12 +1,50 @@
-// The transmit side's rate matching on the GPU for the transport block simulator: the code
-// blocks' codewords go up, the G bits of one transmission come back.
+// Rate matching on the GPU: the launches of rate_match_kernel.cuh's kernels, for the decoder's
+// transport block path (receive side) and for the transport block simulator (transmit side: the
+// code blocks' codewords go up, the G bits of one transmission come back).
+#include <algorithm>
 #include <string>
 
 #include "core/cuda/buffer.hpp"
+#include "turbo/cuda/rate_match.hpp"
 #include "turbo/cuda/rate_match_kernel.cuh"
 #include "turbo/device_rate_match.hpp"
 
 namespace sigpu::turbo {
+namespace cuda {
+
+std::size_t rate_match_descriptor_bytes(std::size_t code_blocks) {
+  return code_blocks * sizeof(RateMatchBlock);
+}
+
+template <typename T>
+void de_rate_match_on_device(std::span<const CodeBlockPlan> cbs, int rv, void* d_blocks,
+                             const T* d_llr, T* d_soft, T* d_out, T filler_llr, cudaStream_t s) {
+  const auto rm = rate_match_blocks(cbs);
+  auto* blocks = static_cast<RateMatchBlock*>(d_blocks);
+  // From pageable memory: the call returns once rm has been read.
+  SIGPU_CUDA_CHECK(
+      cudaMemcpyAsync(blocks, rm.data(), rm.size() * sizeof(rm[0]), cudaMemcpyHostToDevice, s));
+  const unsigned C = static_cast<unsigned>(rm.size());
+  DeRateMatchKernel<T><<<C, kRateMatchThreads, 0, s>>>(blocks, rv, d_llr, d_soft);
+  SIGPU_CUDA_CHECK_LAUNCH();
+  int max_K = 0;
+  for (const auto& cb : cbs) max_K = std::max(max_K, cb.K);
+  const dim3 grid(
+      (3u * (static_cast<unsigned>(max_K) + 4u) + kRateMatchThreads - 1) / kRateMatchThreads, C);
+  SoftBufferToLlrsKernel<T><<<grid, kRateMatchThreads, 0, s>>>(blocks, d_soft, d_out, filler_llr);
+  SIGPU_CUDA_CHECK_LAUNCH();
+}
+
+template void de_rate_match_on_device<float>(std::span<const CodeBlockPlan>, int, void*,
+                                             const float*, float*, float*, float, cudaStream_t);
+template void de_rate_match_on_device<std::int16_t>(std::span<const CodeBlockPlan>, int, void*,
+                                                    const std::int16_t*, std::int16_t*,
+                                                    std::int16_t*, std::int16_t, cudaStream_t);
+template void de_rate_match_on_device<std::int8_t>(std::span<const CodeBlockPlan>, int, void*,
+                                                   const std::int8_t*, std::int8_t*, std::int8_t*,
+                                                   std::int8_t, cudaStream_t);
+
+}  // namespace cuda
 
 std::vector<std::uint8_t> rate_match_on_device(std::span<const std::uint8_t> codewords,
                                                const TransportBlockParams& p, int device) {
