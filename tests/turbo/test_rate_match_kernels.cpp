@@ -1,10 +1,10 @@
-// The GPU's rate matching kernels (src/turbo/cuda/rate_match_kernel.cuh) run unchanged on the
-// CPU under tests/support/cuda_emulation.hpp, into guarded host buffers of the twin harness,
-// against the CPU rate matcher (rate_match, de_rate_match, soft_buffer_to_llrs), which
-// test_rate_match.cpp checks against the spec's text: transmit bits, HARQ soft buffers (float,
-// and saturating int16 / int8 sums) and the decoder's LLRs, for every redundancy version, with
-// filler bits, limited soft buffers, puncturing and repetition. The *Gpu* tests run them on the
-// device.
+// The GPU's rate matching kernels (their bodies in src/turbo/cuda/rate_match_kernel.cuh) run
+// unchanged on the CPU under tests/support/cuda_emulation.hpp, into guarded host buffers of the
+// twin harness, against the CPU rate matcher (rate_match, de_rate_match, soft_buffer_to_llrs),
+// which test_rate_match.cpp checks against the spec's text: transmit bits, HARQ soft buffers
+// (float, and saturating int16 / int8 sums) and the decoder's LLRs, for every redundancy version,
+// with filler bits, limited soft buffers, puncturing and repetition. The *Gpu* tests run them on
+// the device.
 #include "support/cuda_emulation.hpp"
 // The kernels after the emulation header, which defines the CUDA keywords they use.
 #include "turbo/cuda/rate_match_kernel.cuh"
@@ -81,10 +81,10 @@ void expect_receive_side_matches(const turbo::TransportBlockParams& p, int lo, i
   {
     SCOPED_TRACE(twin::label("threads", threads));
     emu::launch({C, 1, 1}, {threads, 1, 1}, emu::Barriers::block,
-                [&] { turbo::cuda::DeRateMatchKernel<T>(blocks, p.rv, in, soft); });
+                [&] { turbo::cuda::de_rate_match_body<T>(blocks, p.rv, in, soft); });
     const unsigned gx = (3u * static_cast<unsigned>(max_D) + threads - 1) / threads;
     emu::launch({gx, C, 1}, {threads, 1, 1}, emu::Barriers::none,
-                [&] { turbo::cuda::SoftBufferToLlrsKernel<T>(blocks, soft, d, filler); });
+                [&] { turbo::cuda::soft_buffer_to_llrs_body<T>(blocks, soft, d, filler); });
     EXPECT_TRUE(a.intact());
     EXPECT_TRUE(twin::equal(want_soft, a.read(soft, entries))) << "soft buffers";
     EXPECT_TRUE(twin::equal(want_d, a.read(d, total))) << "decoder LLRs";
@@ -118,7 +118,7 @@ TEST(TurboRateMatchKernelsOnCpu, TransmitMatchesCpuRateMatcher) {
       const std::uint8_t* in = a.input("code", code);
       std::uint8_t* e = a.output<std::uint8_t>("e", static_cast<std::size_t>(p.G));
       emu::launch({static_cast<unsigned>(rm.size()), 1, 1}, {128, 1, 1}, emu::Barriers::block,
-                  [&] { turbo::cuda::RateMatchKernel(blocks, rv, in, e); });
+                  [&] { turbo::cuda::rate_match_body(blocks, rv, in, e); });
       EXPECT_TRUE(a.intact());
       EXPECT_TRUE(twin::equal(want, a.read(e, static_cast<std::size_t>(p.G))));
     }

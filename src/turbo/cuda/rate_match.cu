@@ -12,6 +12,26 @@
 namespace sigpu::turbo {
 namespace cuda {
 
+template <typename T>
+__global__ void __launch_bounds__(kRateMatchThreads)
+    DeRateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv, const T* __restrict__ llr,
+                      T* soft) {
+  de_rate_match_body(blocks, rv, llr, soft);
+}
+
+__global__ void __launch_bounds__(kRateMatchThreads)
+    RateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv,
+                    const std::uint8_t* __restrict__ code, std::uint8_t* e) {
+  rate_match_body(blocks, rv, code, e);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kRateMatchThreads)
+    SoftBufferToLlrsKernel(const RateMatchBlock* __restrict__ blocks, const T* __restrict__ soft,
+                           T* llr, T filler_llr) {
+  soft_buffer_to_llrs_body(blocks, soft, llr, filler_llr);
+}
+
 std::size_t rate_match_descriptor_bytes(std::size_t code_blocks) {
   return code_blocks * sizeof(RateMatchBlock);
 }

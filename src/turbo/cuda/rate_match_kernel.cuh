@@ -10,7 +10,8 @@
 // every position at once. Each position's LLRs then add up in the order of the transmission,
 // as on the CPU, so the sums (float, and saturating int8 / int16) are the CPU's bit for bit.
 //
-// Only __syncthreads and shared memory: the kernels also run on the CPU under
+// Only __syncthreads and shared memory: the kernels' bodies (the __device__ functions here; the
+// __global__ kernels that call them are in rate_match.cu) also run on the CPU under
 // tests/support/cuda_emulation.hpp.
 #pragma once
 
@@ -88,13 +89,12 @@ __device__ void for_each_sent_position(const CircularBuffer& b, int* s_count, co
   __syncthreads();  // s_count is free for the next call
 }
 
-/// Receive side, code block blockIdx.x: adds its E soft bits of the transmission (llr) into its
-/// soft buffer (soft, N_cb entries), each position's in transmission order; int8 and int16 sums
-/// saturate.
+/// Receive side, code block blockIdx.x (the body of DeRateMatchKernel): adds its E soft bits of
+/// the transmission (llr) into its soft buffer (soft, N_cb entries), each position's in
+/// transmission order; int8 and int16 sums saturate.
 template <typename T>
-__global__ void __launch_bounds__(kRateMatchThreads)
-    DeRateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv, const T* __restrict__ llr,
-                      T* soft) {
+__device__ inline void de_rate_match_body(const RateMatchBlock* __restrict__ blocks, int rv,
+                                          const T* __restrict__ llr, T* soft) {
   __shared__ int s_count[kRateMatchThreads + 2];
   const RateMatchBlock d = blocks[blockIdx.x];
   const CircularBuffer b = make_circular_buffer(d.K, d.F, d.N_cb, rv);
@@ -107,11 +107,10 @@ __global__ void __launch_bounds__(kRateMatchThreads)
   });
 }
 
-/// Transmit side, code block blockIdx.x: its E bits of the transmission (e) from its codeword
-/// bits d0 | d1 | d2 (code).
-__global__ void __launch_bounds__(kRateMatchThreads)
-    RateMatchKernel(const RateMatchBlock* __restrict__ blocks, int rv,
-                    const std::uint8_t* __restrict__ code, std::uint8_t* e) {
+/// Transmit side, code block blockIdx.x (the body of RateMatchKernel): its E bits of the
+/// transmission (e) from its codeword bits d0 | d1 | d2 (code).
+__device__ inline void rate_match_body(const RateMatchBlock* __restrict__ blocks, int rv,
+                                       const std::uint8_t* __restrict__ code, std::uint8_t* e) {
   __shared__ int s_count[kRateMatchThreads + 2];
   const RateMatchBlock d = blocks[blockIdx.x];
   const CircularBuffer b = make_circular_buffer(d.K, d.F, d.N_cb, rv);
@@ -124,12 +123,12 @@ __global__ void __launch_bounds__(kRateMatchThreads)
 }
 
 /// The decoder's LLRs d0 | d1 | d2 of code block blockIdx.y (3 (K + 4) of them from d_offset)
-/// from its soft buffer: one thread per LLR (gridDim.x blocks cover the largest code block).
-/// Bits the soft buffer does not hold read 0, the filler bits filler_llr.
+/// from its soft buffer, one thread per LLR, gridDim.x blocks covering the largest code block
+/// (the body of SoftBufferToLlrsKernel). Bits the soft buffer does not hold read 0, the filler
+/// bits filler_llr.
 template <typename T>
-__global__ void __launch_bounds__(kRateMatchThreads)
-    SoftBufferToLlrsKernel(const RateMatchBlock* __restrict__ blocks, const T* __restrict__ soft,
-                           T* llr, T filler_llr) {
+__device__ inline void soft_buffer_to_llrs_body(const RateMatchBlock* __restrict__ blocks,
+                                                const T* __restrict__ soft, T* llr, T filler_llr) {
   const RateMatchBlock d = blocks[blockIdx.y];
   const int D = d.K + 4, x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= 3 * D) return;
