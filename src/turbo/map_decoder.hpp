@@ -11,14 +11,11 @@
 // With LLR = log P(0)/P(1) the branch metric of (u, p) is -(u A + p Lp), A = Ls + La.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <type_traits>
 
 #include "core/hd.hpp"
-
-#ifndef __CUDACC__
-#include <cmath>
-#endif
 
 // Full unrolling turns the state loops into straight-line code with the 8 metrics in registers.
 #if defined(__CUDA_ARCH__)  // nvcc's device pass
@@ -99,13 +96,34 @@ struct LogMapTraits : FloatTraits {
   static constexpr bool kLogMap = true;
 };
 
+/// a * b, rounded, in a form no compiler fuses with a following add into an FMA (which rounds
+/// once): the GPU's __fmul_rn never is; on the CPU an empty asm hides the product. Sums of
+/// products then round alike on the CPU and the GPU, whatever either compiler's contraction
+/// setting and whether the CPU has FMA.
+SIGPU_HD SIGPU_FORCEINLINE float mul_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  float p = a * b;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(p));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(p));
+#else
+  volatile float v = p;
+  p = v;
+#endif
+  return p;
+#endif
+}
+
 /// m + log(1 + e^-d) for d >= 0: max* of two metrics m = max(a, b), d = |a - b|, with the
 /// correction term of log-MAP, within 2e-7 of the exact value. Written out here rather than with
 /// the libraries' expf and log1pf, which round differently on the CPU and the GPU, so that
-/// log-MAP gives the same bits on both: every step is exactly rounded IEEE arithmetic (products
-/// that meet a sum are fmaf, which no compiler contracts differently). e^-d = 2^-n 2^-f with n
-/// = rint(d log2 e), |f| <= 1/2 (a Taylor polynomial of degree 7); log(1 + t) = 2 atanh(s), s =
-/// t / (2 + t) <= 1/3 (its odd series to s^15). Below 2^-24 (d > 16.6) the term is left out.
+/// log-MAP gives the same bits on both: every step is one IEEE operation rounded to nearest
+/// (mul_rn keeps products from being fused). e^-d = 2^-n 2^-f with n = the nearest integer to
+/// d log2 e, |f| <= 1/2 (a Taylor polynomial of degree 7); log(1 + t) = 2 atanh(s), s = t / (2 +
+/// t) <= 1/3 (its odd series to s^15). Below 2^-24 (d > 16.6) the term is left out.
 SIGPU_HD SIGPU_FORCEINLINE float add_log_map_correction(float m, float d) {
   constexpr float kLog2e = 1.44269504f;
   // (-ln 2)^k / k!, k = 0..7
@@ -114,29 +132,27 @@ SIGPU_HD SIGPU_FORCEINLINE float add_log_map_correction(float m, float d) {
   // 1 / (2k + 1), k = 0..7
   constexpr float kAtanh[8] = {1.0f,        1.0f / 3.0f,  1.0f / 5.0f,  1.0f / 7.0f,
                                1.0f / 9.0f, 1.0f / 11.0f, 1.0f / 13.0f, 1.0f / 15.0f};
-#ifdef __CUDA_ARCH__
-  const float x = __fmul_rn(d, kLog2e);
-#else
-  const float x = d * kLog2e;
-#endif
+  const float x = mul_rn(d, kLog2e);
   if (!(x < 24.0f)) return m;
-  const float n = rintf(x);
-  const float f = fmaf(d, kLog2e, -n);
+  const int n = static_cast<int>(x + 0.5f);
+  const float f = x - static_cast<float>(n);  // exact
   float p = kExp2[7];
   TURBO_UNROLL
-  for (int k = 6; k >= 0; --k) p = fmaf(p, f, kExp2[k]);
-  const float t = ldexpf(p, -static_cast<int>(n));
+  for (int k = 6; k >= 0; --k) p = mul_rn(p, f) + kExp2[k];
+  // 2^-n from its bits: multiplying by it is exact.
+  const std::uint32_t scale_bits = static_cast<std::uint32_t>(127 - n) << 23;
 #ifdef __CUDA_ARCH__
+  const float t = __fmul_rn(p, __uint_as_float(scale_bits));
   const float s = __fdiv_rn(t, 2.0f + t);
-  const float z = __fmul_rn(s, s);
 #else
+  const float t = p * std::bit_cast<float>(scale_bits);
   const float s = t / (2.0f + t);
-  const float z = s * s;
 #endif
+  const float z = mul_rn(s, s);
   float q = kAtanh[7];
   TURBO_UNROLL
-  for (int k = 6; k >= 0; --k) q = fmaf(q, z, kAtanh[k]);
-  return fmaf(2.0f * s, q, m);
+  for (int k = 6; k >= 0; --k) q = mul_rn(q, z) + kAtanh[k];
+  return mul_rn(2.0f * s, q) + m;
 }
 
 template <bool kLogMap, typename M>
