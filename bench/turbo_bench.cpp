@@ -4,6 +4,7 @@
 // ratio. Throughput = information bits decoded per second.
 //
 //   turbo_bench [--no-cpu] [--no-gpu] [--reps N] [--batches 1,8,96,1536] [--p 64,768]
+//               [--log-map]   (float LLRs, log-MAP instead of max-log-MAP 0.75)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,10 +46,13 @@ int main(int argc, char** argv) {
       o.subdecoders = parse_list(argv[++i]);
     else if (a == "--iterations" && i + 1 < argc)
       o.iterations = std::atoi(argv[++i]);
-    else {
+    else if (a == "--log-map") {
+      o.algorithm = turbo::Algorithm::log_map;
+      o.types = {turbo::LlrType::f32};  // log-MAP decodes float LLRs
+    } else {
       std::fprintf(stderr,
                    "usage: turbo_bench [--no-cpu] [--no-gpu] [--reps N] [--batches list] [--p "
-                   "list] [--iterations N]\n");
+                   "list] [--iterations N] [--log-map]\n");
       return 2;
     }
   }
@@ -58,9 +62,9 @@ int main(int argc, char** argv) {
   }
   if (!o.gpu) o.subdecoders = {1};
   const auto devices = sigpu::cuda_devices();
-  std::printf(
-      "turbo decoder, K = %d, %d iterations, max-log-map scaling 0.75, Eb/N0 %.2f dB, BPSK\n", o.K,
-      o.iterations, o.ebn0_db);
+  std::printf("turbo decoder, K = %d, %d iterations, %s, Eb/N0 %.2f dB, BPSK\n", o.K, o.iterations,
+              o.algorithm == turbo::Algorithm::log_map ? "log-map" : "max-log-map scaling 0.75",
+              o.ebn0_db);
   std::printf("GPU: %s; CPU parallel: %u hardware threads, P = 1\n",
               devices.empty() ? "none" : devices[0].name.c_str(),
               std::thread::hardware_concurrency());

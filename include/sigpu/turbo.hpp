@@ -1,7 +1,7 @@
 // sigpu LTE turbo coding (3GPP TS 36.212 section 5.1): CRC24A/B, code block segmentation,
 // the rate-1/3 turbo encoder with its QPP interleaver, a BPSK/QPSK AWGN channel keyed by
 // (seed, frame, position), an iterative decoder on the CPU and on the GPU with early termination
-// on the blocks' CRCs, rate matching with HARQ soft combining (5.1.4.1, CPU), and whole
+// on the blocks' CRCs, rate matching with HARQ soft combining (5.1.4.1, CPU and GPU), and whole
 // transport blocks: G rate-matched bits out, G soft bits and a HARQ buffer in.
 //
 //   auto cw = sigpu::turbo::encode(bits);                       // K = bits.size()
@@ -182,7 +182,7 @@ void quantize(std::span<const float> llr, int frac_bits, std::span<std::int8_t> 
 // ---- decoder ------------------------------------------------------------------------------
 
 enum class Algorithm {
-  log_map,      ///< max* with the correction term log(1 + e^-|a-b|) (float, CPU only)
+  log_map,      ///< max* with the correction term log(1 + e^-|a-b|) (float LLRs)
   max_log_map,  ///< max, extrinsic scaled by `scaling`
 };
 enum class Sync {
@@ -243,6 +243,7 @@ DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
 /// One CUDA stream per instance. Throws Error in builds without CUDA.
 enum class LlrType { f32, i16, i8 };
+struct TransportBlockParams;
 
 class CudaDecoder {
  public:
@@ -262,8 +263,19 @@ class CudaDecoder {
   void load_channel(std::span<const int> K, std::span<const std::uint8_t> codewords,
                     const ChannelOptions& o, std::uint64_t first_frame, LlrType type = LlrType::f32,
                     int frac_bits = -1);
+  /// One transmission of a transport block (what decode_transport_block() does with the cuda
+  /// backend): de-rate-matches its G soft bits (llr) on the GPU into the HARQ soft buffers
+  /// `soft` (plan_transport_block(p)'s N_cb per code block, concatenated; updated in place,
+  /// saturating for int16 and int8) and makes the code blocks' LLRs from them on the device,
+  /// filler bits as filler_llr, for run(). Checks the counts and float LLRs as load() does.
+  void load_transport_block(std::span<const float> llr, const TransportBlockParams& p,
+                            std::span<float> soft, float filler_llr);
+  void load_transport_block(std::span<const std::int16_t> llr, const TransportBlockParams& p,
+                            std::span<std::int16_t> soft, std::int16_t filler_llr);
+  void load_transport_block(std::span<const std::int8_t> llr, const TransportBlockParams& p,
+                            std::span<std::int8_t> soft, std::int8_t filler_llr);
   /// Decodes what load() placed on the device; returns device seconds (CUDA events).
-  /// Only max-log-map is available on the GPU.
+  /// log-map needs float LLRs.
   double run(const DecoderOptions& o);
   /// Hard decisions of the last run(), K per block.
   std::vector<std::uint8_t> bits() const;
@@ -439,6 +451,7 @@ struct BenchOptions {
   std::vector<LlrType> types{LlrType::f32, LlrType::i16, LlrType::i8};
   std::vector<int> subdecoders{64, 768};  ///< P for the GPU rows; the CPU always runs P = 1
   int iterations = 6;
+  Algorithm algorithm = Algorithm::max_log_map;  ///< log_map: float LLRs only (types)
   double ebn0_db = 1.0;
   bool cpu = true;      ///< measure the CPU parallel decoder for the ratio
   bool gpu = true;      ///< needs a device
@@ -459,7 +472,8 @@ struct BenchRow {
 };
 
 /// Runs the benchmark: LLRs in device memory, fixed iterations, no early termination. Calls
-/// on_row after each point. Throws Error when gpu is set and no device is present.
+/// on_row after each point. Throws Error when gpu is set and no device is present, or for
+/// log-map with integer LLR types.
 std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row = {});
 std::string_view to_string(LlrType t);

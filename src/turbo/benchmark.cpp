@@ -88,6 +88,9 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row) {
   check_block_size(o.K);
   if (o.reps < 1) throw Error("turbo bench: " + std::to_string(o.reps) + " repetitions");
+  for (LlrType t : o.types)
+    if (o.algorithm == Algorithm::log_map && t != LlrType::f32)
+      throw Error("turbo bench: log-map needs float LLRs (not " + std::string(to_string(t)) + ")");
   if (o.gpu && cuda_devices().empty())
     throw Error("turbo bench: no CUDA device (use --no-gpu for the CPU only)");
   std::vector<BenchRow> rows;
@@ -98,8 +101,10 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
       double cpu_median = 0, ber_cpu = 0;
       if (o.cpu) {
         std::vector<double> times;
-        const DecoderOptions c{
-            .backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = 1};
+        const DecoderOptions c{.backend = Backend::cpu_parallel,
+                               .algorithm = o.algorithm,
+                               .iterations = o.iterations,
+                               .subdecoders = 1};
         for (int r = 0; r < std::max(1, o.reps / 5); ++r) {
           const auto res = decode_type(b, t, c);
           times.push_back(res.seconds);
@@ -130,7 +135,10 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
         row.cpu_median = cpu_median;
         row.ber_cpu = ber_cpu;
         if (gpu) {
-          DecoderOptions g{.backend = Backend::cuda, .iterations = o.iterations, .subdecoders = P};
+          DecoderOptions g{.backend = Backend::cuda,
+                           .algorithm = o.algorithm,
+                           .iterations = o.iterations,
+                           .subdecoders = P};
           gpu->run(g);  // warm-up (allocations, module load)
           std::vector<double> times;
           for (int r = 0; r < o.reps; ++r) times.push_back(gpu->run(g));
@@ -156,8 +164,10 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
             head.llr.assign(b.llr.begin(), b.llr.begin() + n);
             head.q16.assign(b.q16.begin(), b.q16.begin() + n);
             head.q8.assign(b.q8.begin(), b.q8.begin() + n);
-            const DecoderOptions c{
-                .backend = Backend::cpu_parallel, .iterations = o.iterations, .subdecoders = P};
+            const DecoderOptions c{.backend = Backend::cpu_parallel,
+                                   .algorithm = o.algorithm,
+                                   .iterations = o.iterations,
+                                   .subdecoders = P};
             const auto ref = decode_type(head, t, c);
             row.strict_matches_cpu_p =
                 std::equal(ref.bits.begin(), ref.bits.end(), strict_bits.begin());

@@ -28,8 +28,6 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   DecodeResult r;
   r.backend = resolve(o.backend);
   if (r.backend == Backend::cuda) {
-    if (o.algorithm != Algorithm::max_log_map)
-      throw Error("turbo: the cuda backend decodes max-log-map only");
     CudaDecoder dec(o.device);
     dec.load(K, llr);
     r.seconds = dec.run(o);

@@ -1,27 +1,22 @@
-// Rate matching for turbo coded transport channels (36.212 5.1.4.1) and its receive side.
-// Everything goes through one table, the circular buffer map: for each position of w, the
-// index of its bit in d0 | d1 | d2, or kNull for a dummy or filler bit.
+// Rate matching for turbo coded transport channels (36.212 5.1.4.1) and its receive side, on the
+// CPU. Everything goes through one table, the circular buffer map: for each position of w, the
+// index of its bit in d0 | d1 | d2, or kNullBit for a dummy or filler bit (rate_match_index.hpp,
+// whose index math the GPU kernels share).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
 
+#include "turbo/rate_match_index.hpp"
+
 namespace sigpu::turbo {
 namespace {
 
-constexpr int kColumns = 32;  // C_subblock
-// Table 5.1.4-1: P(j), the original column of the j-th permuted column.
-constexpr int kColumnPermutation[kColumns] = {0,  16, 8,  24, 4,  20, 12, 28, 2,  18, 10,
-                                              26, 6,  22, 14, 30, 1,  17, 9,  25, 5,  21,
-                                              13, 29, 3,  19, 11, 27, 7,  23, 15, 31};
-constexpr std::int32_t kNull = -1;
-
 int subblock_rows(int K) {
-  return (K + 4 + kColumns - 1) / kColumns;  // R_subblock: the least R with D <= 32 R
+  return (K + 4 + kSubblockColumns - 1) / kSubblockColumns;  // R_subblock
 }
 
 void check_params(const RateMatchParams& p) {
@@ -42,47 +37,21 @@ void check_params(const RateMatchParams& p) {
 
 // w_k -> index into d0 | d1 | d2 (each D = K + 4 long), over the first N_cb positions.
 std::vector<std::int32_t> circular_buffer_map(const RateMatchParams& p) {
-  const int D = p.K + 4, R = subblock_rows(p.K), K_pi = R * kColumns, N_D = K_pi - D;
-  // v_k of stream i reads y_{pi(k)}; y holds N_D leading dummy bits, then d. The third
-  // stream reads one position further on: its pi(k) in 5.1.4.1.1 has a + 1.
-  const auto source = [&](int stream, int k) -> std::int32_t {
-    int y = kColumnPermutation[k / R] + kColumns * (k % R);
-    if (stream == 2) y = (y + 1) % K_pi;
-    const int i = y - N_D;
-    if (i < 0 || (stream < 2 && i < p.F)) return kNull;
-    return stream * D + i;
-  };
-  const int N_cb = soft_buffer_entries(p);
-  std::vector<std::int32_t> map(N_cb);
-  for (int k = 0; k < N_cb; ++k) {
-    if (k < K_pi)
-      map[k] = source(0, k);
-    else  // parity 1 and 2 interlaced
-      map[k] = source(1 + (k - K_pi) % 2, (k - K_pi) / 2);
-  }
+  const CircularBuffer b = make_circular_buffer(p.K, p.F, soft_buffer_entries(p), p.rv);
+  std::vector<std::int32_t> map(b.N_cb);
+  for (int j = 0; j < b.N_cb; ++j) map[j] = circular_buffer_source(b, j);
   return map;
 }
 
 // Calls f(position) for the E selected positions of w, in transmission order.
 template <class F>
 void for_each_selected(const RateMatchParams& p, const std::vector<std::int32_t>& map, F f) {
-  const int N_cb = static_cast<int>(map.size()), R = subblock_rows(p.K);
-  const int k0 = R * (2 * ((N_cb + 8 * R - 1) / (8 * R)) * p.rv + 2);
-  int j = k0 % N_cb;
+  const int N_cb = static_cast<int>(map.size());
+  int j = make_circular_buffer(p.K, p.F, N_cb, p.rv).k0 % N_cb;
   for (int k = 0; k < p.E; j = j + 1 == N_cb ? 0 : j + 1) {
-    if (map[j] == kNull) continue;
+    if (map[j] == kNullBit) continue;
     f(j);
     ++k;
-  }
-}
-
-template <class T>
-T saturating_add(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return a + b;
-  } else {
-    constexpr int hi = std::numeric_limits<T>::max();  // symmetric range, as quantize()
-    return static_cast<T>(std::clamp(int(a) + int(b), -hi, hi));
   }
 }
 
@@ -117,14 +86,14 @@ void soft_buffer_to_llrs_impl(std::span<const T> soft_buffer, const RateMatchPar
   const std::size_t D = static_cast<std::size_t>(p.K) + 4;
   for (int f = 0; f < p.F; ++f) llr[f] = llr[D + f] = filler_llr;
   for (std::size_t j = 0; j < map.size(); ++j)
-    if (map[j] != kNull) llr[map[j]] = soft_buffer[j];
+    if (map[j] != kNullBit) llr[map[j]] = soft_buffer[j];
 }
 
 }  // namespace
 
 int circular_buffer_length(int K) {
   check_block_size(K);
-  return 3 * kColumns * subblock_rows(K);
+  return 3 * kSubblockColumns * subblock_rows(K);
 }
 
 int soft_buffer_size(int K, int C, const SoftBufferLimit& l) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -36,6 +37,9 @@ TransportBlockResult decode_any(std::span<const T> llr, const TransportBlockPara
                                 HarqBuffer<T>& harq, const DecoderOptions& o) {
   const auto cbs = plan_transport_block(p);
   check_options(o);
+  // Refused before the HARQ buffer takes the transmission in.
+  if (!std::is_same_v<T, float> && o.algorithm == Algorithm::log_map)
+    throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
   if (static_cast<std::int64_t>(llr.size()) != p.G)
     throw Error("turbo: transport block of A = " + std::to_string(p.A) + " got " +
                 std::to_string(llr.size()) + " LLRs for G = " + std::to_string(p.G));
@@ -45,6 +49,10 @@ TransportBlockResult decode_any(std::span<const T> llr, const TransportBlockPara
         throw Error("turbo: transport block LLR " + std::to_string(i) + " is " +
                     std::to_string(llr[i]) + " (not finite)");
   }
+  // With the cuda backend de-rate-matching, combining and decoding run on the GPU: the LLRs stay
+  // on the device. Made before the HARQ buffer is touched: without a device it is refused.
+  std::unique_ptr<CudaDecoder> gpu;
+  if (resolve(o.backend) == Backend::cuda) gpu = std::make_unique<CudaDecoder>(o.device);
   std::vector<int> N_cb;
   for (const auto& cb : cbs) N_cb.push_back(cb.N_cb);
   if (harq.A == 0) {
@@ -61,29 +69,37 @@ TransportBlockResult decode_any(std::span<const T> llr, const TransportBlockPara
                 " (or other soft buffer sizes): clear() it for a new transport block");
   }
 
+  DecoderOptions od = o;
+  od.crc = cbs.size() > 1 ? BlockCrc::crc24b : BlockCrc::crc24a;
   std::vector<int> K;
   std::size_t total = 0;
   for (const auto& cb : cbs) {
     K.push_back(cb.K);
     total += llr_count(cb.K);
   }
-  std::vector<T> d(total);
-  std::size_t e_at = 0, soft_at = 0, d_at = 0;
-  for (const auto& cb : cbs) {
-    const RateMatchParams rm = rate_match_params(cb, p.rv);
-    const std::span<T> soft(harq.soft.data() + soft_at, static_cast<std::size_t>(cb.N_cb));
-    de_rate_match(llr.subspan(e_at, cb.E), rm, soft);
-    soft_buffer_to_llrs(std::span<const T>(soft), rm,
-                        std::span<T>(d.data() + d_at, llr_count(cb.K)), filler_llr<T>());
-    e_at += cb.E;
-    soft_at += cb.N_cb;
-    d_at += llr_count(cb.K);
+  DecodeResult dr;
+  if (gpu) {
+    gpu->load_transport_block(llr, p, std::span<T>(harq.soft), filler_llr<T>());
+    ++harq.transmissions;
+    dr.seconds = gpu->run(od);
+    dr.bits = gpu->bits();
+    dr.iterations = gpu->iterations();
+  } else {
+    std::vector<T> d(total);
+    std::size_t e_at = 0, soft_at = 0, d_at = 0;
+    for (const auto& cb : cbs) {
+      const RateMatchParams rm = rate_match_params(cb, p.rv);
+      const std::span<T> soft(harq.soft.data() + soft_at, static_cast<std::size_t>(cb.N_cb));
+      de_rate_match(llr.subspan(e_at, cb.E), rm, soft);
+      soft_buffer_to_llrs(std::span<const T>(soft), rm,
+                          std::span<T>(d.data() + d_at, llr_count(cb.K)), filler_llr<T>());
+      e_at += cb.E;
+      soft_at += cb.N_cb;
+      d_at += llr_count(cb.K);
+    }
+    ++harq.transmissions;
+    dr = decode(K, std::span<const T>(d), od);
   }
-  ++harq.transmissions;
-
-  DecoderOptions od = o;
-  od.crc = cbs.size() > 1 ? BlockCrc::crc24b : BlockCrc::crc24a;
-  const DecodeResult dr = decode(K, std::span<const T>(d), od);
   Desegmented ds = desegment(dr.bits, plan_segmentation(p.A));
   TransportBlockResult r;
   r.bits = std::move(ds.bits);

@@ -7,10 +7,12 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <sigpu/turbo.hpp>
 
 #include "core/thread_pool.hpp"
+#include "turbo/device_rate_match.hpp"
 #include "turbo/modulation.hpp"
 #include "turbo/philox.hpp"
 #include "turbo/plan.hpp"
@@ -51,6 +53,21 @@ std::vector<float> channel_llrs(const std::vector<std::uint8_t>& e, int Q_m, Fad
   return llr;
 }
 
+// The code blocks' codewords d0 | d1 | d2 of transport block tb, concatenated: what rate
+// matching on the GPU takes.
+std::vector<std::uint8_t> codewords(const std::vector<std::uint8_t>& tb, int A) {
+  const Segmentation seg = plan_segmentation(A);
+  const auto blocks = segment(tb, seg);
+  std::vector<std::uint8_t> out;
+  std::size_t at = 0;
+  for (int k : seg.K) {
+    const Codeword cw = encode(std::span<const std::uint8_t>(blocks.data() + at, k));
+    out.insert(out.end(), cw.d.begin(), cw.d.end());
+    at += k;
+  }
+  return out;
+}
+
 template <typename T>
 BlockOutcome run_block(const TransportSimOptions& o, const DecoderOptions& dec, double N0,
                        int frac_bits, std::uint64_t index) {
@@ -60,9 +77,12 @@ BlockOutcome run_block(const TransportSimOptions& o, const DecoderOptions& dec, 
   TransportBlockParams p{.A = o.A, .G = o.G, .Q_m = o.Q_m, .limit = o.limit};
   HarqBuffer<T> harq;
   BlockOutcome out;
+  // The cuda backend rate matches on the GPU too (the same bits as encode_transport_block()).
+  const bool gpu = resolve(dec.backend) == Backend::cuda;
+  const auto code = gpu ? codewords(tb, o.A) : std::vector<std::uint8_t>();
   for (int t = 0; t < o.max_transmissions && !out.delivered; ++t) {
     p.rv = kRvSequence[t % 4];
-    const auto e = encode_transport_block(tb, p);
+    const auto e = gpu ? rate_match_on_device(code, p, dec.device) : encode_transport_block(tb, p);
     const auto llr = channel_llrs(e, o.Q_m, o.fading, N0, o.seed,
                                   index * kMaxTransmissions + static_cast<std::uint64_t>(t));
     TransportBlockResult r;

@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
   if (t < 2) {  // beta at K of component t: the same in every iteration
     M be[8];
-    tail_beta<Tr, false>(g_llr, K, t, be);
+    tail_beta<Tr, Tr::kLogMap>(g_llr, K, t, be);
 #pragma unroll
     for (int s = 0; s < 8; ++s) s_tail_beta[t * 8 + s] = be[s];
   }

@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   for (int x = t; x < 2 * 2 * 2 * 8 * T; x += T) s_bound[x] = M(0);  // the first iteration's
   if (t < 2) {
     M be[8];
-    tail_beta<Tr, false>(g_llr, K, t, be);
+    tail_beta<Tr, Tr::kLogMap>(g_llr, K, t, be);
 #pragma unroll
     for (int s = 0; s < 8; ++s) s_tail_beta[t * 8 + s] = be[s];
   }

@@ -19,6 +19,7 @@
 #include "turbo/cuda/block_kernel.cuh"
 #include "turbo/cuda/channel_kernel.cuh"
 #include "turbo/cuda/cluster_kernel.cuh"
+#include "turbo/cuda/rate_match.hpp"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -42,6 +43,8 @@ struct CudaDecoder::Impl {
   sigpu::cuda::DeviceBuffer<float> llr_out;
   sigpu::cuda::DeviceBuffer<std::int32_t> done_at;  // early termination: iteration that passed
   sigpu::cuda::DeviceBuffer<std::uint32_t> crc_weights;
+  // load_transport_block's: the code blocks' descriptors, the G soft bits, the HARQ soft buffers
+  sigpu::cuda::DeviceBuffer<std::uint8_t> rm_blocks, tb_llr, tb_soft;  // raw bytes
 
   explicit Impl(int dev) : device(dev) {}
 
@@ -115,6 +118,54 @@ struct CudaDecoder::Impl {
     loaded = true;
   }
 
+  template <typename T>
+  void load_transport_block(std::span<const T> g, const TransportBlockParams& p, std::span<T> soft,
+                            T filler_llr) {
+    loaded = false;
+    const auto cbs = plan_transport_block(p);
+    if (static_cast<std::int64_t>(g.size()) != p.G)
+      throw Error("turbo: transport block of A = " + std::to_string(p.A) + " got " +
+                  std::to_string(g.size()) + " LLRs for G = " + std::to_string(p.G));
+    std::vector<int> K;
+    std::size_t entries = 0, total = 0;
+    for (const auto& cb : cbs) {
+      K.push_back(cb.K);
+      entries += static_cast<std::size_t>(cb.N_cb);
+      total += llr_count(cb.K);
+    }
+    if (soft.size() != entries)
+      throw Error("turbo: transport block of A = " + std::to_string(p.A) + " needs " +
+                  std::to_string(entries) + " soft buffer entries, got " +
+                  std::to_string(soft.size()));
+    if constexpr (std::is_same_v<T, float>) {
+      for (std::size_t i = 0; i < g.size(); ++i)
+        if (!std::isfinite(g[i]))
+          throw Error("turbo: transport block LLR " + std::to_string(i) + " is " +
+                      std::to_string(g[i]) + " (not finite)");
+    }
+    plan = make_plan(K, 1, total);
+    kind = std::is_same_v<T, float>
+               ? LlrKind::f32
+               : (std::is_same_v<T, std::int16_t> ? LlrKind::i16 : LlrKind::i8);
+    rm_blocks.reserve(cuda::rate_match_descriptor_bytes(cbs.size()));
+    tb_llr.reserve(g.size_bytes());
+    tb_soft.reserve(soft.size_bytes());
+    llr.reserve(total * sizeof(T));
+    cudaStream_t s = stream.get();
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(tb_llr.get(), g.data(), g.size_bytes(), cudaMemcpyHostToDevice, s));
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(tb_soft.get(), soft.data(), soft.size_bytes(), cudaMemcpyHostToDevice, s));
+    T* d_soft = reinterpret_cast<T*>(tb_soft.get());
+    cuda::de_rate_match_on_device<T>(cbs, p.rv, rm_blocks.get(),
+                                     reinterpret_cast<const T*>(tb_llr.get()), d_soft,
+                                     reinterpret_cast<T*>(llr.get()), filler_llr, s);
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(soft.data(), d_soft, soft.size_bytes(), cudaMemcpyDeviceToHost, s));
+    load_crc_weights();  // waits for the stream
+    loaded = true;
+  }
+
   /// The CRC weights of early termination (CRC24B, then CRC24A), once; waits for the stream
   /// (the callers' host buffers go out of scope).
   void load_crc_weights() {
@@ -174,7 +225,7 @@ struct CudaDecoder::Impl {
     h.alpha_bounds = reinterpret_cast<M*>(bounds.get());
     h.beta_bounds = reinterpret_cast<M*>(bounds.get() + bound_bytes);
     h.total_bounds = p.total_bounds;
-    h.scale = o.scaling;
+    h.scale = extrinsic_scale<Tr>(o);
     h.scale_q4 = scale_q4(o.scaling);
     Llr* e1 = reinterpret_cast<Llr*>(ext1.get());
     Llr* e2 = reinterpret_cast<Llr*>(ext2.get());
@@ -268,6 +319,12 @@ struct CudaDecoder::Impl {
     return seconds;
   }
 
+  /// The float extrinsic scaling: log-MAP's extrinsics are exact and go unscaled, as on the CPU.
+  template <class Tr>
+  static float extrinsic_scale(const DecoderOptions& o) {
+    return Tr::kLogMap ? 1.0f : o.scaling;
+  }
+
   static int max_subdecoders(const BatchPlan& p) {
     int max_P = 0;
     for (const auto& b : p.blocks) max_P = std::max(max_P, b.P);
@@ -315,9 +372,9 @@ struct CudaDecoder::Impl {
     sigpu::cuda::EventTimer timer;
     timer.start(stream.get());
     kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
-        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations, o.scaling,
-        scale_q4(o.scaling), reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(),
-        llr_dst, stop);
+        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations,
+        extrinsic_scale<Tr>(o), scale_q4(o.scaling),
+        reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(), llr_dst, stop);
     SIGPU_CUDA_CHECK_LAUNCH();
     return timer.stop(stream.get());
   }
@@ -364,7 +421,7 @@ struct CudaDecoder::Impl {
     timer.start(stream.get());
     SIGPU_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, static_cast<const BlockDesc*>(blocks.get()),
                                         reinterpret_cast<const typename Tr::Llr*>(llr.get()),
-                                        o.iterations, o.scaling, scale_q4(o.scaling),
+                                        o.iterations, extrinsic_scale<Tr>(o), scale_q4(o.scaling),
                                         reinterpret_cast<typename Tr::Metric*>(scratch.get()),
                                         bits.get(), llr_dst, stop));
     seconds = timer.stop(stream.get());
@@ -433,14 +490,33 @@ void CudaDecoder::load_channel(std::span<const int> K, std::span<const std::uint
   impl_->load_channel(K, codewords, o, first_frame, type, frac_bits);
 }
 
+void CudaDecoder::load_transport_block(std::span<const float> llr, const TransportBlockParams& p,
+                                       std::span<float> soft, float filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
+}
+void CudaDecoder::load_transport_block(std::span<const std::int16_t> llr,
+                                       const TransportBlockParams& p, std::span<std::int16_t> soft,
+                                       std::int16_t filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
+}
+void CudaDecoder::load_transport_block(std::span<const std::int8_t> llr,
+                                       const TransportBlockParams& p, std::span<std::int8_t> soft,
+                                       std::int8_t filler_llr) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->load_transport_block(llr, p, soft, filler_llr);
+}
+
 double CudaDecoder::run(const DecoderOptions& o) {
   if (!impl_->loaded) throw Error("turbo: CudaDecoder::run before load");
   check_options(o);
-  if (o.algorithm != Algorithm::max_log_map)
-    throw UnsupportedError("turbo: the cuda backend decodes max-log-map only");
+  if (o.algorithm == Algorithm::log_map && impl_->kind != LlrKind::f32)
+    throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   switch (impl_->kind) {
     case LlrKind::f32:
+      if (o.algorithm == Algorithm::log_map) return impl_->run<LogMapTraits>(o);
       return impl_->run<FloatTraits>(o);
     case LlrKind::i16:
       return impl_->run<FixedTraits<std::int16_t>>(o);

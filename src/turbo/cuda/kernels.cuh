@@ -99,12 +99,12 @@ __device__ __forceinline__ bool block_crc_passes(const std::uint8_t* bits, int K
 // Windows start at the positions where the metrics are normalised (map_decoder.hpp): after the
 // last step of a window going forward, after its first going backward.
 static_assert(kWindow == kNormEvery);
-template <typename M>
+template <bool kLogMap, typename M>
 __device__ __forceinline__ void step_forward_in_window(M (&al)[8], M A, M Lp, int j, int wl) {
   if (j == wl - 1)
-    forward_step<false, true>(al, A, Lp);
+    forward_step<kLogMap, true>(al, A, Lp);
   else
-    forward_step<false, false>(al, A, Lp);
+    forward_step<kLogMap, false>(al, A, Lp);
 }
 
 /// Where the alpha of the current window lives (W steps of 8 metrics). SharedAlpha:
@@ -213,7 +213,7 @@ struct WindowPositions<W, false> {
 /// backward order has one serial chain of 2W steps; this one two chains of W, which the SM's
 /// schedulers interleave. Every alpha, beta and sum is computed as there, so the results are
 /// the same. On return a holds alpha at the window's end, be beta at its start.
-template <int W, typename M, class Alpha, class Emit>
+template <int W, bool kLogMap, typename M, class Alpha, class Emit>
 __device__ __forceinline__ void decode_window_two_chains(M (&a)[8], M (&be)[8], const M (&A)[W],
                                                          const M (&Lp)[W], Alpha& rows,
                                                          const Emit& emit) {
@@ -224,10 +224,10 @@ __device__ __forceinline__ void decode_window_two_chains(M (&a)[8], M (&be)[8], 
     const int jf = q, jb = W - 1 - q;  // jb >= H > 0: the backward steps here never normalise
 #pragma unroll
     for (int s = 0; s < 8; ++s) rows.at(jf, s) = a[s];  // alpha_jf
-    step_forward_in_window(a, A[jf], Lp[jf], jf, W);
+    step_forward_in_window<kLogMap>(a, A[jf], Lp[jf], jf, W);
 #pragma unroll
     for (int s = 0; s < 8; ++s) rows.at(jb, s) = be[s];  // beta_{jb + 1}
-    backward_step<false, false>(be, A[jb], Lp[jb]);
+    backward_step<kLogMap, false>(be, A[jb], Lp[jb]);
   }
 #pragma unroll
   for (int q = 0; q < H; ++q) {
@@ -235,13 +235,13 @@ __device__ __forceinline__ void decode_window_two_chains(M (&a)[8], M (&be)[8], 
     M next[8];
 #pragma unroll
     for (int s = 0; s < 8; ++s) next[s] = rows.at(jf, s);
-    const M le_f = step_extrinsic<false>(
+    const M le_f = step_extrinsic<kLogMap>(
         next, [&](int s) { return a[s]; }, Lp[jf]);
-    step_forward_in_window(a, A[jf], Lp[jf], jf, W);
+    step_forward_in_window<kLogMap>(a, A[jf], Lp[jf], jf, W);
     auto row = [&](int s) { return rows.at(jb, s); };
     const M le_b = jb == 0  // normalise after the window's first bit, as the serial order does
-                       ? backward_extrinsic<false, true>(be, row, A[jb], Lp[jb])
-                       : backward_extrinsic<false, false>(be, row, A[jb], Lp[jb]);
+                       ? backward_extrinsic<kLogMap, true>(be, row, A[jb], Lp[jb])
+                       : backward_extrinsic<kLogMap, false>(be, row, A[jb], Lp[jb]);
     emit(jf, le_f);
     emit(jb, le_b);
   }
@@ -314,7 +314,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
       load_window(k0, wl, p, g);
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        if (j < wl) step_forward_in_window(al, A[j], Lp[j], j, wl);
+        if (j < wl) step_forward_in_window<Tr::kLogMap>(al, A[j], Lp[j], j, wl);
     }
     alpha_end(al);
   }
@@ -337,7 +337,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
 #pragma unroll
     for (int s = 0; s < 8; ++s) a[s] = nwin > 1 ? ckpt[w * 8 + s] : al[s];
     if constexpr (kWhole) {
-      decode_window_two_chains<W>(a, be, A, Lp, alpha, emit);
+      decode_window_two_chains<W, Tr::kLogMap>(a, be, A, Lp, alpha, emit);
       if (nwin == 1) alpha_end(a);
     } else {
 #pragma unroll
@@ -345,7 +345,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
         if (j < wl) {
 #pragma unroll
           for (int s = 0; s < 8; ++s) alpha.at(j, s) = a[s];
-          step_forward_in_window(a, A[j], Lp[j], j, wl);
+          step_forward_in_window<Tr::kLogMap>(a, A[j], Lp[j], j, wl);
         }
       }
       if (nwin == 1) alpha_end(a);
@@ -354,8 +354,8 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
         if (j < wl) {
           auto row = [&](int s) { return alpha.at(j, s); };
           emit(j, j == 0  // constant once unrolled: normalise after the window's first bit
-                      ? backward_extrinsic<false, true>(be, row, A[j], Lp[j])
-                      : backward_extrinsic<false, false>(be, row, A[j], Lp[j]));
+                      ? backward_extrinsic<Tr::kLogMap, true>(be, row, A[j], Lp[j])
+                      : backward_extrinsic<Tr::kLogMap, false>(be, row, A[j], Lp[j]));
         }
       }
     }
@@ -397,7 +397,7 @@ __device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const 
     for (int s = 0; s < 8; ++s) al[s] = Load::ld(src + s);
   }
   if (i == P - 1) {
-    tail_beta<Tr, false>(io.sys, K, c, be);
+    tail_beta<Tr, Tr::kLogMap>(io.sys, K, c, be);
   } else {
     const M* src =
         bound_slot<Tr>(h.beta_bounds, h.total_bounds, c, h.read_buf, d.bound_offset + i + 1);

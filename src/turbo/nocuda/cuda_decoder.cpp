@@ -16,6 +16,12 @@ void CudaDecoder::load(std::span<const int>, std::span<const std::int16_t>) {}
 void CudaDecoder::load(std::span<const int>, std::span<const std::int8_t>) {}
 void CudaDecoder::load_channel(std::span<const int>, std::span<const std::uint8_t>,
                                const ChannelOptions&, std::uint64_t, LlrType, int) {}
+void CudaDecoder::load_transport_block(std::span<const float>, const TransportBlockParams&,
+                                       std::span<float>, float) {}
+void CudaDecoder::load_transport_block(std::span<const std::int16_t>, const TransportBlockParams&,
+                                       std::span<std::int16_t>, std::int16_t) {}
+void CudaDecoder::load_transport_block(std::span<const std::int8_t>, const TransportBlockParams&,
+                                       std::span<std::int8_t>, std::int8_t) {}
 double CudaDecoder::run(const DecoderOptions&) {
   return 0;
 }
