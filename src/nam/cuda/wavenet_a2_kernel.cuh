@@ -278,8 +278,9 @@ __device__ void wavenet_a2_period(const A2Args& p, float* smem, int F) {
 }
 
 #ifdef __CUDACC__
+// Up to 512 threads a block (CudaBatch's choice): registers capped to fit.
 template <bool kSharedWeights>
-__global__ void wavenet_a2_period_kernel(const __grid_constant__ A2Args p, int frames) {
+__global__ void __launch_bounds__(512) wavenet_a2_period_kernel(const __grid_constant__ A2Args p, int frames) {
   extern __shared__ float4 smem4[];
   wavenet_a2_period<kSharedWeights>(p, reinterpret_cast<float*>(smem4), frames);
 }
