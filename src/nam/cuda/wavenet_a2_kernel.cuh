@@ -37,43 +37,63 @@ SIGPU_HD inline long a2_work_floats(int widest, int max_sizes, int frames) {
   return 4 + static_cast<long>(frames) * (1 + 8L * widest + max_sizes);
 }
 
+/// A net's weights: in shared memory, or in global memory read through the read-only cache.
+template <bool kGlobal>
+struct A2Weights {
+  const float* p;
+  __device__ float operator[](int i) const {
+#ifdef __CUDA_ARCH__
+    if constexpr (kGlobal)
+      return __ldg(p + i);
+    else
+      return p[i];
+#else
+    return p[i];
+#endif
+  }
+};
+
 /// Row `row` of a grouped 1x1 of x ([in][F]) at frame t, bias included.
-__device__ inline float a2_conv1x1_row(const float* w, const ConvDesc& c, const float* x, int F,
-                                       int row, int t) {
+template <typename W>
+__device__ inline float a2_conv1x1_row(W w, const ConvDesc& c, const float* x, int F, int row,
+                                       int t) {
   const int ig = c.in / c.groups, g = row / (c.out / c.groups);
-  const float* wr = w + c.w + row * ig;
+  const int wr = c.w + row * ig;
   const float* xr = x + g * ig * F + t;
   float acc = 0.0f;
-  for (int i = 0; i < ig; ++i) acc += wr[i] * xr[i * F];
+  for (int i = 0; i < ig; ++i) acc += w[wr + i] * xr[i * F];
   if (c.b >= 0) acc += w[c.b + row];
   return acc;
 }
 
 /// v FiLMed at row `row`, frame t, by the condition cnd ([in][F]).
-__device__ inline float a2_film(const float* w, const FilmDesc& f, const float* cnd, int F, int row,
-                                int t, float v) {
+template <typename W>
+__device__ inline float a2_film(W w, const FilmDesc& f, const float* cnd, int F, int row, int t,
+                                float v) {
   const float scale = a2_conv1x1_row(w, f.conv, cnd, F, row, t);
   return f.shift ? v * scale + a2_conv1x1_row(w, f.conv, cnd, F, f.dim + row, t) : v * scale;
 }
 
 /// Row `row` of a grouped dilated convolution at stream position pos + t, reading its input
 /// history ring ([in][mask + 1]), the taps oldest first, then the bias.
-__device__ inline float a2_conv_row(const float* w, const ConvDesc& c, const float* ring, int mask,
+template <typename W>
+__device__ inline float a2_conv_row(W w, const ConvDesc& c, const float* ring, int mask,
                                     long long pos, int row, int t) {
   const int ig = c.in / c.groups, g = row / (c.out / c.groups), K = c.kernel, len = mask + 1;
-  const float* wr = w + c.w + row * ig * K;  // [ig][K]
+  const int wr = c.w + row * ig * K;  // [ig][K]
   const float* r = ring + g * ig * len;
   float acc = 0.0f;
   for (int k = 0; k < K; ++k) {
     const int at =
         static_cast<int>((pos + t - static_cast<long long>(c.dilation) * (K - 1 - k)) & mask);
-    for (int i = 0; i < ig; ++i) acc += wr[i * K + k] * r[i * len + at];
+    for (int i = 0; i < ig; ++i) acc += w[wr + i * K + k] * r[i * len + at];
   }
   if (c.b >= 0) acc += w[c.b + row];
   return acc;
 }
 
-__device__ inline float a2_activate(const float* w, const ActDesc& a, float x, int c) {
+template <typename W>
+__device__ inline float a2_activate(W w, const ActDesc& a, float x, int c) {
   const float slope = a.num_slopes ? w[a.slopes + c % a.num_slopes] : a.slope;
   return activate(static_cast<Activation>(a.kind), x, slope, a.lo, a.hi, a.lo_slope, a.hi_slope);
 }
@@ -84,8 +104,9 @@ struct A2Buffers {
 };
 
 /// One layer at pos .. pos + F: x in and out (the residual), its head output added to acc.
-__device__ inline void a2_layer(const A2LayerDesc& L, const float* w, float* st, long long pos,
-                                int F, const float* cnd, float* x, const A2Buffers& B) {
+template <typename W>
+__device__ inline void a2_layer(const A2LayerDesc& L, W w, float* st, long long pos, int F,
+                                const float* cnd, float* x, const A2Buffers& B) {
   const int C = L.conv.in, Z = L.conv.out, Bn = L.bottleneck, CS = L.mixin.in;
   const FilmDesc* film = L.film;
   const auto on = [&](int s) { return film[s].conv.w >= 0; };
@@ -173,13 +194,12 @@ template <bool kSharedWeights>
 __device__ void a2_net(const A2Args& p, const A2NetDesc& N, float* st, long long pos, int F,
                        const float* in, const float* cnd, float* dst, const A2Buffers& B,
                        float* staged) {
-  const float* w = N.weights;
   if constexpr (kSharedWeights) {
     __syncthreads();  // the previous net's weights are no longer read
-    a2_stage(staged, w, N.weight_floats);
+    a2_stage(staged, N.weights, N.weight_floats);
     __syncthreads();
-    w = staged;
   }
+  const A2Weights<!kSharedWeights> w{kSharedWeights ? staged : N.weights};
   float *x = B.xa, *prev = B.xb;
   int rows = 1;
   for (int a = 0; a < N.num_arrays; ++a) {
@@ -280,7 +300,8 @@ __device__ void wavenet_a2_period(const A2Args& p, float* smem, int F) {
 #ifdef __CUDACC__
 // Up to 512 threads a block (CudaBatch's choice): registers capped to fit.
 template <bool kSharedWeights>
-__global__ void __launch_bounds__(512) wavenet_a2_period_kernel(const __grid_constant__ A2Args p, int frames) {
+__global__ void __launch_bounds__(512)
+    wavenet_a2_period_kernel(const __grid_constant__ A2Args p, int frames) {
   extern __shared__ float4 smem4[];
   wavenet_a2_period<kSharedWeights>(p, reinterpret_cast<float*>(smem4), frames);
 }
