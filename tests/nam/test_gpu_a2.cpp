@@ -14,6 +14,10 @@
 #include "nam/nam_fixtures.hpp"
 #include "support/twin.hpp"
 
+#ifdef SIGPU_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 namespace nam = sigpu::nam;
 namespace twin = sigpu::test::twin;
 using sigpu::test::gpu_tolerance;
@@ -198,6 +202,52 @@ TEST(NamGpu, ResetRepeatsTheRunForA2) {
     const std::vector<float> want = cpu_run(*models[i], in[i], 64);
     EXPECT_TRUE(twin::equal(want, first[i], gpu_tolerance(want))) << i;
   }
+}
+
+// As the audio graph runs it: bound device buffers, the period captured once in a CUDA graph,
+// a size change between launches.
+TEST(NamGpu, A2InACudaGraphWithBoundBuffersAndASizeChange) {
+  if (no_device()) GTEST_SKIP() << "no CUDA device";
+  if (!std::filesystem::exists(sigpu::test::nam_a2_fixture("A2.nam")))
+    GTEST_SKIP() << "nam-a2 fixtures absent";
+#ifdef SIGPU_HAVE_CUDA
+  const nam::Model a2 = nam::load(sigpu::test::nam_a2_fixture("A2.nam"));
+  const nam::Model mx = nam::load(sigpu::test::nam_a2_fixture("wavenet_a2_max.nam"));
+  const int F = 64, periods = 40, switch_period = 10;
+  const std::vector<std::vector<float>> in{input(0), input(1)};
+  nam::CudaBatch batch(std::vector<const nam::Model*>{&a2, &mx}, {.max_frames = F});
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 4 * F * sizeof(float)), cudaSuccess);
+  std::vector<float*> d_in{d, d + F}, d_out{d + 2 * F, d + 3 * F};
+  batch.bind(d_in, d_out);
+  const auto s = static_cast<cudaStream_t>(batch.stream());
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  batch.process(F);
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  std::vector<std::vector<float>> out(2, std::vector<float>(F * periods));
+  for (int p = 0; p < periods; ++p) {
+    if (p == switch_period) batch.set_size(0, 0.2);
+    for (int i = 0; i < 2; ++i)
+      cudaMemcpyAsync(d_in[i], in[i].data() + p * F, F * sizeof(float), cudaMemcpyHostToDevice, s);
+    ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+    for (int i = 0; i < 2; ++i)
+      cudaMemcpyAsync(out[i].data() + p * F, d_out[i], F * sizeof(float), cudaMemcpyDeviceToHost,
+                      s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(d);
+  const std::vector<float> x0(in[0].begin(), in[0].begin() + F * periods);
+  const std::vector<float> x1(in[1].begin(), in[1].begin() + F * periods);
+  const std::vector<float> want0 = cpu_run(a2, x0, F, switch_period * F, 0.2);
+  const std::vector<float> want1 = cpu_run(mx, x1, F);
+  EXPECT_TRUE(twin::equal(want0, out[0], gpu_tolerance(want0)));
+  EXPECT_TRUE(twin::equal(want1, out[1], gpu_tolerance(want1)));
+#endif
 }
 
 // What the GPU still cannot run is refused, naming the model and the feature.
