@@ -200,8 +200,11 @@ int main(int argc, char** argv) {
     std::vector<nam::Model> loaded;
     for (const std::string& path : model_paths) {
       loaded.push_back(nam::load(path));
-      std::printf("NAM %s (%zu weights%s)\n", path.c_str(), loaded.back().weights.size(),
-                  loaded.back().sizes.empty() ? "" : ", slimmable");
+      const nam::Model& m = loaded.back();
+      std::size_t weights = m.weights.size();  // a slimmable model's: every size's
+      for (const nam::SizedModel& sized : m.sizes) weights += sized.model->weights.size();
+      std::printf("NAM %s (%zu weights%s)\n", path.c_str(), weights,
+                  m.sizes.empty() ? "" : ", every size running");
     }
     // Instance i runs model i % count.
     const auto instance_models = [&](int n) {
