@@ -26,12 +26,13 @@ class Builder {
  public:
   Builder(WaveNetProgram& p, int max_frames) : p_(p), max_frames_(max_frames) {}
 
-  /// The net of a WaveNet of one size (one per Model object); its state floats.
+  /// The net of a WaveNet or LSTM of one size (one per Model object).
   int net(const Model& m) {
     if (auto it = index_.find(&m); it != index_.end()) return it->second;
+    if (m.architecture == Architecture::lstm) return lstm(m);
     if (m.architecture != Architecture::wavenet)
-      refuse_on_cuda(m, std::string(to_string(m.architecture)) + " inside a " +
-                            "slimmable model or as condition_dsp");
+      refuse_on_cuda(m, std::string(to_string(m.architecture)) +
+                            " (the cuda backend runs WaveNets and LSTMs)");
     cuda::A2NetDesc n{};
     n.condition = -1;
     if (m.wavenet.condition_dsp) {  // first: its arrays and layers come before this net's
@@ -95,18 +96,32 @@ class Builder {
           ring(a.head.in, static_cast<long>(a.head.kernel - 1) * a.head.dilation);
       p_.arrays.push_back(ad);
     }
-    if (state > (1L << 30)) refuse_on_cuda(m, "its history does not fit 32-bit offsets");
-    if (w.size() > (1UL << 28)) refuse_on_cuda(m, "its weights do not fit 32-bit offsets");
-    w.resize((w.size() + 3) / 4 * 4, 0.0f);
-    n.weight_floats = static_cast<int>(w.size());
-    p_.largest_net = std::max(p_.largest_net, n.weight_floats);
-    p_.weight_offset.push_back(static_cast<long>(p_.weights.size()));
-    p_.weights.insert(p_.weights.end(), w.begin(), w.end());
-    p_.nets.push_back(n);
-    state_.push_back(state);
-    const int i = static_cast<int>(p_.nets.size()) - 1;
-    index_.emplace(&m, i);
-    return i;
+    return add(m, n, std::move(w), state, {});
+  }
+
+  int lstm(const Model& m) {
+    const LstmLayout layout = lstm_layout(m.lstm);
+    if (m.lstm.num_layers > cuda::kMaxLstmLayers)
+      refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxLstmLayers) + " LSTM layers");
+    const int H = m.lstm.hidden_size;
+    cuda::A2NetDesc n{};
+    n.condition = -1;
+    n.lstm_layers = m.lstm.num_layers;
+    n.lstm_hidden = H;
+    n.lstm_head_w = static_cast<int>(layout.head_w);
+    n.lstm_head_b = static_cast<int>(layout.head_b);
+    std::vector<float> initial;  // h0, c0 per layer
+    for (int l = 0; l < n.lstm_layers; ++l) {
+      const LstmLayerOffsets& lo = layout.layers[static_cast<std::size_t>(l)];
+      n.lstm_in[l] = lo.input_size;
+      n.lstm_w[l] = static_cast<int>(lo.w);
+      n.lstm_b[l] = static_cast<int>(lo.b);
+      initial.insert(initial.end(), m.weights.begin() + lo.h0, m.weights.begin() + lo.h0 + H);
+      initial.insert(initial.end(), m.weights.begin() + lo.c0, m.weights.begin() + lo.c0 + H);
+    }
+    widen({H});
+    const long state = static_cast<long>(initial.size());
+    return add(m, n, m.weights, state, std::move(initial));
   }
 
   void instance(const Model& m) {
@@ -115,18 +130,11 @@ class Builder {
     for (const SizedModel& s : m.sizes) sizes.push_back(s.model.get());
     if (static_cast<int>(sizes.size()) > cuda::kMaxSizes)
       refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxSizes) + " sizes");
-    if (m.architecture != Architecture::wavenet &&
-        m.architecture != Architecture::slimmable_container)
-      refuse_on_cuda(m, std::string(to_string(m.architecture)) + " beside WaveNets");
     cuda::A2InstanceDesc d{};
     d.state = p_.state_floats;
     d.num_sizes = static_cast<int>(sizes.size());
     long state = 0;
     for (int s = 0; s < d.num_sizes; ++s) {
-      if (sizes[s]->architecture != Architecture::wavenet)
-        refuse_on_cuda(m, "SlimmableContainer with a size that is a " +
-                              std::string(to_string(sizes[s]->architecture)) +
-                              " (the cuda backend runs WaveNet sizes)");
       d.net[s] = net(*sizes[s]);
       const int c = p_.nets[d.net[s]].condition;
       if (c >= 0) {
@@ -139,6 +147,12 @@ class Builder {
     }
     p_.instances.push_back(d);
     p_.state_floats += state;
+    p_.initial_state.resize(static_cast<std::size_t>(p_.state_floats), 0.0f);
+    for (int s = 0; s < d.num_sizes; ++s) {
+      initialise(d.net[s], d.state + d.net_state[s]);
+      if (const int c = p_.nets[d.net[s]].condition; c >= 0)
+        initialise(c, d.state + d.condition_state[s]);
+    }
     p_.max_sizes = std::max(p_.max_sizes, d.num_sizes);
     p_.prewarm = std::max(p_.prewarm, m.prewarm_samples());
   }
@@ -146,10 +160,35 @@ class Builder {
  private:
   void widen(std::initializer_list<int> v) { p_.widest = std::max(p_.widest, std::max(v)); }
 
+  /// Records net n of m with its weights, state floats and initial state (empty: zeros).
+  int add(const Model& m, cuda::A2NetDesc n, std::vector<float> w, long state,
+          std::vector<float> initial) {
+    if (state > (1L << 30)) refuse_on_cuda(m, "its history does not fit 32-bit offsets");
+    if (w.size() > (1UL << 28)) refuse_on_cuda(m, "its weights do not fit 32-bit offsets");
+    w.resize((w.size() + 3) / 4 * 4, 0.0f);
+    n.weight_floats = static_cast<int>(w.size());
+    p_.largest_net = std::max(p_.largest_net, n.weight_floats);
+    p_.weight_offset.push_back(static_cast<long>(p_.weights.size()));
+    p_.weights.insert(p_.weights.end(), w.begin(), w.end());
+    p_.nets.push_back(n);
+    state_.push_back(state);
+    initial_.push_back(std::move(initial));
+    const int i = static_cast<int>(p_.nets.size()) - 1;
+    index_.emplace(&m, i);
+    return i;
+  }
+
+  /// The net's initial state at `at` of the program's initial state.
+  void initialise(int net, long at) {
+    const std::vector<float>& v = initial_[static_cast<std::size_t>(net)];
+    std::copy(v.begin(), v.end(), p_.initial_state.begin() + at);
+  }
+
   WaveNetProgram& p_;
   int max_frames_;
   std::map<const Model*, int> index_;
-  std::vector<long> state_;  // per net
+  std::vector<long> state_;                  // per net
+  std::vector<std::vector<float>> initial_;  // per net
 };
 
 }  // namespace

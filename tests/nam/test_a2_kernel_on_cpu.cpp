@@ -1,6 +1,6 @@
 // The CUDA kernel for any WaveNet (wavenet_a2_kernel.cuh), run on the CPU under
 // cuda_emulation.hpp against Processor (the CPU reference, matched to NeuralAmpModelerCore): every
-// fixture of nam-a2 and the WaveNets of nam, all in one launch per period, at an even and an odd
+// fixture of nam and nam-a2 (LSTMs included), all in one launch per period, at an even and an odd
 // period, with a size change of a slimmable model at a period boundary. Buffers in a twin::Arena,
 // whose guard bands catch a write out of bounds (shared memory included).
 #include "support/cuda_emulation.hpp"
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ class EmulatedBatch {
     args_.arrays = arena_.input("arrays", p_.arrays);
     args_.layers = arena_.input("layers", p_.layers);
     args_.instances = arena_.input("instances", p_.instances);
-    args_.state = arena_.in_out("state", std::vector<float>(p_.state_floats, 0.0f));
+    args_.state = arena_.in_out("state", p_.initial_state);
     args_.positions = arena_.in_out("positions", std::vector<long long>(n_, 0));
     std::vector<nam::cuda::SizeFade> fades;
     for (const nam::Model* m : models) {
@@ -125,25 +126,25 @@ struct Loaded {
   nam::Model model;
 };
 
-std::vector<Loaded> wavenet_fixtures() {
+std::vector<Loaded> model_fixtures() {
   std::vector<Loaded> out;
-  for (const char* f : {"wavenet.nam", "wavenet_a1_standard.nam"})
+  for (const char* f : {"wavenet.nam", "lstm.nam", "wavenet_a1_standard.nam"})
     if (std::filesystem::exists(sigpu::test::nam_fixture(f)))
       out.push_back({f, nam::load(sigpu::test::nam_fixture(f))});
   const auto dir = sigpu::test::fixtures_dir() / "nam-a2";
-  for (const char* f :
-       {"A2.nam", "slimmable_wavenet.nam", "wavenet_a2_max.nam", "wavenet_condition_dsp.nam"})
+  for (const char* f : {"A2.nam", "slimmable_container.nam", "slimmable_wavenet.nam",
+                        "wavenet_a2_max.nam", "wavenet_condition_dsp.nam"})
     if (std::filesystem::exists(dir / f)) out.push_back({f, nam::load(dir / f)});
   return out;
 }
 
 }  // namespace
 
-// Every WaveNet fixture in one launch per period, twice with other inputs for some, through
+// Every fixture in one launch per period, twice with other inputs for some, through
 // shared and global weights; then a size change at a period boundary.
-TEST(NamA2KernelOnCpu, EveryWaveNetFixtureInOneLaunchMatchesTheCpu) {
-  const std::vector<Loaded> fx = wavenet_fixtures();
-  if (fx.size() < 6) GTEST_SKIP() << "NAM fixtures absent under " << sigpu::test::fixtures_dir();
+TEST(NamA2KernelOnCpu, EveryFixtureInOneLaunchMatchesTheCpu) {
+  const std::vector<Loaded> fx = model_fixtures();
+  if (fx.size() < 8) GTEST_SKIP() << "NAM fixtures absent under " << sigpu::test::fixtures_dir();
   const std::vector<float> music = sigpu::test::nam_music_input();
   const std::size_t samples = 500;
   std::vector<const nam::Model*> models;
@@ -188,44 +189,53 @@ TEST(NamA2KernelOnCpu, SizeChangeCrossfadesAtAPeriodBoundaryAsTheCpuDoes) {
   if (!std::filesystem::exists(dir / "A2.nam")) GTEST_SKIP() << dir << " absent";
   const nam::Model a2 = nam::load(dir / "A2.nam");
   const nam::Model slim = nam::load(dir / "slimmable_wavenet.nam");
+  const nam::Model box = nam::load(dir / "slimmable_container.nam");  // 0.2: its LSTM
+  const std::vector<const nam::Model*> models{&a2, &slim, &box};
+  const std::vector<double> sizes{0.2, 0.4, 0.2};
   const std::vector<float> music = sigpu::test::nam_music_input();
   const int period = 96;
   const std::size_t samples = 1344;  // the 1024-frame crossfade within
   const long switch_at = 2 * period;
   const std::vector<float> x(music.begin(), music.begin() + samples);
-  const std::vector<const nam::Model*> models{&a2, &slim};
   EmulatedBatch batch(models, 1024, true);
-  std::vector<std::vector<float>> out(2, std::vector<float>(samples));
+  std::vector<std::vector<float>> out(models.size(), std::vector<float>(samples));
   for (std::size_t at = 0; at < samples; at += period) {
-    if (static_cast<long>(at) == switch_at) {
-      batch.set_size_index(0, a2.size_index(0.2));
-      batch.set_size_index(1, slim.size_index(0.4));
+    std::vector<const float*> in;
+    std::vector<float*> o;
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      if (static_cast<long>(at) == switch_at)
+        batch.set_size_index(static_cast<int>(i), models[i]->size_index(sizes[i]));
+      in.push_back(x.data() + at);
+      o.push_back(out[i].data() + at);
     }
-    batch.process({x.data() + at, x.data() + at}, {out[0].data() + at, out[1].data() + at}, period);
+    batch.process(in, o, period);
   }
   EXPECT_TRUE(batch.intact());
-  const std::vector<float> want_a2 = cpu_run(a2, x, period, switch_at, 0.2);
-  const std::vector<float> want_slim = cpu_run(slim, x, period, switch_at, 0.4);
-  EXPECT_TRUE(twin::equal(want_a2, out[0], gpu_tolerance(want_a2)));
-  EXPECT_TRUE(twin::equal(want_slim, out[1], gpu_tolerance(want_slim)));
-  // The change is audible: without it the output differs.
-  EXPECT_GT(sigpu::test::max_error_dbfs(cpu_run(a2, x, period), out[0]), -60.0);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const std::vector<float> want = cpu_run(*models[i], x, period, switch_at, sizes[i]);
+    EXPECT_TRUE(twin::equal(want, out[i], gpu_tolerance(want))) << i;
+    // The change is audible: without it the output differs.
+    EXPECT_GT(sigpu::test::max_error_dbfs(cpu_run(*models[i], x, period), out[i]), -60.0) << i;
+  }
 }
 
 // What the kernel cannot run is refused when the batch is built, naming the model and feature.
-TEST(NamA2KernelOnCpu, ProgramRefusesANonWaveNetSizeNamingIt) {
-  const auto file = sigpu::test::nam_a2_fixture("slimmable_container.nam");
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " absent";
-  const nam::Model c = nam::load(file);
+TEST(NamA2KernelOnCpu, ProgramRefusesALinearSizeNamingIt) {
+  auto fir = std::make_shared<nam::Model>();
+  fir->source = "fir.nam";
+  fir->architecture = nam::Architecture::linear;
+  fir->weights = {1.0f};
+  nam::Model c;
+  c.source = "container.nam";
+  c.architecture = nam::Architecture::slimmable_container;
+  c.sizes.push_back({.max_value = 1.0, .channels = {}, .model = fir});
   const std::vector<const nam::Model*> models{&c};
   try {
     (void)nam::wavenet_program(models, 64);
-    ADD_FAILURE() << "a container with an LSTM size accepted";
+    ADD_FAILURE() << "a container with a Linear size accepted";
   } catch (const sigpu::UnsupportedError& e) {
     const std::string s = e.what();
-    EXPECT_NE(s.find("slimmable_container.nam: the cuda backend cannot run this model"),
-              std::string::npos)
+    EXPECT_NE(s.find("fir.nam: the cuda backend cannot run this model: Linear"), std::string::npos)
         << s;
-    EXPECT_NE(s.find("LSTM"), std::string::npos) << s;
   }
 }

@@ -1,11 +1,12 @@
 // The CUDA backend on every fixture (nam and nam-a2) against the CPU reference, within -100 dBFS
-// (gpu_tolerance): each model alone with several instances, every WaveNet fixture (A1 and A2)
-// mixed in one launch per period, at a period of 64 and odd ones, shared and global weights;
-// a slimmable model's size changed while running; what still runs on the CPU only refused.
+// (gpu_tolerance): each model alone with several instances, every fixture (A1, A2, LSTM,
+// slimmable) mixed in one launch per period, at a period of 64 and odd ones, shared and global
+// weights; a slimmable model's size changed while running; what still runs on the CPU only refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,14 +37,14 @@ struct Fixture {
   nam::Model model;
 };
 
-/// Every model fixture there is that the GPU runs (slimmable_container.nam has an LSTM size).
+/// Every model fixture there is.
 std::vector<Fixture> fixtures() {
   std::vector<Fixture> out;
   for (const char* f : {"wavenet.nam", "lstm.nam", "wavenet_a1_standard.nam"})
     if (std::filesystem::exists(sigpu::test::nam_fixture(f)))
       out.push_back({f, nam::load(sigpu::test::nam_fixture(f))});
-  for (const char* f :
-       {"A2.nam", "slimmable_wavenet.nam", "wavenet_a2_max.nam", "wavenet_condition_dsp.nam"})
+  for (const char* f : {"A2.nam", "slimmable_container.nam", "slimmable_wavenet.nam",
+                        "wavenet_a2_max.nam", "wavenet_condition_dsp.nam"})
     if (std::filesystem::exists(sigpu::test::nam_a2_fixture(f)))
       out.push_back({f, nam::load(sigpu::test::nam_a2_fixture(f))});
   return out;
@@ -119,13 +120,12 @@ TEST(NamGpu, EveryFixtureMatchesTheCpuAtEvenAndOddPeriods) {
     }
 }
 
-// Every WaveNet fixture, A1 and A2, and a copy with other weights, in one launch per period.
-TEST(NamGpu, DifferentModelsA1AndA2InOneLaunch) {
+// Every fixture, A1, A2, LSTM and slimmable, and a copy with other weights, in one launch per
+// period (the general kernel).
+TEST(NamGpu, DifferentModelsA1A2AndLstmInOneLaunch) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
   SIGPU_SKIP_WITHOUT_NAM_FIXTURES();
-  std::vector<Fixture> fx;
-  for (Fixture& f : fixtures())
-    if (f.model.architecture != nam::Architecture::lstm) fx.push_back(std::move(f));
+  std::vector<Fixture> fx = fixtures();
   ASSERT_FALSE(fx.empty());
   nam::Model other = fx.back().model;  // same shape, other weights
   for (std::size_t i = 0; i < other.weights.size(); ++i) other.weights[i] *= (i % 3 ? 0.9f : 1.05f);
@@ -164,9 +164,10 @@ TEST(NamGpu, SlimmableSizeChangesWhileRunningAsOnTheCpu) {
     GTEST_SKIP() << "nam-a2 fixtures absent";
   const nam::Model a2 = nam::load(sigpu::test::nam_a2_fixture("A2.nam"));
   const nam::Model slim = nam::load(sigpu::test::nam_a2_fixture("slimmable_wavenet.nam"));
-  const std::vector<const nam::Model*> models{&a2, &slim, &a2};
-  const std::vector<std::vector<float>> in{input(0), input(1), input(2)};
-  const std::vector<double> sizes{0.2, 0.4, 1.0};  // the third stays
+  const nam::Model box = nam::load(sigpu::test::nam_a2_fixture("slimmable_container.nam"));
+  const std::vector<const nam::Model*> models{&a2, &slim, &a2, &box};
+  const std::vector<std::vector<float>> in{input(0), input(1), input(2), input(3)};
+  const std::vector<double> sizes{0.2, 0.4, 1.0, 0.2};  // the third stays; box: to its LSTM
   for (int period : {64, 37}) {
     const long switch_at = 10L * period;
     const auto gpu = gpu_run(models, in, period, true, switch_at, sizes);
@@ -253,17 +254,20 @@ TEST(NamGpu, A2InACudaGraphWithBoundBuffersAndASizeChange) {
 // What the GPU still cannot run is refused, naming the model and the feature.
 TEST(NamGpu, RefusesWhatStaysOnTheCpuNamingIt) {
   if (no_device()) GTEST_SKIP() << "no CUDA device";
-  const auto file = sigpu::test::nam_a2_fixture("slimmable_container.nam");
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " absent";
-  const nam::Model c = nam::load(file);
+  auto fir = std::make_shared<nam::Model>();
+  fir->source = "fir.nam";
+  fir->architecture = nam::Architecture::linear;
+  fir->weights = {1.0f};
+  nam::Model box;
+  box.source = "box.nam";
+  box.architecture = nam::Architecture::slimmable_container;
+  box.sizes.push_back({.max_value = 1.0, .channels = {}, .model = fir});
   try {
-    nam::CudaBatch b(std::vector<const nam::Model*>{&c}, {});
-    ADD_FAILURE() << "a container with an LSTM size accepted";
+    nam::CudaBatch b(std::vector<const nam::Model*>{&box}, {});
+    ADD_FAILURE() << "a container with a Linear size accepted";
   } catch (const sigpu::UnsupportedError& e) {
     const std::string s = e.what();
-    EXPECT_NE(s.find("slimmable_container.nam: the cuda backend cannot run this model"),
-              std::string::npos)
+    EXPECT_NE(s.find("fir.nam: the cuda backend cannot run this model: Linear"), std::string::npos)
         << s;
-    EXPECT_NE(s.find("LSTM"), std::string::npos) << s;
   }
 }

@@ -42,26 +42,20 @@ bool is_a1_wavenet(const Model& m) {
 }
 
 // Which kernel runs the batch: the A1 one (its descriptor in the constant bank) for WaveNets of
-// one A1 shape, the LSTM one for LSTMs of one shape, else the one for any WaveNet.
+// one A1 shape, the LSTM one for LSTMs of one shape, else the general one (any WaveNet, LSTMs
+// among them).
 enum class Kernel { a1, lstm, any_wavenet };
 
 Kernel pick_kernel(std::span<const Model* const> models) {
   const Model& m0 = *models[0];
-  bool all_a1 = true, any_lstm = false;
+  bool all_a1 = true, all_lstm = true;
   for (const Model* m : models) {
     if (m->architecture == Architecture::convnet || m->architecture == Architecture::linear)
       refuse(*m, std::string(to_string(m->architecture)) + " runs on the CPU backends only");
-    any_lstm = any_lstm || m->architecture == Architecture::lstm;
+    all_lstm = all_lstm && m->architecture == Architecture::lstm && m->same_shape(m0);
     all_a1 = all_a1 && is_a1_wavenet(*m) && m->same_shape(m0);
   }
-  if (any_lstm) {
-    for (const Model* m : models)
-      if (!m->same_shape(m0))
-        throw Error(m->source + ": not the same network shape as " + m0.source +
-                    "; one CUDA batch runs LSTMs of one shape, or WaveNets");
-    return Kernel::lstm;
-  }
-  return all_a1 ? Kernel::a1 : Kernel::any_wavenet;
+  return all_a1 ? Kernel::a1 : all_lstm ? Kernel::lstm : Kernel::any_wavenet;
 }
 
 cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
@@ -394,6 +388,9 @@ struct CudaBatch::Impl {
     }
     if (kernel == Kernel::lstm)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(state.get(), lstm_initial.data(), bytes,
+                                       cudaMemcpyHostToDevice, stream.get()));
+    else if (kernel == Kernel::any_wavenet)
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(state.get(), program.initial_state.data(), bytes,
                                        cudaMemcpyHostToDevice, stream.get()));
     else
       SIGPU_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, bytes, stream.get()));

@@ -84,6 +84,10 @@ struct A2NetDesc {
   int first_array, num_arrays;
   int head_scale;  // weight offset
   int condition;   // the net of its condition_dsp, run first; -1: the input is the condition
+  // An LSTM (a SlimmableContainer's size, or beside WaveNets) when lstm_layers > 0: state per
+  // layer h [hidden] then c [hidden]; weights as LstmLayout.
+  int lstm_layers, lstm_hidden, lstm_head_w, lstm_head_b;
+  int lstm_in[kMaxLstmLayers], lstm_w[kMaxLstmLayers], lstm_b[kMaxLstmLayers];
 };
 struct A2InstanceDesc {
   long long state;  // offset of the instance's state

@@ -1,10 +1,10 @@
 // One launch advances every instance of any WaveNet (A1 or A2, each instance its own network,
-// slimmable models with all their sizes) by one period: a block per instance, as the A1 kernel
-// (wavenet_kernel.cuh), with the layer's steps as passes over [channel][frame] in shared memory
-// between __syncthreads. A grouped convolution's output row reads only its group's inputs; the
-// bottleneck is the width of the conv output; FiLM scales (and shifts) a value by a grouped 1x1
-// of the condition, computed where the value is. A condition_dsp runs before its net, into the
-// condition buffer. A slimmable model runs every size each period and crossfades at a size
+// slimmable models with all their sizes; LSTMs among them) by one period: a block per instance, as
+// the A1 kernel (wavenet_kernel.cuh), with the layer's steps as passes over [channel][frame] in
+// shared memory between __syncthreads. A grouped convolution's output row reads only its group's
+// inputs; the bottleneck is the width of the conv output; FiLM scales (and shifts) a value by a
+// grouped 1x1 of the condition, computed where the value is. A condition_dsp runs before its net,
+// into the condition buffer. A slimmable model runs every size each period and crossfades at a size
 // change, as Processor does. The body is a __device__ function of its shared memory so that
 // the tests also run it on the CPU (tests/support/cuda_emulation.hpp).
 #pragma once
@@ -238,6 +238,51 @@ __device__ void a2_net(const A2Args& p, const A2NetDesc& N, float* st, long long
   __syncthreads();
 }
 
+/// An LSTM over the period, as cpu_lstm.cpp: frame after frame, each layer's hidden units
+/// across the threads (h and c in its state), the head on thread 0; the output to dst ([F]).
+template <bool kSharedWeights>
+__device__ void a2_lstm(const A2NetDesc& N, float* st, int F, const float* in, float* dst,
+                        const A2Buffers& B, float* staged) {
+  if constexpr (kSharedWeights) {
+    __syncthreads();
+    a2_stage(staged, N.weights, N.weight_floats);
+    __syncthreads();
+  }
+  const A2Weights<!kSharedWeights> w{kSharedWeights ? staged : N.weights};
+  const int H = N.lstm_hidden;
+  float* hnew = B.z;  // [H]
+  for (int t = 0; t < F; ++t) {
+    for (int l = 0; l < N.lstm_layers; ++l) {
+      float* h = st + l * 2 * H;
+      float* c = h + H;
+      const float* below = l == 0 ? in + t : st + (l - 1) * 2 * H;  // the layer's input x
+      const int nx = N.lstm_in[l], cols = nx + H;
+      for (int u = threadIdx.x; u < H; u += blockDim.x) {
+        float g[4];
+        for (int q = 0; q < 4; ++q) {
+          const int row = N.lstm_w[l] + (q * H + u) * cols;
+          float sum = 0.0f;
+          for (int j = 0; j < nx; ++j) sum += w[row + j] * below[j];
+          for (int j = 0; j < H; ++j) sum += w[row + nx + j] * h[j];
+          g[q] = sum + w[N.lstm_b[l] + q * H + u];
+        }
+        c[u] = sigmoid(g[1]) * c[u] + sigmoid(g[0]) * fast_tanh(g[2]);
+        hnew[u] = sigmoid(g[3]) * fast_tanh(c[u]);
+      }
+      __syncthreads();
+      for (int u = threadIdx.x; u < H; u += blockDim.x) h[u] = hnew[u];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      const float* h = st + (N.lstm_layers - 1) * 2 * H;
+      float y = 0.0f;
+      for (int u = 0; u < H; ++u) y += w[N.lstm_head_w + u] * h[u];
+      dst[t] = y + w[N.lstm_head_b];
+    }
+  }
+  __syncthreads();
+}
+
 template <bool kSharedWeights>
 __device__ void wavenet_a2_period(const A2Args& p, float* smem, int F) {
   const int b = blockIdx.x;
@@ -264,6 +309,10 @@ __device__ void wavenet_a2_period(const A2Args& p, float* smem, int F) {
   __syncthreads();
   for (int s = 0; s < I.num_sizes; ++s) {
     const A2NetDesc& N = p.nets[I.net[s]];
+    if (N.lstm_layers > 0) {
+      a2_lstm<kSharedWeights>(N, st + I.net_state[s], F, B.sig, outs + s * F, B, staged);
+      continue;
+    }
     const float* cnd = B.sig;
     if (N.condition >= 0) {
       a2_net<kSharedWeights>(p, p.nets[N.condition], st + I.condition_state[s], pos, F, B.sig,
