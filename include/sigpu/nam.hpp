@@ -258,11 +258,10 @@ struct CudaOptions {
 };
 
 /// Many instances on one GPU, all advanced by one kernel launch per period; instances given
-/// the same Model pointer share one copy of its weights. A batch runs either WaveNets of any
-/// format (0.5 to 0.7: every A2 feature, condition_dsp, slimmable WaveNets and
-/// SlimmableContainers of WaveNets), each instance its own model, A1 and A2 mixed; or LSTMs of
-/// one shape (Model::same_shape). Others (ConvNet, Linear, a container with an LSTM size, LSTMs
-/// beside WaveNets) are refused with UnsupportedError (Error for the mix) naming the feature.
+/// the same Model pointer share one copy of its weights. Each instance runs its own model:
+/// WaveNets of any format (0.5 to 0.7: every A2 feature, condition_dsp), LSTMs, slimmable
+/// WaveNets and SlimmableContainers of those, mixed in one batch. ConvNet and Linear (alone or
+/// as a size) are refused with UnsupportedError naming the model and the feature.
 /// Throws Error in builds without CUDA or without a device.
 class CudaBatch {
  public:
