@@ -27,13 +27,10 @@ using sigpu::cuda::DeviceBuffer;
 using sigpu::cuda::PinnedBuffer;
 
 constexpr int kMaxCudaFrames = 4096;
+constexpr int kMaxWarpLstmHidden = 128;  // lstm_kernel.cuh: 4 units a lane
 
 int padded(long n) {
   return static_cast<int>((n + 3) / 4 * 4);
-}
-
-[[noreturn]] void refuse(const Model& m, const std::string& why) {
-  refuse_on_cuda(m, why);
 }
 
 bool is_a1_wavenet(const Model& m) {
@@ -42,8 +39,8 @@ bool is_a1_wavenet(const Model& m) {
 }
 
 // Which kernel runs the batch: the A1 one (its descriptor in the constant bank) for WaveNets of
-// one A1 shape, the LSTM one for LSTMs of one shape, else the general one (any WaveNet, LSTMs
-// among them).
+// one A1 shape, the LSTM one (a warp per instance) for LSTMs of one shape it fits, else the
+// general one (any WaveNet, LSTMs among them).
 enum class Kernel { a1, lstm, any_wavenet };
 
 Kernel pick_kernel(std::span<const Model* const> models) {
@@ -51,8 +48,10 @@ Kernel pick_kernel(std::span<const Model* const> models) {
   bool all_a1 = true, all_lstm = true;
   for (const Model* m : models) {
     if (m->architecture == Architecture::convnet || m->architecture == Architecture::linear)
-      refuse(*m, std::string(to_string(m->architecture)) + " runs on the CPU backends only");
-    all_lstm = all_lstm && m->architecture == Architecture::lstm && m->same_shape(m0);
+      refuse_on_cuda(*m,
+                     std::string(to_string(m->architecture)) + " runs on the CPU backends only");
+    all_lstm = all_lstm && m->architecture == Architecture::lstm && m->same_shape(m0) &&
+               m->lstm.hidden_size <= kMaxWarpLstmHidden;
     all_a1 = all_a1 && is_a1_wavenet(*m) && m->same_shape(m0);
   }
   return all_a1 ? Kernel::a1 : all_lstm ? Kernel::lstm : Kernel::any_wavenet;
@@ -63,7 +62,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
   cuda::WnNetDesc d{};
   const auto& arrays = m.wavenet.layer_arrays;
   if (static_cast<int>(arrays.size()) > cuda::kMaxArrays)
-    refuse(m, "more than " + std::to_string(cuda::kMaxArrays) + " layer arrays");
+    refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxArrays) + " layer arrays");
   d.num_arrays = static_cast<int>(arrays.size());
   d.head_scale = static_cast<int>(layout.head_scale);
   d.weight_floats = padded(layout.count);
@@ -89,7 +88,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
     d.widest = std::max({d.widest, c.channels, c.head_size, c.input_size});
     for (const WaveNetLayerOffsets& lo : off.layers) {
       if (layer == cuda::kMaxLayers)
-        refuse(m, "more than " + std::to_string(cuda::kMaxLayers) + " layers");
+        refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxLayers) + " layers");
       cuda::WnLayerDesc& L = d.layers[layer++];
       L.dilation = lo.dilation;
       L.conv_w = static_cast<int>(lo.conv_w);
@@ -103,7 +102,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
       state += len * c.channels;
     }
   }
-  if (state > (1L << 30)) refuse(m, "its history does not fit 32-bit offsets");
+  if (state > (1L << 30)) refuse_on_cuda(m, "its history does not fit 32-bit offsets");
   d.state_floats = static_cast<int>(state);
   return d;
 }
@@ -112,8 +111,7 @@ cuda::LstmNetDesc describe_lstm(const Model& m) {
   const LstmLayout layout = lstm_layout(m.lstm);
   cuda::LstmNetDesc d{};
   if (m.lstm.num_layers > cuda::kMaxLstmLayers)
-    refuse(m, "more than " + std::to_string(cuda::kMaxLstmLayers) + " LSTM layers");
-  if (m.lstm.hidden_size > 128) refuse(m, "hidden_size over 128");
+    refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxLstmLayers) + " LSTM layers");
   d.num_layers = m.lstm.num_layers;
   d.hidden = m.lstm.hidden_size;
   d.head_w = static_cast<int>(layout.head_w);
