@@ -1,4 +1,5 @@
-// NAM benchmark (issue 8): how many standard A1 WaveNet instances (mono, each its own input)
+// NAM benchmark (issue 8): how many model instances (standard A1 WaveNet by default; any .nam,
+// A2 included; mono, each its own input)
 // run within the period, at most 0.1% of periods over the deadline, at 32 and 128 frames and
 // 48 kHz, on the GPU (one launch per period for all instances, with the host<->device copies
 // an audio callback would do) and on the CPU (all cores, instances spread over threads).
@@ -8,9 +9,12 @@
 // periods per rung) until a rung misses too often; the largest passing count is then
 // confirmed over --periods periods (stepping down a rung if it fails there).
 //
-//   nam_bench [--model PATH] [--periods N] [--search-periods N] [--frames 32,128]
+//   nam_bench [--model PATH]... [--size S] [--periods N] [--search-periods N] [--frames 32,128]
 //             [--gpu-counts list] [--cpu-counts list] [--no-cpu] [--no-gpu] [--threads N]
 //             [--global-weights]
+//
+// Several --model: instance i runs model i % count (different models in one launch on the
+// GPU). --size: a slimmable model's size (0..1; default 1, the largest).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -136,10 +140,12 @@ int search(const char* backend, int frames, const std::vector<int>& counts, long
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model_path;
-  if (const char* d = std::getenv("SIGPU_SOURCE_DIR"); d && *d) model_path = d;
-  model_path +=
-      (model_path.empty() ? "" : "/") + std::string("examples/audio/models/a1-wavenet.nam");
+  std::string default_model;
+  if (const char* d = std::getenv("SIGPU_SOURCE_DIR"); d && *d) default_model = d;
+  default_model +=
+      (default_model.empty() ? "" : "/") + std::string("examples/audio/models/a1-wavenet.nam");
+  std::vector<std::string> model_paths;
+  double size = 1.0;
   long periods = 100000, search_periods = 2000;
   std::vector<int> frames_list{32, 128};
   std::vector<int> gpu_counts{64, 128, 256, 512, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
@@ -150,7 +156,9 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     const bool has = i + 1 < argc;
     if (a == "--model" && has)
-      model_path = argv[++i];
+      model_paths.push_back(argv[++i]);
+    else if (a == "--size" && has)
+      size = std::atof(argv[++i]);
     else if (a == "--periods" && has)
       periods = std::atol(argv[++i]);
     else if (a == "--search-periods" && has)
@@ -170,10 +178,11 @@ int main(int argc, char** argv) {
     else if (a == "--global-weights")
       shared_weights = false;
     else {
-      std::fprintf(stderr,
-                   "usage: nam_bench [--model PATH] [--periods N] [--search-periods N] "
-                   "[--frames list] [--gpu-counts list] [--cpu-counts list] [--no-cpu] "
-                   "[--no-gpu] [--threads N] [--global-weights]\n");
+      std::fprintf(
+          stderr,
+          "usage: nam_bench [--model PATH]... [--size S] [--periods N] [--search-periods N] "
+          "[--frames list] [--gpu-counts list] [--cpu-counts list] [--no-cpu] "
+          "[--no-gpu] [--threads N] [--global-weights]\n");
       return 2;
     }
   }
@@ -187,10 +196,24 @@ int main(int argc, char** argv) {
     gpu = false;
   }
   try {
-    const nam::Model model = nam::load(model_path);
+    if (model_paths.empty()) model_paths.push_back(default_model);
+    std::vector<nam::Model> loaded;
+    for (const std::string& path : model_paths) {
+      loaded.push_back(nam::load(path));
+      const nam::Model& m = loaded.back();
+      std::size_t weights = m.weights.size();  // a slimmable model's: every size's
+      for (const nam::SizedModel& sized : m.sizes) weights += sized.model->weights.size();
+      std::printf("NAM %s (%zu weights%s)\n", path.c_str(), weights,
+                  m.sizes.empty() ? "" : ", every size running");
+    }
+    // Instance i runs model i % count.
+    const auto instance_models = [&](int n) {
+      std::vector<const nam::Model*> m(n);
+      for (int i = 0; i < n; ++i) m[i] = &loaded[static_cast<std::size_t>(i) % loaded.size()];
+      return m;
+    };
     const unsigned cpu_threads = threads ? threads : std::thread::hardware_concurrency();
-    std::printf("NAM %s (%zu weights), 48 kHz, deadline = period, pass = <= 0.1%% misses\n",
-                model_path.c_str(), model.weights.size());
+    std::printf("48 kHz, size %.2f, deadline = period, pass = <= 0.1%% misses\n", size);
     std::printf("GPU: %s; CPU: %u threads (%u hardware); weights in %s memory\n",
                 devices.empty() ? "none" : devices[0].name.c_str(), cpu_threads,
                 std::thread::hardware_concurrency(), shared_weights ? "shared" : "global");
@@ -198,15 +221,19 @@ int main(int argc, char** argv) {
                 "periods", "misses", "mean us", "p99 us", "p99.9 us", "max us", "load");
 
     const Runner run_gpu = [&](int n, int frames, long p) {
-      std::vector<const nam::Model*> models(n, &model);
       nam::CudaBatch batch(
-          models, {.sample_rate = kRate, .max_frames = frames, .shared_weights = shared_weights});
+          instance_models(n),
+          {.sample_rate = kRate, .max_frames = frames, .shared_weights = shared_weights});
+      for (int i = 0; i < n; ++i) batch.set_size(i, size);
+      batch.reset();
       Inputs io(n, frames);
       return measure(n, frames, p, [&] { batch.process_host(io.next(), io.out(), frames); });
     };
     const Runner run_cpu = [&](int n, int frames, long p) {
-      std::vector<const nam::Model*> models(n, &model);
-      nam::CpuBatch batch(models, {.sample_rate = kRate, .max_frames = frames}, cpu_threads);
+      nam::CpuBatch batch(instance_models(n), {.sample_rate = kRate, .max_frames = frames},
+                          cpu_threads);
+      for (int i = 0; i < n; ++i) batch.set_size(i, size);
+      batch.reset();
       Inputs io(n, frames);
       return measure(n, frames, p, [&] { batch.process(io.next(), io.out(), frames); });
     };

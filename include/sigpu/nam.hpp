@@ -257,11 +257,11 @@ struct CudaOptions {
   bool shared_weights = true;
 };
 
-/// Many instances on one GPU, all advanced by one kernel launch per period. Every instance
-/// runs a model of the same shape (Model::same_shape); instances given the same Model pointer
-/// share one copy of its weights. Supports A1-shaped WaveNets (format 0.5 features) and LSTMs;
-/// others (format 0.6/0.7 features, slimmable models, ConvNet, Linear) are refused with
-/// UnsupportedError naming the feature.
+/// Many instances on one GPU, all advanced by one kernel launch per period; instances given
+/// the same Model pointer share one copy of its weights. Each instance runs its own model:
+/// WaveNets of any format (0.5 to 0.7: every A2 feature, condition_dsp), LSTMs, slimmable
+/// WaveNets and SlimmableContainers of those, mixed in one batch. ConvNet and Linear (alone or
+/// as a size) are refused with UnsupportedError naming the model and the feature.
 /// Throws Error in builds without CUDA or without a device.
 class CudaBatch {
  public:
@@ -290,7 +290,12 @@ class CudaBatch {
   void process_host(const float* const* in, float* const* out, int frames);
   /// The batch's own stream (a cudaStream_t).
   void* stream() const;
+  /// Back to the freshly pre-warmed state, at the sizes asked for (no crossfade).
   void reset();
+  /// Instance i's size (Processor::set_size): taken at the next period, crossfading over
+  /// Processor::kSizeCrossfadeFrames as Processor does. Any thread, real-time safe (a store to
+  /// host memory the kernel reads); ignored for models of one size.
+  void set_size(int instance, double size) noexcept;
 
  private:
   struct Impl;

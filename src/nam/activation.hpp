@@ -139,27 +139,34 @@ SIGPU_HD SIGPU_FORCEINLINE float activate(Activation a, float x) {
   return x;
 }
 
-/// An activation with its parameters, for channel c (PReLU's per-channel slopes). Sigmoid and
+/// The activations with parameters on plain numbers, for host and device: `slope` is LeakyReLU's
+/// or PReLU's (channel's) negative slope, lo..hi and their slopes LeakyHardtanh's. Sigmoid and
 /// SiLU as NeuralAmpModelerCore writes them, 1 / (1 + e^-x): accurate in relative terms for
 /// negative x too, where 0.5 + 0.5 tanh(x / 2) cancels (A2 gates and blends with them).
-inline float activate(const ActivationSpec& a, float x, int c) {
-  switch (a.kind) {
+SIGPU_HD SIGPU_FORCEINLINE float activate(Activation kind, float x, float slope, float lo, float hi,
+                                          float lo_slope, float hi_slope) {
+  switch (kind) {
     case Activation::leaky_relu:
-      return x > 0.0f ? x : a.negative_slope * x;
-    case Activation::prelu: {
-      const std::size_t n = a.negative_slopes.size();
-      const float slope = n ? a.negative_slopes[static_cast<std::size_t>(c) % n] : a.negative_slope;
+    case Activation::prelu:
       return x > 0.0f ? x : slope * x;
-    }
     case Activation::leaky_hardtanh:
-      return leaky_hardtanh(x, a.min_val, a.max_val, a.min_slope, a.max_slope);
+      return leaky_hardtanh(x, lo, hi, lo_slope, hi_slope);
     case Activation::sigmoid:
       return 1.0f / (1.0f + expf(-x));
     case Activation::silu:
       return x * (1.0f / (1.0f + expf(-x)));
     default:
-      return activate(a.kind, x);
+      return activate(kind, x);
   }
+}
+
+/// An activation with its parameters, for channel c (PReLU's per-channel slopes).
+inline float activate(const ActivationSpec& a, float x, int c) {
+  const std::size_t n = a.negative_slopes.size();
+  const float slope = a.kind == Activation::prelu && n
+                          ? a.negative_slopes[static_cast<std::size_t>(c) % n]
+                          : a.negative_slope;
+  return activate(a.kind, x, slope, a.min_val, a.max_val, a.min_slope, a.max_slope);
 }
 
 }  // namespace sigpu::nam

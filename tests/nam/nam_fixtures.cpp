@@ -66,6 +66,16 @@ std::vector<float> nam_music_input() {
   return y;
 }
 
+double gpu_tolerance(const std::vector<float>& want) {
+  float peak = 1.0f;
+  for (float v : want) peak = std::max(peak, std::abs(v));
+  return 1e-5 * peak;
+}
+
+std::filesystem::path nam_a2_fixture(const std::string& name) {
+  return fixtures_dir() / "nam-a2" / name;
+}
+
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b) {
   double m = 0;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)

@@ -25,6 +25,11 @@ std::vector<float> nam_di_input();
 /// A music-like input made here, the same on every machine: 0.25 s at 48 kHz of four plucked
 /// strings (Karplus-Strong) struck 40 ms apart, peak below 0.8.
 std::vector<float> nam_music_input();
+/// The bar for CUDA against the CPU: -100 dBFS (1e-5), or 100 dB below the reference's peak
+/// where it exceeds full scale (sums in another order differ by ulps of the largest values).
+double gpu_tolerance(const std::vector<float>& want);
+/// <fixtures>/nam-a2/<name>.
+std::filesystem::path nam_a2_fixture(const std::string& name);
 /// The largest |a - b| in dBFS (-inf as -400).
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b);
 

@@ -1,6 +1,7 @@
 // CudaBatch: the instances' weights, state and I/O pointer tables in device memory, one
 // kernel launch per period (wavenet_kernel.cuh, lstm_kernel.cuh).
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <string>
@@ -11,7 +12,9 @@
 #include "core/cuda/buffer.hpp"
 #include "nam/cuda/lstm_kernel.cuh"
 #include "nam/cuda/net_desc.hpp"
+#include "nam/cuda/wavenet_a2_kernel.cuh"
 #include "nam/cuda/wavenet_kernel.cuh"
+#include "nam/gpu_wavenet_program.hpp"
 #include "nam/layout.hpp"
 #include "nam/processor.hpp"
 #include "nam/ring.hpp"
@@ -24,13 +27,34 @@ using sigpu::cuda::DeviceBuffer;
 using sigpu::cuda::PinnedBuffer;
 
 constexpr int kMaxCudaFrames = 4096;
+constexpr int kMaxWarpLstmHidden = 128;  // lstm_kernel.cuh: 4 units a lane
 
 int padded(long n) {
   return static_cast<int>((n + 3) / 4 * 4);
 }
 
-[[noreturn]] void refuse(const Model& m, const std::string& why) {
-  throw UnsupportedError(m.source + ": the cuda backend cannot run this model: " + why);
+bool is_a1_wavenet(const Model& m) {
+  return m.architecture == Architecture::wavenet && m.sizes.empty() &&
+         a2_feature(m.wavenet).empty();
+}
+
+// Which kernel runs the batch: the A1 one (its descriptor in the constant bank) for WaveNets of
+// one A1 shape, the LSTM one (a warp per instance) for LSTMs of one shape it fits, else the
+// general one (any WaveNet, LSTMs among them).
+enum class Kernel { a1, lstm, any_wavenet };
+
+Kernel pick_kernel(std::span<const Model* const> models) {
+  const Model& m0 = *models[0];
+  bool all_a1 = true, all_lstm = true;
+  for (const Model* m : models) {
+    if (m->architecture == Architecture::convnet || m->architecture == Architecture::linear)
+      refuse_on_cuda(*m,
+                     std::string(to_string(m->architecture)) + " runs on the CPU backends only");
+    all_lstm = all_lstm && m->architecture == Architecture::lstm && m->same_shape(m0) &&
+               m->lstm.hidden_size <= kMaxWarpLstmHidden;
+    all_a1 = all_a1 && is_a1_wavenet(*m) && m->same_shape(m0);
+  }
+  return all_a1 ? Kernel::a1 : all_lstm ? Kernel::lstm : Kernel::any_wavenet;
 }
 
 cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
@@ -38,7 +62,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
   cuda::WnNetDesc d{};
   const auto& arrays = m.wavenet.layer_arrays;
   if (static_cast<int>(arrays.size()) > cuda::kMaxArrays)
-    refuse(m, "more than " + std::to_string(cuda::kMaxArrays) + " layer arrays");
+    refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxArrays) + " layer arrays");
   d.num_arrays = static_cast<int>(arrays.size());
   d.head_scale = static_cast<int>(layout.head_scale);
   d.weight_floats = padded(layout.count);
@@ -64,7 +88,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
     d.widest = std::max({d.widest, c.channels, c.head_size, c.input_size});
     for (const WaveNetLayerOffsets& lo : off.layers) {
       if (layer == cuda::kMaxLayers)
-        refuse(m, "more than " + std::to_string(cuda::kMaxLayers) + " layers");
+        refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxLayers) + " layers");
       cuda::WnLayerDesc& L = d.layers[layer++];
       L.dilation = lo.dilation;
       L.conv_w = static_cast<int>(lo.conv_w);
@@ -78,7 +102,7 @@ cuda::WnNetDesc describe_wavenet(const Model& m, int max_frames) {
       state += len * c.channels;
     }
   }
-  if (state > (1L << 30)) refuse(m, "its history does not fit 32-bit offsets");
+  if (state > (1L << 30)) refuse_on_cuda(m, "its history does not fit 32-bit offsets");
   d.state_floats = static_cast<int>(state);
   return d;
 }
@@ -87,8 +111,7 @@ cuda::LstmNetDesc describe_lstm(const Model& m) {
   const LstmLayout layout = lstm_layout(m.lstm);
   cuda::LstmNetDesc d{};
   if (m.lstm.num_layers > cuda::kMaxLstmLayers)
-    refuse(m, "more than " + std::to_string(cuda::kMaxLstmLayers) + " LSTM layers");
-  if (m.lstm.hidden_size > 128) refuse(m, "hidden_size over 128");
+    refuse_on_cuda(m, "more than " + std::to_string(cuda::kMaxLstmLayers) + " LSTM layers");
   d.num_layers = m.lstm.num_layers;
   d.hidden = m.lstm.hidden_size;
   d.head_w = static_cast<int>(layout.head_w);
@@ -114,17 +137,29 @@ int use_device(int device) {
 
 struct CudaBatch::Impl {
   int device;
-  Architecture arch;
+  Kernel kernel = Kernel::a1;
   int n = 0, max_frames = 0;
   bool shared_weights = true;
   sigpu::cuda::Stream stream;
   cuda::WnNetDesc wn{};
   cuda::LstmNetDesc lstm{};
-  int weight_floats = 0, state_floats = 0;
+  int weight_floats = 0;  // per instance (A1, LSTM); of the largest net (any WaveNet)
+  std::size_t state_total = 0;
   long prewarm = 0;
   std::size_t smem = 0;
   int block = 32;
   std::vector<float> lstm_initial;  // LSTM: every instance's h0, c0 (state layout)
+  // Any WaveNet: the program's tables, each instance's size asked for (host memory the kernel
+  // reads, so set_size is a plain store), the sizes' crossfades.
+  WaveNetProgram program;
+  DeviceBuffer<cuda::A2NetDesc> a2_nets;
+  DeviceBuffer<cuda::A2ArrayDesc> a2_arrays;
+  DeviceBuffer<cuda::A2LayerDesc> a2_layers;
+  DeviceBuffer<cuda::A2InstanceDesc> a2_instances;
+  DeviceBuffer<cuda::SizeFade> fades;
+  PinnedBuffer<int> wanted;
+  std::vector<Model> size_models;  // per instance: its sizes' config (no weights), for set_size
+  cuda::A2Args a2{};
 
   DeviceBuffer<float> weights, state, in_buf, out_buf, zeros;
   DeviceBuffer<const float*> instance_weights;
@@ -142,45 +177,34 @@ struct CudaBatch::Impl {
         shared_weights(o.shared_weights) {
     if (models.empty()) throw Error("nam: a CUDA batch needs at least one instance");
     const Model& m0 = *models[0];
-    for (const Model* m : models) {
-      if (!m->sizes.empty())
-        refuse(*m, std::string(m->architecture == Architecture::slimmable_container
-                                   ? "SlimmableContainer"
-                                   : "slimmable WaveNet") +
-                       " runs on the CPU backends only for now");
-      if (m->architecture == Architecture::wavenet)
-        if (const std::string f = a2_feature(m->wavenet); !f.empty())
-          refuse(*m, "the WaveNet uses " + f + ", which runs on the CPU backends only for now");
-      if (!m->same_shape(m0))
-        throw Error(m->source + ": not the same network shape as " + m0.source +
-                    "; one CUDA batch runs one shape");
-      check_sample_rate(*m, o.sample_rate);
-    }
+    kernel = pick_kernel(models);
+    for (const Model* m : models) check_sample_rate(*m, o.sample_rate);
     check_max_frames(o.max_frames);
     if (o.max_frames > kMaxCudaFrames)
       throw Error("nam: the cuda backend takes periods of up to " + std::to_string(kMaxCudaFrames) +
                   " frames, asked for " + std::to_string(o.max_frames));
-    arch = m0.architecture;
     prewarm = m0.prewarm_samples();
-    switch (arch) {
-      case Architecture::wavenet:
+    switch (kernel) {
+      case Kernel::a1:
         wn = describe_wavenet(m0, max_frames);
         weight_floats = wn.weight_floats;
-        state_floats = wn.state_floats;
+        state_total = static_cast<std::size_t>(n) * wn.state_floats;
+        upload_weights(models);
         break;
-      case Architecture::lstm:
+      case Kernel::lstm:
         lstm = describe_lstm(m0);
         weight_floats = lstm.weight_floats;
-        state_floats = lstm.state_floats;
+        state_total = static_cast<std::size_t>(n) * lstm.state_floats;
+        upload_weights(models);
         break;
-      default:
-        refuse(m0, std::string(to_string(arch)) + " runs on the CPU backends only");
+      case Kernel::any_wavenet:
+        upload_program(models);
+        break;
     }
-    upload_weights(models);
     configure_launch();
 
     const std::size_t io = static_cast<std::size_t>(n) * max_frames;
-    state.reserve(static_cast<std::size_t>(n) * state_floats);
+    state.reserve(state_total);
     positions.reserve(n);
     in_buf.reserve(io);
     out_buf.reserve(io);
@@ -198,7 +222,7 @@ struct CudaBatch::Impl {
     upload(own_in, in_ptrs);
     upload(zero_in, zero_ptrs);
     upload(own_out, out_ptrs);
-    if (arch == Architecture::lstm) {
+    if (kernel == Kernel::lstm) {
       const LstmLayout layout = lstm_layout(m0.lstm);
       const int H = m0.lstm.hidden_size;
       for (const Model* m : models)
@@ -239,6 +263,39 @@ struct CudaBatch::Impl {
     upload(instance_weights, ptrs);
   }
 
+  void upload_program(std::span<const Model* const> models) {
+    program = wavenet_program(models, max_frames);
+    upload(weights, program.weights);
+    program.bind_weights(weights.get());
+    upload(a2_nets, program.nets);
+    upload(a2_arrays, program.arrays);
+    upload(a2_layers, program.layers);
+    upload(a2_instances, program.instances);
+    fades.reserve(n);
+    wanted.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      Model sized;
+      sized.architecture = models[i]->architecture;
+      sized.wavenet = models[i]->wavenet;
+      sized.sizes = models[i]->sizes;
+      size_models.push_back(std::move(sized));
+      wanted.get()[i] = size_models.back().size_index(1.0);
+    }
+    int* wanted_on_device = nullptr;
+    SIGPU_CUDA_CHECK(cudaHostGetDevicePointer(&wanted_on_device, wanted.get(), 0));
+    weight_floats = program.largest_net;
+    state_total = static_cast<std::size_t>(program.state_floats);
+    prewarm = program.prewarm;
+    a2.nets = a2_nets.get();
+    a2.arrays = a2_arrays.get();
+    a2.layers = a2_layers.get();
+    a2.instances = a2_instances.get();
+    a2.fades = fades.get();
+    a2.wanted = wanted_on_device;
+    a2.widest = program.widest;
+    a2.max_sizes = program.max_sizes;
+  }
+
   void configure_launch() {
     int dev = 0, max_smem = 0;
     SIGPU_CUDA_CHECK(cudaGetDevice(&dev));
@@ -249,12 +306,17 @@ struct CudaBatch::Impl {
              static_cast<std::size_t>(max_smem);
     };
     std::size_t work = 0;
-    if (arch == Architecture::wavenet) {
+    if (kernel == Kernel::a1) {
       work = (static_cast<std::size_t>(max_frames) * (1 + 5 * wn.widest)) * sizeof(float);
       // A warp per 32 frames of a channel; up to 512 threads for the widest array.
       int widest_c = 1;
       for (int a = 0; a < wn.num_arrays; ++a) widest_c = std::max(widest_c, wn.arrays[a].channels);
       block = std::clamp((widest_c * max_frames + 31) / 32 * 32, 64, 512);
+    } else if (kernel == Kernel::any_wavenet) {
+      work = static_cast<std::size_t>(
+                 cuda::a2_work_floats(program.widest, program.max_sizes, max_frames)) *
+             sizeof(float);
+      block = std::clamp((program.widest * max_frames + 31) / 32 * 32, 64, 512);
     } else {
       work = static_cast<std::size_t>(3 * lstm.hidden * lstm.num_layers) * sizeof(float);
       block = 32;
@@ -265,7 +327,13 @@ struct CudaBatch::Impl {
     shared_weights = shared_weights && fits(work);
     smem = work + (shared_weights ? static_cast<std::size_t>(weight_floats) * sizeof(float) : 0);
     const int bytes = static_cast<int>(smem);
-    if (arch == Architecture::wavenet) {
+    a2.staged_floats = shared_weights ? weight_floats : 0;
+    if (kernel == Kernel::any_wavenet) {
+      SIGPU_CUDA_CHECK(cudaFuncSetAttribute(cuda::wavenet_a2_period_kernel<true>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      SIGPU_CUDA_CHECK(cudaFuncSetAttribute(cuda::wavenet_a2_period_kernel<false>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    } else if (kernel == Kernel::a1) {
       SIGPU_CUDA_CHECK(cudaFuncSetAttribute(cuda::wavenet_period_kernel<true>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
       SIGPU_CUDA_CHECK(cudaFuncSetAttribute(cuda::wavenet_period_kernel<false>,
@@ -281,7 +349,17 @@ struct CudaBatch::Impl {
   void launch(const float* const* in, float* const* out, int frames, cudaStream_t s) {
     if (frames <= 0) return;
     const float* const* w = instance_weights.get();
-    if (arch == Architecture::wavenet) {
+    if (kernel == Kernel::any_wavenet) {
+      cuda::A2Args p = a2;
+      p.state = state.get();
+      p.positions = positions.get();
+      p.inputs = in;
+      p.outputs = out;
+      if (shared_weights)
+        cuda::wavenet_a2_period_kernel<true><<<n, block, smem, s>>>(p, frames);
+      else
+        cuda::wavenet_a2_period_kernel<false><<<n, block, smem, s>>>(p, frames);
+    } else if (kernel == Kernel::a1) {
       if (shared_weights)
         cuda::wavenet_period_kernel<true>
             <<<n, block, smem, s>>>(wn, w, state.get(), positions.get(), in, out, frames);
@@ -300,9 +378,17 @@ struct CudaBatch::Impl {
   }
 
   void reset() {
-    const std::size_t bytes = static_cast<std::size_t>(n) * state_floats * sizeof(float);
-    if (arch == Architecture::lstm)
+    const std::size_t bytes = state_total * sizeof(float);
+    if (kernel == Kernel::any_wavenet) {  // at the size asked for, not crossfading into it
+      std::vector<cuda::SizeFade> f(n);
+      for (int i = 0; i < n; ++i) f[i] = {wanted.get()[i], -1, 0};
+      upload(fades, f);
+    }
+    if (kernel == Kernel::lstm)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(state.get(), lstm_initial.data(), bytes,
+                                       cudaMemcpyHostToDevice, stream.get()));
+    else if (kernel == Kernel::any_wavenet)
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(state.get(), program.initial_state.data(), bytes,
                                        cudaMemcpyHostToDevice, stream.get()));
     else
       SIGPU_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, bytes, stream.get()));
@@ -374,6 +460,13 @@ void* CudaBatch::stream() const {
 }
 void CudaBatch::reset() {
   impl_->reset();
+}
+void CudaBatch::set_size(int instance, double size) noexcept {
+  Impl& b = *impl_;
+  if (b.kernel != Kernel::any_wavenet) return;
+  std::atomic_ref<int>(b.wanted.get()[instance])
+      .store(b.size_models[static_cast<std::size_t>(instance)].size_index(size),
+             std::memory_order_relaxed);
 }
 
 }  // namespace sigpu::nam

@@ -30,5 +30,6 @@ void* CudaBatch::stream() const {
   return nullptr;
 }
 void CudaBatch::reset() {}
+void CudaBatch::set_size(int, double) noexcept {}
 
 }  // namespace sigpu::nam

@@ -109,7 +109,12 @@ struct NamKind {
   class Cuda {
    public:
     Cuda(const Data&, cuda::GraphBuilder&) {}
-    void upload(Data&, cudaStream_t) {}
+    /// Each period: a slimmable model's size, which the batch takes at the period's start.
+    void upload(Data& d, cudaStream_t) {
+      for (const auto& a : amps_)
+        if (a->slimmable)
+          for (int c = 0; c < a->batch.size(); ++c) a->batch.set_size(c, d.sizes[a->size_slot]);
+    }
     /// Per node (its channels are consecutive jobs with one spec): a kernel gathers the inputs
     /// times the input gain, the node's batch period (one instance per channel), captured once,
     /// runs as a child graph, and a kernel scatters the outputs times the output gain. Several
@@ -148,7 +153,13 @@ struct NamKind {
             in(jobs.size() * std::size_t(period)),
             out(jobs.size() * std::size_t(period)),
             in_offsets(jobs.size()),
-            out_offsets(jobs.size()) {
+            out_offsets(jobs.size()),
+            slimmable(!jobs[0].spec->model->sizes.empty()),
+            size_slot(jobs[0].size_slot) {
+        if (slimmable) {  // starts at its size, not crossfading into it
+          for (int c = 0; c < batch.size(); ++c) batch.set_size(c, jobs[0].spec->size);
+          batch.reset();
+        }
         std::vector<float*> ins, outs;
         std::vector<std::uint32_t> in_at, out_at;
         for (std::size_t c = 0; c < jobs.size(); ++c) {
@@ -166,6 +177,8 @@ struct NamKind {
       nam::CudaBatch batch;
       cuda::DeviceArray<float> in, out;
       cuda::DeviceArray<std::uint32_t> in_offsets, out_offsets;
+      bool slimmable;
+      std::uint32_t size_slot;
     };
     std::vector<std::unique_ptr<Amp>> amps_;
   };
