@@ -197,7 +197,7 @@ Decodes code blocks from their LLRs: (3 (K + 4),) or (B, 3 (K + 4)) of float32, 
 Decoded with bits (K,) or (B, K).
 
 device: "auto", "cpu" (all cores) or "cuda[:N]"; subdecoders: sub-decoders per block (P);
-algorithm: "max-log-map" or "log-map" (float, CPU only); sync: "strict" (deterministic, CPU and
+algorithm: "max-log-map" or "log-map" (float LLRs only); sync: "strict" (deterministic, CPU and
 GPU bit-identical) or "loose" (GPU); early_termination: stop a block once its CRC24B passes.
 )doc");
 }

@@ -272,6 +272,15 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
 }
 
 std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges, const DecodeOptions& o) {
+  if (ranges.size() == 1) {  // its window searched on all cores, decoded from its own index
+    std::vector<BatchResult> one(1);
+    try {
+      one[0].decoded = decode_range(ranges[0].file, ranges[0].range, o);
+    } catch (const std::exception& ex) {
+      one[0].error = ex.what();
+    }
+    return one;
+  }
   // Each distinct file's metadata is parsed once; a file that cannot be parsed fails its ranges.
   struct Source {
     std::span<const std::uint8_t> file;

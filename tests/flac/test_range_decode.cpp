@@ -210,6 +210,11 @@ void expect_file_ranges(Backend backend) {
   }
   const auto got = decode_ranges(ranges, {.backend = backend});
   ASSERT_EQ(got.size(), ranges.size());
+  // One range alone takes decode_range's way (all cores, the window's own index).
+  const auto first = decode_ranges(std::span(ranges).first(1), {.backend = backend});
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(first[0].error.empty()) << first[0].error;
+  EXPECT_TRUE(twin::equal(expected(*whole[0], ranges[0].range), first[0].decoded.pcm.bytes));
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     SCOPED_TRACE("range " + std::to_string(i));
     if (!whole[i]) {

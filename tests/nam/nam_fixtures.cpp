@@ -83,4 +83,40 @@ double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b) 
   return m > 0 ? 20 * std::log10(m) : -400;
 }
 
+std::vector<float> nam_cpu_run(const nam::Model& m, const std::vector<float>& x, int period,
+                               long switch_at, double size) {
+  nam::Processor p(m, {.sample_rate = m.sample_rate, .max_frames = period});
+  std::vector<float> y(x.size());
+  for (std::size_t at = 0; at < x.size(); at += period) {
+    if (static_cast<long>(at) == switch_at) p.set_size(size);
+    p.process(x.data() + at, y.data() + at,
+              static_cast<int>(std::min<std::size_t>(period, x.size() - at)));
+  }
+  return y;
+}
+
+std::vector<std::vector<float>> nam_gpu_run(const std::vector<const nam::Model*>& models,
+                                            const std::vector<std::vector<float>>& in, int period,
+                                            bool shared_weights, long switch_at,
+                                            const std::vector<double>& sizes) {
+  nam::CudaBatch batch(models, {.sample_rate = models[0]->sample_rate,
+                                .max_frames = period,
+                                .shared_weights = shared_weights});
+  const std::size_t n = in[0].size();
+  std::vector<std::vector<float>> out(in.size(), std::vector<float>(n));
+  for (std::size_t at = 0; at < n; at += period) {
+    if (static_cast<long>(at) == switch_at)
+      for (std::size_t i = 0; i < sizes.size(); ++i) batch.set_size(static_cast<int>(i), sizes[i]);
+    std::vector<const float*> ip;
+    std::vector<float*> op;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      ip.push_back(in[i].data() + at);
+      op.push_back(out[i].data() + at);
+    }
+    batch.process_host(ip.data(), op.data(),
+                       static_cast<int>(std::min<std::size_t>(period, n - at)));
+  }
+  return out;
+}
+
 }  // namespace sigpu::test

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <sigpu/nam.hpp>
+
 namespace sigpu::test {
 
 /// The shared fixtures folder: $SIGPU_FIXTURES_DIR, else the one this build was configured with
@@ -32,6 +34,16 @@ double gpu_tolerance(const std::vector<float>& want);
 std::filesystem::path nam_a2_fixture(const std::string& name);
 /// The largest |a - b| in dBFS (-inf as -400).
 double max_error_dbfs(const std::vector<float>& a, const std::vector<float>& b);
+/// The CPU reference (nam::Processor) over x, period by period; at sample switch_at it is
+/// asked for `size` (slimmable models).
+std::vector<float> nam_cpu_run(const nam::Model& m, const std::vector<float>& x, int period,
+                               long switch_at = -1, double size = 1.0);
+/// A CudaBatch of the models over their inputs, period by period; at sample switch_at instance
+/// i is asked for sizes[i].
+std::vector<std::vector<float>> nam_gpu_run(const std::vector<const nam::Model*>& models,
+                                            const std::vector<std::vector<float>>& in, int period,
+                                            bool shared_weights = true, long switch_at = -1,
+                                            const std::vector<double>& sizes = {});
 
 }  // namespace sigpu::test
 

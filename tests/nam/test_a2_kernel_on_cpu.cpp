@@ -109,18 +109,6 @@ class EmulatedBatch {
   nam::cuda::A2Args args_{};
 };
 
-std::vector<float> cpu_run(const nam::Model& m, const std::vector<float>& x, int period,
-                           long switch_at = -1, double size = 1.0) {
-  nam::Processor p(m, {.sample_rate = m.sample_rate, .max_frames = period});
-  std::vector<float> y(x.size());
-  for (std::size_t at = 0; at < x.size(); at += period) {
-    if (static_cast<long>(at) == switch_at) p.set_size(size);
-    p.process(x.data() + at, y.data() + at,
-              static_cast<int>(std::min<std::size_t>(period, x.size() - at)));
-  }
-  return y;
-}
-
 struct Loaded {
   std::string name;
   nam::Model model;
@@ -174,7 +162,7 @@ TEST(NamA2KernelOnCpu, EveryFixtureInOneLaunchMatchesTheCpu) {
     }
     EXPECT_TRUE(batch.intact());
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const std::vector<float> want = cpu_run(*models[i], in[i], period);
+      const std::vector<float> want = sigpu::test::nam_cpu_run(*models[i], in[i], period);
       EXPECT_TRUE(twin::equal(want, out[i], gpu_tolerance(want)))
           << names[i] << " (instance " << i << ") period " << period;
       if (i < fx.size())
@@ -212,10 +200,13 @@ TEST(NamA2KernelOnCpu, SizeChangeCrossfadesAtAPeriodBoundaryAsTheCpuDoes) {
   }
   EXPECT_TRUE(batch.intact());
   for (std::size_t i = 0; i < models.size(); ++i) {
-    const std::vector<float> want = cpu_run(*models[i], x, period, switch_at, sizes[i]);
+    const std::vector<float> want =
+        sigpu::test::nam_cpu_run(*models[i], x, period, switch_at, sizes[i]);
     EXPECT_TRUE(twin::equal(want, out[i], gpu_tolerance(want))) << i;
     // The change is audible: without it the output differs.
-    EXPECT_GT(sigpu::test::max_error_dbfs(cpu_run(*models[i], x, period), out[i]), -60.0) << i;
+    EXPECT_GT(sigpu::test::max_error_dbfs(sigpu::test::nam_cpu_run(*models[i], x, period), out[i]),
+              -60.0)
+        << i;
   }
 }
 

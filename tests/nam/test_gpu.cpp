@@ -35,36 +35,6 @@ std::vector<std::vector<float>> instance_inputs(const std::vector<float>& di, in
   return in;
 }
 
-std::vector<float> cpu_run(const nam::Model& m, const std::vector<float>& x, int period) {
-  nam::Processor p(m, {.sample_rate = m.sample_rate, .max_frames = period});
-  std::vector<float> y(x.size());
-  for (std::size_t at = 0; at < x.size(); at += period)
-    p.process(x.data() + at, y.data() + at,
-              static_cast<int>(std::min<std::size_t>(period, x.size() - at)));
-  return y;
-}
-
-std::vector<std::vector<float>> gpu_run(const std::vector<const nam::Model*>& models,
-                                        const std::vector<std::vector<float>>& in, int period,
-                                        bool shared_weights = true) {
-  nam::CudaBatch batch(models, {.sample_rate = models[0]->sample_rate,
-                                .max_frames = period,
-                                .shared_weights = shared_weights});
-  const std::size_t n = in[0].size();
-  std::vector<std::vector<float>> out(in.size(), std::vector<float>(n));
-  for (std::size_t at = 0; at < n; at += period) {
-    std::vector<const float*> ip;
-    std::vector<float*> op;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      ip.push_back(in[i].data() + at);
-      op.push_back(out[i].data() + at);
-    }
-    batch.process_host(ip.data(), op.data(),
-                       static_cast<int>(std::min<std::size_t>(period, n - at)));
-  }
-  return out;
-}
-
 bool no_device() {
   return sigpu::cuda_devices().empty();
 }
@@ -81,9 +51,9 @@ TEST(NamGpu, MatchesCpuOnDiInputAtPeriods32To128) {
     const nam::Model m = nam::load(nam_fixture(name));
     const std::vector<const nam::Model*> models(in.size(), &m);
     for (int period : {32, 64, 128}) {
-      const auto gpu = gpu_run(models, in, period);
+      const auto gpu = sigpu::test::nam_gpu_run(models, in, period);
       for (std::size_t i = 0; i < in.size(); ++i) {
-        const double err = max_error_dbfs(cpu_run(m, in[i], period), gpu[i]);
+        const double err = max_error_dbfs(sigpu::test::nam_cpu_run(m, in[i], period), gpu[i]);
         EXPECT_LE(err, kBarDbfs) << name << " period " << period << " instance " << i;
         if (i == 0)
           std::printf("[ NamGpu ] %-26s period %3d: CUDA vs CPU max error %.1f dBFS\n",
@@ -101,9 +71,10 @@ TEST(NamGpu, GlobalWeightsPathMatchesToo) {
   const auto in = instance_inputs(di, 2);
   for (const char* name : {"wavenet_a1_standard.nam", "lstm.nam"}) {
     const nam::Model m = nam::load(nam_fixture(name));
-    const auto gpu = gpu_run({&m, &m}, in, 64, /*shared_weights=*/false);
+    const auto gpu = sigpu::test::nam_gpu_run({&m, &m}, in, 64, /*shared_weights=*/false);
     for (std::size_t i = 0; i < in.size(); ++i)
-      EXPECT_LE(max_error_dbfs(cpu_run(m, in[i], 64), gpu[i]), kBarDbfs) << name << " " << i;
+      EXPECT_LE(max_error_dbfs(sigpu::test::nam_cpu_run(m, in[i], 64), gpu[i]), kBarDbfs)
+          << name << " " << i;
   }
 }
 
@@ -119,13 +90,13 @@ TEST(NamGpu, InstancesWithTheirOwnWeights) {
     if (b.architecture == nam::Architecture::wavenet) b.wavenet.head_scale = b.weights.back();
     const std::vector<const nam::Model*> models{&a, &b, &b, &a, &b};
     const auto in = instance_inputs(di, static_cast<int>(models.size()));
-    const auto gpu = gpu_run(models, in, 128);
+    const auto gpu = sigpu::test::nam_gpu_run(models, in, 128);
     for (std::size_t i = 0; i < models.size(); ++i)
-      EXPECT_LE(max_error_dbfs(cpu_run(*models[i], in[i], 128), gpu[i]), kBarDbfs)
+      EXPECT_LE(max_error_dbfs(sigpu::test::nam_cpu_run(*models[i], in[i], 128), gpu[i]), kBarDbfs)
           << name << " instance " << i;
     // The perturbed model really sounds different: the test would catch mixed-up weights.
     EXPECT_GT(max_error_dbfs(gpu[0], gpu[3] /* same model, other input */), -60.0);
-    EXPECT_GT(max_error_dbfs(cpu_run(a, in[1], 128), gpu[1]), -60.0);
+    EXPECT_GT(max_error_dbfs(sigpu::test::nam_cpu_run(a, in[1], 128), gpu[1]), -60.0);
   }
 }
 
@@ -136,7 +107,8 @@ TEST(NamGpu, PeriodSizeDoesNotChangeTheOutput) {
   ASSERT_FALSE(di.empty());
   const nam::Model m = nam::load(nam_fixture("wavenet_a1_standard.nam"));
   const auto in = instance_inputs(di, 1);
-  const auto a = gpu_run({&m}, in, 32), b = gpu_run({&m}, in, 128);
+  const auto a = sigpu::test::nam_gpu_run({&m}, in, 32),
+             b = sigpu::test::nam_gpu_run({&m}, in, 128);
   const double err = max_error_dbfs(a[0], b[0]);
   std::printf("[ NamGpu ] period 32 vs 128 on the GPU: %s (%.1f dBFS)\n",
               a == b ? "bit-identical" : "differs", err);
@@ -180,7 +152,7 @@ TEST(NamGpu, BoundDeviceBuffersAndReset) {
   cudaFree(d);
   for (int i = 0; i < n; ++i) {
     const std::vector<float> x(in[i].begin(), in[i].begin() + F * periods);
-    EXPECT_LE(max_error_dbfs(cpu_run(m, x, F), out[i]), kBarDbfs) << i;
+    EXPECT_LE(max_error_dbfs(sigpu::test::nam_cpu_run(m, x, F), out[i]), kBarDbfs) << i;
   }
 #endif
 }

@@ -61,43 +61,6 @@ std::vector<float> input(int k) {
   return x;
 }
 
-std::vector<float> cpu_run(const nam::Model& m, const std::vector<float>& x, int period,
-                           long switch_at = -1, double size = 1.0) {
-  nam::Processor p(m, {.sample_rate = m.sample_rate, .max_frames = period});
-  std::vector<float> y(x.size());
-  for (std::size_t at = 0; at < x.size(); at += period) {
-    if (static_cast<long>(at) == switch_at) p.set_size(size);
-    p.process(x.data() + at, y.data() + at,
-              static_cast<int>(std::min<std::size_t>(period, x.size() - at)));
-  }
-  return y;
-}
-
-/// The batch over the inputs, period by period; at switch_at, instance i asks for sizes[i].
-std::vector<std::vector<float>> gpu_run(const std::vector<const nam::Model*>& models,
-                                        const std::vector<std::vector<float>>& in, int period,
-                                        bool shared_weights = true, long switch_at = -1,
-                                        const std::vector<double>& sizes = {}) {
-  nam::CudaBatch batch(models, {.sample_rate = models[0]->sample_rate,
-                                .max_frames = period,
-                                .shared_weights = shared_weights});
-  const std::size_t n = in[0].size();
-  std::vector<std::vector<float>> out(in.size(), std::vector<float>(n));
-  for (std::size_t at = 0; at < n; at += period) {
-    if (static_cast<long>(at) == switch_at)
-      for (std::size_t i = 0; i < sizes.size(); ++i) batch.set_size(static_cast<int>(i), sizes[i]);
-    std::vector<const float*> ip;
-    std::vector<float*> op;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      ip.push_back(in[i].data() + at);
-      op.push_back(out[i].data() + at);
-    }
-    batch.process_host(ip.data(), op.data(),
-                       static_cast<int>(std::min<std::size_t>(period, n - at)));
-  }
-  return out;
-}
-
 }  // namespace
 
 // Each fixture alone: three instances with their own inputs in one launch.
@@ -108,9 +71,9 @@ TEST(NamGpu, EveryFixtureMatchesTheCpuAtEvenAndOddPeriods) {
   for (const Fixture& f : fixtures())
     for (int period : {64, 1, 37, 128}) {
       const std::vector<const nam::Model*> models(in.size(), &f.model);
-      const auto gpu = gpu_run(models, in, period);
+      const auto gpu = sigpu::test::nam_gpu_run(models, in, period);
       for (std::size_t i = 0; i < in.size(); ++i) {
-        const std::vector<float> want = cpu_run(f.model, in[i], period);
+        const std::vector<float> want = sigpu::test::nam_cpu_run(f.model, in[i], period);
         EXPECT_TRUE(twin::equal(want, gpu[i], gpu_tolerance(want)))
             << f.name << " period " << period << " instance " << i;
         if (i == 0)
@@ -144,16 +107,16 @@ TEST(NamGpu, DifferentModelsA1A2AndLstmInOneLaunch) {
   for (std::size_t i = 0; i < models.size(); ++i) in.push_back(input(static_cast<int>(i)));
   for (const auto& [period, shared] :
        {std::pair{64, true}, std::pair{37, true}, std::pair{64, false}, std::pair{93, false}}) {
-    const auto gpu = gpu_run(models, in, period, shared);
+    const auto gpu = sigpu::test::nam_gpu_run(models, in, period, shared);
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const std::vector<float> want = cpu_run(*models[i], in[i], period);
+      const std::vector<float> want = sigpu::test::nam_cpu_run(*models[i], in[i], period);
       EXPECT_TRUE(twin::equal(want, gpu[i], gpu_tolerance(want)))
           << names[i] << " period " << period << (shared ? " shared" : " global") << " weights";
     }
   }
   // The other weights really sound different: the test would catch mixed-up instances.
-  EXPECT_GT(max_error_dbfs(cpu_run(fx.back().model, in[fx.size()], 64),
-                           gpu_run(models, in, 64)[fx.size()]),
+  EXPECT_GT(max_error_dbfs(sigpu::test::nam_cpu_run(fx.back().model, in[fx.size()], 64),
+                           sigpu::test::nam_gpu_run(models, in, 64)[fx.size()]),
             -60.0);
 }
 
@@ -170,13 +133,15 @@ TEST(NamGpu, SlimmableSizeChangesWhileRunningAsOnTheCpu) {
   const std::vector<double> sizes{0.2, 0.4, 1.0, 0.2};  // the third stays; box: to its LSTM
   for (int period : {64, 37}) {
     const long switch_at = 10L * period;
-    const auto gpu = gpu_run(models, in, period, true, switch_at, sizes);
+    const auto gpu = sigpu::test::nam_gpu_run(models, in, period, true, switch_at, sizes);
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const std::vector<float> want = cpu_run(*models[i], in[i], period, switch_at, sizes[i]);
+      const std::vector<float> want =
+          sigpu::test::nam_cpu_run(*models[i], in[i], period, switch_at, sizes[i]);
       EXPECT_TRUE(twin::equal(want, gpu[i], gpu_tolerance(want)))
           << "instance " << i << " period " << period;
     }
-    EXPECT_GT(max_error_dbfs(cpu_run(a2, in[0], period), gpu[0]), -60.0) << "no change heard";
+    EXPECT_GT(max_error_dbfs(sigpu::test::nam_cpu_run(a2, in[0], period), gpu[0]), -60.0)
+        << "no change heard";
   }
 }
 
@@ -200,7 +165,7 @@ TEST(NamGpu, ResetRepeatsTheRunForA2) {
   }
   EXPECT_EQ(first, again);
   for (std::size_t i = 0; i < 2; ++i) {
-    const std::vector<float> want = cpu_run(*models[i], in[i], 64);
+    const std::vector<float> want = sigpu::test::nam_cpu_run(*models[i], in[i], 64);
     EXPECT_TRUE(twin::equal(want, first[i], gpu_tolerance(want))) << i;
   }
 }
@@ -244,8 +209,8 @@ TEST(NamGpu, A2InACudaGraphWithBoundBuffersAndASizeChange) {
   cudaFree(d);
   const std::vector<float> x0(in[0].begin(), in[0].begin() + F * periods);
   const std::vector<float> x1(in[1].begin(), in[1].begin() + F * periods);
-  const std::vector<float> want0 = cpu_run(a2, x0, F, switch_period * F, 0.2);
-  const std::vector<float> want1 = cpu_run(mx, x1, F);
+  const std::vector<float> want0 = sigpu::test::nam_cpu_run(a2, x0, F, switch_period * F, 0.2);
+  const std::vector<float> want1 = sigpu::test::nam_cpu_run(mx, x1, F);
   EXPECT_TRUE(twin::equal(want0, out[0], gpu_tolerance(want0)));
   EXPECT_TRUE(twin::equal(want1, out[1], gpu_tolerance(want1)));
 #endif
