@@ -176,4 +176,30 @@ TEST(AudioNam, SizeParameterPicksTheSlimmableSize) {
   EXPECT_NE(bad.find("node 'amp' parameter 'size'"), std::string::npos) << bad;
 }
 
+// The same on the GPU: the configured size and a change while running (crossfaded at a period
+// boundary) give the CPU engine's output within -90 dBFS.
+TEST(AudioNamGpu, SizeParameterAndItsChangeMatchTheCpu) {
+  if (sigpu::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  for (const char* name : {"slimmable_container.nam", "slimmable_wavenet.nam", "A2.nam"}) {
+    const auto path = sigpu::test::fixtures_dir() / "nam-a2" / name;
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " absent";
+    const Channels in = {music(1, 4800, 3)[0]};
+    const auto play = [&](sigpu::Backend backend) {
+      audio::Engine e(amp_graph(1, path.string(), ", \"size\": 0.6"),
+                      {.backend = backend, .period = 64});
+      e.setup();
+      std::vector<float> y(4800);
+      for (std::size_t t = 0; t < 4800; t += 64) {
+        if (t == 1280) e.update("amp", "size", 0.2);
+        const float* i = in[0].data() + t;
+        float* o = y.data() + t;
+        e.process(&i, &o);
+      }
+      return Channels{y};
+    };
+    const Channels cpu = play(sigpu::Backend::cpu);
+    EXPECT_LT(worst_dbfs(cpu, play(sigpu::Backend::cuda)), -90) << name;
+  }
+}
+
 #endif
