@@ -37,6 +37,22 @@ Channels inputs() {
   return {guitar, music(1, kFrames, 7)[0]};
 }
 
+/// A one-node graph of the model (`extra`: more parameters) played on `backend` in periods of
+/// 64; at sample 1280 the node's size is set to 0.2 through the engine's update path.
+std::vector<float> play_with_size_change(const std::string& model, const std::string& extra,
+                                         sigpu::Backend backend, const std::vector<float>& in) {
+  audio::Engine e(amp_graph(1, model, extra), {.backend = backend, .period = 64});
+  e.setup();
+  std::vector<float> y(in.size());
+  for (std::size_t t = 0; t + 64 <= in.size(); t += 64) {
+    if (t == 1280) e.update("amp", "size", 0.2);
+    const float* i = in.data() + t;
+    float* o = y.data() + t;
+    e.process(&i, &o);
+  }
+  return y;
+}
+
 }  // namespace
 
 TEST(AudioNam, EqualsTheProcessorWithGainsInEveryPeriod) {
@@ -157,20 +173,14 @@ TEST(AudioNam, SizeParameterPicksTheSlimmableSize) {
   EXPECT_EQ(full[0], want(1.0));
   EXPECT_NE(small[0], full[0]);
   // At run time: the Engine's update reaches the Processor, which crossfades.
-  audio::Engine e(amp_graph(1, path.string()), {.backend = sigpu::Backend::cpu, .period = 64});
-  e.setup();
-  std::vector<float> y(4800);
-  for (std::size_t t = 0; t < 4800; t += 64) {
-    if (t == 1280) e.update("amp", "size", 0.2);
-    const float* i = in[0].data() + t;
-    float* o = y.data() + t;
-    e.process(&i, &o);
-  }
+  const auto y = play_with_size_change(path.string(), "", sigpu::Backend::cpu, in[0]);
   const auto lite = want(0.2);
   const auto whole = want(1.0);
   EXPECT_TRUE(std::equal(y.begin(), y.begin() + 1280, whole.begin()));
   EXPECT_TRUE(std::equal(y.begin() + 1280 + nam::Processor::kSizeCrossfadeFrames, y.end(),
                          lite.begin() + 1280 + nam::Processor::kSizeCrossfadeFrames));
+  audio::Engine e(amp_graph(1, path.string()), {.backend = sigpu::Backend::cpu, .period = 64});
+  e.setup();
   EXPECT_THROW(e.update("amp", "size", 1.5), sigpu::Error);
   const auto bad = error_of([&] { amp_graph(1, path.string(), ", \"size\": 2"); });
   EXPECT_NE(bad.find("node 'amp' parameter 'size'"), std::string::npos) << bad;
@@ -185,20 +195,9 @@ TEST(AudioNamGpu, SizeParameterAndItsChangeMatchTheCpu) {
     if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " absent";
     const Channels in = {music(1, 4800, 3)[0]};
     const auto play = [&](sigpu::Backend backend) {
-      audio::Engine e(amp_graph(1, path.string(), ", \"size\": 0.6"),
-                      {.backend = backend, .period = 64});
-      e.setup();
-      std::vector<float> y(4800);
-      for (std::size_t t = 0; t < 4800; t += 64) {
-        if (t == 1280) e.update("amp", "size", 0.2);
-        const float* i = in[0].data() + t;
-        float* o = y.data() + t;
-        e.process(&i, &o);
-      }
-      return Channels{y};
+      return Channels{play_with_size_change(path.string(), ", \"size\": 0.6", backend, in[0])};
     };
-    const Channels cpu = play(sigpu::Backend::cpu);
-    EXPECT_LT(worst_dbfs(cpu, play(sigpu::Backend::cuda)), -90) << name;
+    EXPECT_LT(worst_dbfs(play(sigpu::Backend::cpu), play(sigpu::Backend::cuda)), -90) << name;
   }
 }
 
