@@ -17,7 +17,7 @@ constexpr ParamSpec kParams[] = {
     {"input_gain_db", number, 0, -60, 60, "dB", fixed, "drive into the model"},
     {"output_gain_db", number, 0, -60, 60, "dB", fixed, "level after the model"},
     {"size", number, 1, 0, 1, "", smoothed,
-     "a slimmable model's size (CPU backends; a change crossfades)"},
+     "a slimmable model's size (a change crossfades, on the CPU and the GPU)"},
 };
 
 class Nam : public EffectBase<Nam> {
