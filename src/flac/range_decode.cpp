@@ -334,7 +334,10 @@ std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges, const 
       const StreamInfo& info = sources[source_of[i]].stream->info;
       by_shape[{info.sample_rate, info.channels, info.bits_per_sample}].push_back(i);
     }
-  for (const auto& [shape, found] : by_shape) {
+  // (Named through a reference: clang 14, the fuzz build's compiler, cannot capture structured
+  // bindings.)
+  for (const auto& group : by_shape) {
+    const std::vector<std::size_t>& found = group.second;
     std::vector<std::span<const std::uint8_t>> spans;
     for (std::size_t i : found)
       spans.push_back(ranges[i].file.subspan(windows[i].begin, windows[i].end - windows[i].begin));
