@@ -12,6 +12,15 @@
 
 namespace sigpu::test {
 
+/// n values drawn uniformly from the integers [lo, hi], as T (LLRs, soft buffers, bits).
+template <typename T>
+std::vector<T> random_values(std::size_t n, std::mt19937& rng, int lo, int hi) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
 struct TurboFrames {
   std::vector<int> K;
   std::vector<std::uint8_t> info;

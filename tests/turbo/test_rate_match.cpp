@@ -12,6 +12,8 @@
 
 #include <sigpu/turbo.hpp>
 
+#include "support/turbo_frames.hpp"
+
 namespace turbo = sigpu::turbo;
 
 namespace {
@@ -72,14 +74,6 @@ std::vector<int> spec_selection(const SpecBuffer& b, int N_cb, int rv, int E) {
   return pos;
 }
 
-template <class T>
-std::vector<T> random_values(std::size_t n, std::mt19937& rng, int lo, int hi) {
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
-
 int filler_for(int index) {
   return index % 3 == 0 ? index % 40 : 0;  // every third size gets 0..39 filler bits
 }
@@ -94,7 +88,7 @@ TEST(TurboRateMatch, EveryBlockSizeMatchesSpec) {
     const SpecBuffer b = spec_circular_buffer(K, F);
     const int K_w = static_cast<int>(b.w.size());
     ASSERT_EQ(turbo::circular_buffer_length(K), K_w);
-    const auto d = random_values<std::uint8_t>(turbo::llr_count(K), rng, 0, 1);
+    const auto d = sigpu::test::random_values<std::uint8_t>(turbo::llr_count(K), rng, 0, 1);
     for (int N_cb : {K_w, K_w / 3, (2 * K_w) / 3 + 5}) {
       const int valid = static_cast<int>(
           std::count_if(b.w.begin(), b.w.begin() + N_cb, [](int x) { return x != kNullBit; }));
@@ -110,7 +104,7 @@ TEST(TurboRateMatch, EveryBlockSizeMatchesSpec) {
           ASSERT_EQ(turbo::rate_match(d, p), want);
 
           // Receive side: every LLR summed (saturating) into its position.
-          const auto llr = random_values<std::int8_t>(E, rng, -90, 90);
+          const auto llr = sigpu::test::random_values<std::int8_t>(E, rng, -90, 90);
           std::vector<std::int8_t> buf(N_cb), want_buf(N_cb);
           for (int k = 0; k < E; ++k)
             want_buf[pos[k]] = static_cast<std::int8_t>(
@@ -135,7 +129,7 @@ TEST(TurboRateMatch, SoftBufferToStreamsMatchesSpec) {
                    std::to_string(N_cb));
       const turbo::RateMatchParams p{.K = K, .F = F, .N_cb = N_cb};
       ASSERT_EQ(turbo::soft_buffer_entries(p), N_cb);
-      const auto buf = random_values<float>(N_cb, rng, -50, 50);
+      const auto buf = sigpu::test::random_values<float>(N_cb, rng, -50, 50);
       std::vector<float> want(turbo::llr_count(K), 0.0f);
       const int D = K + 4;
       for (int f = 0; f < F; ++f) want[f] = want[D + f] = 99.0f;
@@ -193,7 +187,7 @@ TEST(TurboRateMatch, HarqCombiningSums) {
   std::mt19937 rng(3);
   const int K = 1024;
   const turbo::RateMatchParams p{.K = K, .E = 4000, .rv = 0};  // E > K_w: repeats too
-  const auto full8 = random_values<std::int8_t>(p.E, rng, -60, 60);
+  const auto full8 = sigpu::test::random_values<std::int8_t>(p.E, rng, -60, 60);
   std::vector<std::int8_t> half8(p.E);
   std::vector<float> full(p.E), half(p.E);
   for (int k = 0; k < p.E; ++k) {
@@ -245,7 +239,7 @@ TEST(TurboRateMatch, RoundTripThroughDecoder) {
   for (const auto& c : cases) {
     SCOPED_TRACE("K " + std::to_string(c.K) + " F " + std::to_string(c.F) + " E " +
                  std::to_string(c.E) + " N_cb " + std::to_string(c.N_cb));
-    auto bits = random_values<std::uint8_t>(c.K, rng, 0, 1);
+    auto bits = sigpu::test::random_values<std::uint8_t>(c.K, rng, 0, 1);
     std::fill(bits.begin(), bits.begin() + c.F, 0);  // filler bits are encoded as zeros
     const auto cw = turbo::encode(bits);
     turbo::RateMatchParams p{.K = c.K, .F = c.F, .E = c.E, .N_cb = c.N_cb};

@@ -10,6 +10,7 @@
 #include "turbo/cuda/rate_match_kernel.cuh"
 
 #include <gtest/gtest.h>
+#include "support/turbo_frames.hpp"
 #include "support/twin.hpp"
 
 #include <cstdint>
@@ -34,14 +35,6 @@ std::vector<turbo::TransportBlockParams> cases() {
           {.A = 13000, .G = 30000, .Q_m = 2, .limit = {.N_soft = 250368, .K_C = 2}}};
 }
 
-template <typename T>
-std::vector<T> random_llrs(std::size_t n, std::mt19937& rng, int lo, int hi) {
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
-
 // De-rate-matching of one transmission into a soft buffer that holds earlier ones (values near
 // saturation for the integer types), and the decoder's LLRs from it, on both sides.
 template <typename T>
@@ -56,8 +49,8 @@ void expect_receive_side_matches(const turbo::TransportBlockParams& p, int lo, i
     total += turbo::llr_count(cb.K);
     max_D = std::max(max_D, cb.K + 4);
   }
-  const auto llr = random_llrs<T>(static_cast<std::size_t>(p.G), rng, lo, hi);
-  const auto before = random_llrs<T>(entries, rng, lo, hi);
+  const auto llr = sigpu::test::random_values<T>(static_cast<std::size_t>(p.G), rng, lo, hi);
+  const auto before = sigpu::test::random_values<T>(entries, rng, lo, hi);
 
   std::vector<T> want_soft = before, want_d(total);
   std::size_t e_at = 0, soft_at = 0, d_at = 0;
@@ -100,7 +93,7 @@ TEST(TurboRateMatchKernelsOnCpu, TransmitMatchesCpuRateMatcher) {
     const auto rm = turbo::cuda::rate_match_blocks(cbs);
     std::size_t total = 0;
     for (const auto& cb : cbs) total += turbo::llr_count(cb.K);
-    const auto code = random_llrs<std::uint8_t>(total, rng, 0, 1);
+    const auto code = sigpu::test::random_values<std::uint8_t>(total, rng, 0, 1);
     for (int rv = 0; rv < 4; ++rv) {
       p.rv = rv;
       SCOPED_TRACE(twin::label("A", p.A, "G", p.G, "rv", rv));
