@@ -49,9 +49,9 @@ __host__ __device__ constexpr int padded(int n) {
 /// Shared memory of one code block: Ls, Le, Lp of component 1 and of component 2 (padded words
 /// of the metric type: float, or int32 for fixed point, each array rounded up to 16 bytes),
 /// beta at K of both components, the boundary metrics [component][alpha, beta][state][slot
-/// 0..P] (consecutive slots: consecutive banks), one SubBlockEntry per sub-decoder, then the
-/// early termination CRC's per-warp words (in the dynamic allocation, so that the size checks
-/// against the device's limit count them).
+/// 0..P] (consecutive slots: consecutive banks), one SubBlockEntry per sub-decoder, the early
+/// termination CRC's per-warp words (in the dynamic allocation, so that the size checks against
+/// the device's limit count them), then the hard decisions, one bit each.
 struct BlockSmem {
   static constexpr std::size_t kWord = 4;
   static constexpr std::size_t kTailBetaBytes = 16 * kWord;
@@ -66,8 +66,11 @@ struct BlockSmem {
     return 4 * array_bytes(K) + kTailBetaBytes + bounds_bytes(P) +
            static_cast<std::size_t>(P) * sizeof(uint2);  // SubBlockEntry
   }
-  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+  __host__ __device__ static constexpr std::size_t decisions_offset(int K, int P) {
     return crc_offset(K, P) + kCrcBytes;
+  }
+  __host__ __device__ static constexpr std::size_t bytes(int K, int P) {
+    return decisions_offset(K, P) + (static_cast<std::size_t>(K + 31) / 32 * 4 + 15) / 16 * 16;
   }
 };
 
@@ -93,7 +96,33 @@ struct SharedIo : IoCommon<Tr> {
   __device__ __forceinline__ M lp(int k) const { return par[padded(k)]; }
   __device__ __forceinline__ void put(int n, Llr le) const { ext[padded(n)] = static_cast<M>(le); }
   static constexpr bool kPackedPositions = false;
+
+  /// The decisions, packed in shared memory; the kernel copies the final ones out once. Byte
+  /// stores to device memory at interleaved positions in every iteration that early termination
+  /// decides would cost about as much as the iteration's trellis work.
+  std::uint32_t* packed = nullptr;
+  __device__ __forceinline__ void decide(int n, M app) const {
+    const bool one = app < M(0);
+    const std::uint32_t bit = 1u << (n & 31);
+    if (one)
+      atomicOr(packed + (n >> 5), bit);
+    else
+      atomicAnd(packed + (n >> 5), ~bit);
+    if (this->llr_out) this->llr_out[n] = static_cast<float>(app);
+    this->fold_crc(n, one);
+  }
 };
+
+/// Copies a code block's packed decisions (K a multiple of 4) to one byte per bit at bits
+/// (4-byte aligned), four bytes per store; every thread of the block calls it.
+__device__ __forceinline__ void unpack_decisions(const std::uint32_t* packed, int K,
+                                                 std::uint8_t* bits) {
+  auto* out = reinterpret_cast<std::uint32_t*>(bits);
+  for (int q = threadIdx.x; q < K / 4; q += blockDim.x) {
+    const std::uint32_t w = packed[q >> 3] >> ((q & 7) * 4);
+    out[q] = (w & 1u) | (w >> 1 & 1u) << 8 | (w >> 2 & 1u) << 16 | (w >> 3 & 1u) << 24;
+  }
+}
 
 /// Points io (SharedIo, or a class with the same members) at a code block's inputs in shared
 /// memory for one half-iteration: last, the last half-iteration, also at where the block's
@@ -107,6 +136,7 @@ __device__ __forceinline__ void point_io(Io& io, const M* sys, const M* par, M* 
   io.ext = ext;
   io.scale = scale;
   io.scale_q4 = scale_q4;
+  io.deciding = last;
   if (last) {
     io.bits = bits;
     io.llr_out = llr_out;
@@ -143,6 +173,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
                                        BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
   auto* part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
+  auto* s_dec = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::decisions_offset(K, P));
+  const std::uint32_t* crc_last = stop.weights ? stop.weights + (K - 1) : nullptr;
   const int slots = P + 1;
   for (int n = t; n < K; n += T) {
     const int at = padded(n);
@@ -171,11 +203,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
   int stopped_at = 0;
   for (int it = 0; it < iterations && !stopped_at; ++it) {
+    std::uint32_t crc = 0;  // this thread's share of the decisions' CRC
     for (int c = 0; c < 2; ++c) {
       SharedIo<Tr> io;
       point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
                c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                llr_out ? llr_out + d.bit_offset : nullptr);
+      io.packed = s_dec;
+      io.crc_last = crc_last;
       for (int r0 = 0; r0 < P; r0 += T) {
         const int i = r0 + t;
         const bool active = i < P;
@@ -227,12 +262,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           }
         }
       }
-      __syncthreads();  // the half-iteration's extrinsics and metrics are complete
+      __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
+      crc = io.crc;
     }
     // Every thread gets the same answer, so they leave the loop together.
-    if (stop.checks(it, iterations) && block_crc_passes(bits + d.bit_offset, K, stop.weights, part))
-      stopped_at = it + 1;
+    if (stop.checks(it, iterations) && block_xor(crc, part) == 0) stopped_at = it + 1;
   }
+  unpack_decisions(s_dec, K, bits + d.bit_offset);
   if (stop.weights && t == 0) stop.done_at[blockIdx.x] = stopped_at;
 }
 

@@ -77,8 +77,9 @@ struct ClusterIo : IoCommon<Tr> {
 /// Strict mode, every iteration of code block blockIdx.x / Q on the cluster of Q = the cluster's
 /// size thread blocks (ClusterSmem::bytes(K, S, blockDim.x) of dynamic shared memory for the
 /// batch's largest K and its S). scratch, bits, llr_out, stop: as StrictBlockKernel's. With
-/// early termination every thread block of the cluster checks the block's CRC itself from the
-/// decisions all of them wrote: they reach the same answer and stop together.
+/// early termination every thread folds the CRC weights of its decisions as it makes them; each
+/// thread block publishes its share in its shared memory and every thread block adds up all of
+/// them: they reach the same answer and stop together.
 template <class Tr>
 __global__ void __launch_bounds__(kClusterThreads)
     StrictClusterKernel(const BlockDesc* __restrict__ blocks,
@@ -88,7 +89,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   using M = typename Tr::Metric;
   static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
-  static_assert(kClusterThreads / 32 * 4 <= BlockSmem::kCrcBytes);
+  static_assert(kClusterThreads / 32 * 4 + 4 <= BlockSmem::kCrcBytes);
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int Q = static_cast<int>(cluster.num_blocks()), r = static_cast<int>(cluster.block_rank());
   const BlockDesc d = blocks[blockIdx.x / Q];
@@ -102,6 +103,8 @@ __global__ void __launch_bounds__(kClusterThreads)
   M* s_tail_beta = s_ext + BlockSmem::array_bytes(1 << shift) / BlockSmem::kWord;
   M* s_bound = s_tail_beta + 16;
   auto* part = reinterpret_cast<std::uint32_t*>(s_bound + 2 * 2 * 2 * 8 * blockDim.x);
+  std::uint32_t* s_share = part + kClusterThreads / 32;  // this thread block's share of the CRC
+  const std::uint32_t* crc_last = stop.weights ? stop.weights + (K - 1) : nullptr;
   auto bound = [&](M* base, int c, int buf, int is_beta, int s, int l) -> M& {
     return base[(((c * 2 + buf) * 2 + is_beta) * 8 + s) * T + l];
   };
@@ -134,6 +137,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   for (int it = 0; it < iterations && !stopped_at; ++it) {
     const int rb = it & 1, wb = rb ^ 1;
     const bool check = stop.checks(it, iterations);
+    std::uint32_t crc = 0;  // this thread's share of the decisions' CRC
     for (int c = 0; c < 2; ++c) {
       if (active) {
         ClusterIo<Tr> io;
@@ -141,6 +145,7 @@ __global__ void __launch_bounds__(kClusterThreads)
                  c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                  llr_out ? llr_out + d.bit_offset : nullptr);
         io.shift = shift;
+        io.crc_last = crc_last;
         M al[8], be[8];
 #pragma unroll
         for (int s = 0; s < 8; ++s) {
@@ -160,12 +165,20 @@ __global__ void __launch_bounds__(kClusterThreads)
 #pragma unroll
           for (int s = 0; s < 8; ++s) bound(prev, c, wb, 1, s, (i - 1) % T) = be[s];
         }
+        crc = io.crc;
       }
-      if (check && c == 1) __threadfence();  // the decisions, in device memory, for the CRC
       cluster.sync();  // the half-iteration's extrinsics and metrics are complete everywhere
     }
-    if (check && block_crc_passes(bits + d.bit_offset, K, stop.weights, part)) stopped_at = it + 1;
+    if (check) {
+      const std::uint32_t share = block_xor(crc, part);
+      if (t == 0) *s_share = share;
+      cluster.sync();  // every share is published (read before the next check's cluster.syncs)
+      std::uint32_t all = 0;
+      for (int q = 0; q < Q; ++q) all ^= *cluster.map_shared_rank(s_share, q);
+      if (all == 0) stopped_at = it + 1;
+    }
   }
+  if (stopped_at) cluster.sync();  // none leaves while another still reads its share
   if (stop.weights && r == 0 && t == 0) stop.done_at[blockIdx.x / Q] = stopped_at;
 }
 

@@ -77,23 +77,28 @@ struct EarlyStop {
   }
 };
 
-/// Whether the CRC of a code block's K hard decisions is zero: the XOR of the weights of its
-/// one bits, computed by the whole thread block (every thread calls it; blockDim.x a multiple of
-/// 32; part: blockDim.x / 32 words of shared memory) and returned to every thread. The bits may
-/// have been written during the launch by other SMs: they are read at L2.
-__device__ __forceinline__ bool block_crc_passes(const std::uint8_t* bits, int K,
-                                                 const std::uint32_t* __restrict__ weights,
-                                                 std::uint32_t* part) {
-  std::uint32_t r = 0;
-  for (int k = threadIdx.x; k < K; k += blockDim.x)
-    if (__ldcg(bits + k)) r ^= __ldg(weights + (K - 1 - k));
+/// The XOR of every thread's r over the thread block, returned to every thread (every thread
+/// calls it; blockDim.x a multiple of 32; part: blockDim.x / 32 words of shared memory).
+__device__ __forceinline__ std::uint32_t block_xor(std::uint32_t r, std::uint32_t* part) {
   for (int off = 16; off > 0; off >>= 1) r ^= __shfl_xor_sync(0xFFFFFFFFu, r, off);
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = r;
   __syncthreads();
   std::uint32_t all = 0;
   for (unsigned w = 0; w < blockDim.x / 32; ++w) all ^= part[w];
   __syncthreads();  // part is free again
-  return all == 0;
+  return all;
+}
+
+/// Whether the CRC of a code block's K hard decisions is zero: the XOR of the weights of its
+/// one bits, computed by the whole thread block (as block_xor) and returned to every thread. The
+/// bits may have been written during the launch by other SMs: they are read at L2.
+__device__ __forceinline__ bool block_crc_passes(const std::uint8_t* bits, int K,
+                                                 const std::uint32_t* __restrict__ weights,
+                                                 std::uint32_t* part) {
+  std::uint32_t r = 0;
+  for (int k = threadIdx.x; k < K; k += blockDim.x)
+    if (__ldcg(bits + k)) r ^= __ldg(weights + (K - 1 - k));
+  return block_xor(r, part) == 0;
 }
 
 // Windows start at the positions where the metrics are normalised (map_decoder.hpp): after the
@@ -123,18 +128,31 @@ struct RegisterAlpha {
   __device__ __forceinline__ M& at(int j, int s) { return a[j][s]; }
 };
 
-/// What every sub-decoder needs besides its inputs: the extrinsic scaling and, on the last
-/// half-iteration, where the block's hard decisions (bits not null) and a-posteriori LLRs
-/// (llr_out not null) go, indexed by information bit of the block. The Io classes add the
-/// inputs: a(n) = Ls + La of information bit n, lp(k) = Lp of trellis step k, and put(n, Le).
+/// What every sub-decoder needs besides its inputs: the extrinsic scaling and, on a half-
+/// iteration that decides (deciding), where the block's hard decisions (bits) and a-posteriori
+/// LLRs (llr_out, may be null) go, indexed by information bit of the block. With crc_last (the
+/// kernels that end a block on its CRC as they go) each decision also folds its CRC weight into
+/// crc, so that no pass reads the decisions back. The Io classes add the inputs: a(n) = Ls + La
+/// of information bit n, lp(k) = Lp of trellis step k, and put(n, Le).
 template <class Tr>
 struct IoCommon {
   using Llr = typename Tr::Llr;
   using M = typename Tr::Metric;
   float scale = 1.0f;
   int scale_q4 = 16;
+  bool deciding = false;
   std::uint8_t* bits = nullptr;
   float* llr_out = nullptr;
+  /// &weights[K - 1] of the block's CRC (crc24_weights): bit n's weight is crc_last[-n].
+  const std::uint32_t* crc_last = nullptr;
+  mutable std::uint32_t crc = 0;  ///< XOR of the weights of this thread's one decisions
+  __device__ __forceinline__ void fold_crc(int n, bool one) const {
+    if (crc_last && one) crc ^= __ldg(crc_last - n);
+  }
+  __device__ __forceinline__ void decide(int n, M app) const {
+    write_decision(bits, llr_out, static_cast<std::uint32_t>(n), app);
+    fold_crc(n, app < M(0));
+  }
 };
 
 /// The inputs in the batch's arrays in device memory (Load: how ext_in is read).
@@ -323,7 +341,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
   auto emit = [&](int j, M le) {
     const int n = pos[j];
     io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
-    if (io.bits) write_decision(io.bits, io.llr_out, n, A[j] + le);
+    if (io.deciding) io.decide(n, A[j] + le);
   };
   // One window; two_chains (std::true_type): a whole one (wl == W) by
   // decode_window_two_chains, else forward then backward over wl <= W steps.
@@ -383,6 +401,7 @@ __device__ __forceinline__ void decode_global(const HalfIteration<Tr>& h, const 
   io.ext_out = h.ext_out + d.bit_offset;
   io.scale = h.scale;
   io.scale_q4 = h.scale_q4;
+  io.deciding = h.bits != nullptr;
   io.bits = h.bits ? h.bits + d.bit_offset : nullptr;
   io.llr_out = h.llr_out ? h.llr_out + d.bit_offset : nullptr;
 
