@@ -91,24 +91,26 @@ std::string bench_check_line(const BenchOptions& o, const BenchCheck& c) {
 
 std::string bench_header(const BenchOptions& o, const BenchCheck* reference) {
   const auto devices = cuda_devices();
-  std::string s = fmt(
-      "turbo bench: K = %d, %s, LLRs in device memory, timed frames at Eb/N0 %.2f dB "
-      "(BPSK/AWGN), early termination %s\n",
-      o.K, algorithm_name(o).c_str(), o.ebn0_db,
-      o.early_termination ? "on (CRC24B, from iteration 1)" : "off");
+  std::string s =
+      fmt("turbo bench: K = %d, %s, LLRs in device memory, timed frames at Eb/N0 %.2f dB "
+          "(BPSK/AWGN), early termination %s\n",
+          o.K, algorithm_name(o).c_str(), o.ebn0_db,
+          o.early_termination ? "on (CRC24B, from iteration 1)" : "off");
   s += fmt("GPU: %s; CPU parallel (P = 1, %d iterations): %s\n",
            o.gpu && !devices.empty() ? devices[0].name.c_str() : "not used", o.iterations,
            o.cpu ? fmt("%u threads", ThreadPool::shared().size()).c_str() : "not used");
-  if (!reference)
-    s += "quality: not checked (the FER check needs the GPU and is off or was not run)\n";
+  if (!o.gpu)
+    s += "quality: not checked (the FER check runs on the GPU)\n";
+  else if (!o.fer_check || !reference)
+    s += "quality: not checked (FER check off)\n";
   else if (!reference->crossing.found)
     s += fmt("quality: the serial decoder's FER never crossed %.0e: no row is at full quality\n",
              o.fer_target);
   else
-    s += fmt(
-        "quality: ok = FER %.0e (K = %d, BPSK/AWGN) within %.2f dB of the serial decoder's "
-        "%.3f dB (P = 1, %d iterations, max-log-map 0.75, float); loose mode is not checked\n",
-        o.fer_target, o.K, o.fer_margin_db, reference->crossing.ebn0_db, o.iterations);
+    s +=
+        fmt("quality: ok = FER %.0e (K = %d, BPSK/AWGN) within %.2f dB of the serial decoder's "
+            "%.3f dB (P = 1, %d iterations, max-log-map 0.75, float); loose mode is not checked\n",
+            o.fer_target, o.K, o.fer_margin_db, reference->crossing.ebn0_db, o.iterations);
   const bool et = o.early_termination;
   s += fmt("%-6s %6s %5s %3s%s | %9s %9s %9s %7s %-15s | %10s | %9s%s %7s | %4s | %7s %7s %s\n",
            "llr", "blocks", "P", "it", et ? " avg it" : "", "strict ms", "min ms", "max ms", "Gbps",
@@ -141,8 +143,8 @@ std::string bench_row(const BenchOptions& o, const BenchRow& r) {
   if (et) col(" ", cell(cpu, 6, "%*.2f", r.cpu_iterations));
   col(" ", cell(gpu && cpu, 7, "%*.1f", strict_bps / cpu_bps));
   col(" | ", fmt("%4s", gpu && cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-"));
-  col(" | ", r.fer_checked && !crossed ? fmt("%7s", "none")
-                                       : cell(crossed, 7, "%*.3f", r.fer_ebn0_db));
+  col(" | ",
+      r.fer_checked && !crossed ? fmt("%7s", "none") : cell(crossed, 7, "%*.3f", r.fer_ebn0_db));
   col(" ", cell(r.fer_checked && !std::isnan(r.fer_delta_db), 7, "%+*.3f", r.fer_delta_db));
   col(" ", quality(r));
   return s + "\n";
@@ -151,10 +153,11 @@ std::string bench_row(const BenchOptions& o, const BenchRow& r) {
 std::vector<BenchRow> benchmark_report(const BenchOptions& o,
                                        const std::function<void(std::string_view)>& print) {
   if (o.gpu && o.fer_check)
-    print(fmt("turbo bench: FER checks first (K = %d, BPSK/AWGN on the GPU, each point until %llu "
-              "frame errors or %llu frames)\n",
-              o.K, static_cast<unsigned long long>(o.fer_min_errors),
-              static_cast<unsigned long long>(o.fer_max_frames)));
+    print(
+        fmt("turbo bench: FER checks first (K = %d, BPSK/AWGN on the GPU, each point until %llu "
+            "frame errors or %llu frames)\n",
+            o.K, static_cast<unsigned long long>(o.fer_min_errors),
+            static_cast<unsigned long long>(o.fer_max_frames)));
   std::optional<BenchCheck> reference;
   bool header = false;
   const auto print_header = [&] {

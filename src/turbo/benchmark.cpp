@@ -175,8 +175,7 @@ bool matches_cpu(const BenchOptions& o, const FramePool& p, const BenchRow& row,
 
 void time_gpu(const BenchOptions& o, const FramePool& p, Device& g, BenchRow& row) {
   DecoderOptions d = decoder_options(o, row.config, Backend::cuda);
-  const Timed strict =
-      repeat(p, o.reps, true, [&](int first) { return g.run(p, first, d); });
+  const Timed strict = repeat(p, o.reps, true, [&](int first) { return g.run(p, first, d); });
   row.strict_min = *std::min_element(strict.seconds.begin(), strict.seconds.end());
   row.strict_max = *std::max_element(strict.seconds.begin(), strict.seconds.end());
   row.strict_median = median(strict.seconds);
@@ -212,8 +211,8 @@ BenchCheck reference_check(const BenchOptions& o) {
                          .algorithm = Algorithm::max_log_map,
                          .iterations = o.iterations,
                          .subdecoders = 1};
-  c.crossing = fer_crossing(check_options(o, LlrType::f32, d), o.fer_target, kReferenceFrom,
-                            kCheckStep);
+  c.crossing =
+      fer_crossing(check_options(o, LlrType::f32, d), o.fer_target, kReferenceFrom, kCheckStep);
   c.full_quality = c.crossing.found;
   return c;
 }

@@ -106,8 +106,8 @@ bool below(const SimPoint& p, double target) {
 // log10(FER) linear in dB between a point above the target and one below it.
 double interpolate(const SimPoint& above, const SimPoint& below, double target) {
   // No frame errors: as if there were one (the crossing lies at most at the point itself).
-  const double f_below = std::min(
-      target, below.frame_errors ? below.fer() : 1.0 / static_cast<double>(below.frames));
+  const double f_below =
+      std::min(target, below.frame_errors ? below.fer() : 1.0 / static_cast<double>(below.frames));
   const double la = std::log10(above.fer()), lb = std::log10(f_below);
   if (la == lb) return below.ebn0_db;
   const double t = (std::log10(target) - la) / (lb - la);

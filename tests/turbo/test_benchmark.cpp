@@ -50,8 +50,8 @@ void expect_bracketed(const turbo::FerCrossing& c) {
   EXPECT_GT(c.ebn0_db, above.ebn0_db);
   EXPECT_LE(c.ebn0_db, below.ebn0_db);
   const double f_below = below.frame_errors ? below.fer() : 1.0 / double(below.frames);
-  const double slope = (std::log10(f_below) - std::log10(above.fer())) /
-                       (below.ebn0_db - above.ebn0_db);
+  const double slope =
+      (std::log10(f_below) - std::log10(above.fer())) / (below.ebn0_db - above.ebn0_db);
   EXPECT_NEAR(std::log10(above.fer()) + slope * (c.ebn0_db - above.ebn0_db), std::log10(kTarget),
               1e-9);
 }
