@@ -531,11 +531,15 @@ struct BenchRow {
   bool full_quality = false;
 };
 
+/// What benchmark() checks before it starts: throws Error, naming the value, for an invalid K,
+/// a count below 1 (repetitions, iterations, a batch, a config's P or iterations), a
+/// non-finite ebn0_db, FER check settings out of range, log-map with integer LLR types, or gpu
+/// without a device.
+void check_bench_options(const BenchOptions& o);
 /// Runs the benchmark: LLRs in device memory, every block of a batch a distinct frame. With
 /// the GPU and fer_check, first the FER checks (the reference, then each LLR type and config;
 /// on_check after each), then the timed points (on_row after each). Without the GPU, one CPU
-/// row per batch and type. Throws Error when gpu is set and no device is present, for log-map
-/// with integer LLR types, or for bad counts.
+/// row per batch and type. Throws Error as check_bench_options() does.
 std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row = {},
                                 const std::function<void(const BenchCheck&)>& on_check = {});

@@ -62,7 +62,7 @@ std::vector<BenchConfig> parse_bench_configs(std::string_view list, int default_
     const auto P = positive(entry.substr(0, colon));
     const auto it = colon == std::string_view::npos ? std::optional<int>(default_iterations)
                                                     : positive(entry.substr(colon + 1));
-    if (!P || !it || *it < 1)
+    if (!P || !it)
       throw Error("turbo bench: \"" + std::string(entry) +
                   "\" is not P or P:iterations (positive integers, e.g. 128:8)");
     configs.push_back({*P, *it});

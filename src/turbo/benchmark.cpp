@@ -261,7 +261,9 @@ void apply_check(const std::vector<BenchCheck>& checks, BenchRow& row) {
   }
 }
 
-void check_options(const BenchOptions& o) {
+}  // namespace
+
+void check_bench_options(const BenchOptions& o) {
   check_block_size(o.K);
   if (o.reps < 1) throw Error("turbo bench: " + std::to_string(o.reps) + " repetitions");
   if (o.iterations < 1) throw Error("turbo bench: " + std::to_string(o.iterations) + " iterations");
@@ -275,16 +277,21 @@ void check_options(const BenchOptions& o) {
   for (LlrType t : o.types)
     if (o.algorithm == Algorithm::log_map && t != LlrType::f32)
       throw Error("turbo bench: log-map needs float LLRs (not " + std::string(to_string(t)) + ")");
+  if (!(o.fer_target > 0 && o.fer_target < 1))
+    throw Error("turbo bench: FER target " + std::to_string(o.fer_target) + " is not in (0, 1)");
+  if (!(o.fer_margin_db >= 0) || !std::isfinite(o.fer_margin_db))
+    throw Error("turbo bench: FER margin " + std::to_string(o.fer_margin_db) + " dB");
+  if (o.fer_max_frames < 1 || o.fer_min_errors < 1)
+    throw Error("turbo bench: FER points of " + std::to_string(o.fer_max_frames) + " frames and " +
+                std::to_string(o.fer_min_errors) + " frame errors");
   if (o.gpu && cuda_devices().empty())
     throw Error("turbo bench: no CUDA device (use --no-gpu for the CPU only)");
 }
 
-}  // namespace
-
 std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row,
                                 const std::function<void(const BenchCheck&)>& on_check) {
-  check_options(o);
+  check_bench_options(o);
   const std::vector<BenchCheck> checks =
       o.gpu && o.fer_check ? run_checks(o, on_check) : std::vector<BenchCheck>{};
   const std::vector<BenchConfig> configs =

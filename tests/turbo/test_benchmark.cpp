@@ -161,6 +161,10 @@ TEST(TurboBench, RefusesBadOptions) {
   o.configs = {{64, 6}};
   o.batches = {0};
   EXPECT_NE(message_of([&] { turbo::benchmark(o); }).find("batch of 0"), std::string::npos);
+  o.batches = {1};
+  o.fer_target = 2;
+  EXPECT_NE(message_of([&] { turbo::check_bench_options(o); }).find("FER target 2"),
+            std::string::npos);
 }
 
 TEST(TurboBench, TableMarksRowsThatFailTheCheck) {

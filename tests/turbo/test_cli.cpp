@@ -142,7 +142,11 @@ TEST(TurboCli, BenchRefusesAMalformedConfiguration) {
     EXPECT_EQ(r.code, 2) << p << "\n" << r.output;
     EXPECT_NE(r.output.find("P:iterations"), std::string::npos) << p << "\n" << r.output;
   }
-  const auto r = sigpu::test::run_sigpu("turbo bench --no-gpu --reps 0");
-  EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("0 repetitions"), std::string::npos) << r.output;
+  for (const auto& [args, names] :
+       {std::pair{"--reps 0", "0 repetitions"}, std::pair{"--batches 0", "batch of 0"},
+        std::pair{"-i 0", "0 iterations"}}) {
+    const auto r = sigpu::test::run_sigpu(std::string("turbo bench --no-gpu ") + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(names), std::string::npos) << args << "\n" << r.output;
+  }
 }

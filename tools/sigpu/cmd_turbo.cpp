@@ -203,11 +203,9 @@ int run_bench(const BenchArgs& a) {
   o.cpu = !a.no_cpu;
   o.gpu = !a.no_gpu && !cuda_devices().empty();
   if (!o.gpu && !o.cpu) throw UsageError("nothing to measure: no GPU in use and --no-cpu given");
-  as_usage([&] {  // bad counts, before any frame is made
-    turbo::BenchOptions probe = o;
-    probe.batches.clear();
-    probe.fer_check = false;
-    return turbo::benchmark(probe);
+  as_usage([&] {
+    turbo::check_bench_options(o);
+    return 0;
   });
   turbo::benchmark_report(o, [](std::string_view line) {
     std::fwrite(line.data(), 1, line.size(), stdout);
