@@ -399,6 +399,22 @@ struct SimPoint {
 /// decoder.early_termination the last 24 bits of each frame are the CRC24B of the others.
 SimPoint simulate(const SimOptions& o, double ebn0_db);
 
+struct FerCrossing {
+  double ebn0_db = 0;  ///< where the FER falls to the target (interpolated); valid when found
+  bool found = false;  ///< false: the points run never bracketed the target
+  std::vector<SimPoint> points;  ///< every point run, in Eb/N0 order
+};
+/// The Eb/N0 at which the FER of o's decoder falls to `target`: points `step` dB apart from
+/// `from` (first down while the FER there is already below the target, then up until it is
+/// below), each run as simulate() runs it (until o.target_frame_errors frame errors or
+/// o.max_frames frames), at most max_points points; log10(FER) interpolated linearly in dB
+/// between the last point above the target and the first below. A point without frame errors
+/// counts as below and enters the interpolation as if it had one (the crossing errs high).
+/// Throws Error, naming the value, for a target outside (0, 1), a step that is not positive or
+/// max_points below 2.
+FerCrossing fer_crossing(const SimOptions& o, double target, double from, double step,
+                         int max_points = 16);
+
 // ---- transport block simulation -----------------------------------------------------------
 
 enum class Fading {
@@ -443,39 +459,102 @@ struct TransportSimPoint {
 /// max_transmissions. Throws Error for bad options.
 TransportSimPoint simulate_transport(const TransportSimOptions& o, double snr_db);
 
-// ---- benchmark (issue 3 item 7) -----------------------------------------------------------
+// ---- benchmark ----------------------------------------------------------------------------
+
+/// A GPU decoder configuration the benchmark times: P sub-decoders per block, `iterations` at
+/// most (all of them without early termination).
+struct BenchConfig {
+  int P = 64;
+  int iterations = 6;
+};
 
 struct BenchOptions {
   int K = 6144;
   std::vector<int> batches{1, 8, 96, 1536};
   std::vector<LlrType> types{LlrType::f32, LlrType::i16, LlrType::i8};
-  std::vector<int> subdecoders{64, 768};  ///< P for the GPU rows; the CPU always runs P = 1
-  int iterations = 6;
+  std::vector<BenchConfig> configs{{64, 6}, {768, 6}};  ///< GPU rows; the CPU runs P = 1
+  int iterations = 6;  ///< the CPU row's, and the FER reference's (the serial decoder)
   Algorithm algorithm = Algorithm::max_log_map;  ///< log_map: float LLRs only (types)
-  double ebn0_db = 1.0;
-  bool cpu = true;      ///< measure the CPU parallel decoder for the ratio
-  bool gpu = true;      ///< needs a device
-  int reps = 10;        ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
-  int cpu_threads = 0;  ///< informative: the shared pool's size
+  double ebn0_db = 1.0;                          ///< of the timed frames
+  /// Frames end in the CRC24B of their other bits, and every decoder (GPU strict, CPU) stops a
+  /// block once it passes (min_iterations 1); rows report the mean iterations run. Loose mode
+  /// has no early termination and runs every iteration.
+  bool early_termination = false;
+  bool cpu = true;  ///< measure the CPU parallel decoder for the ratio
+  bool gpu = true;  ///< needs a device
+  int reps = 10;    ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
+  /// With the GPU: the Eb/N0 where each (LLR type, config) reaches FER fer_target (K-bit
+  /// blocks, BPSK/AWGN, simulated on the GPU) against that of the serial decoder (P = 1,
+  /// `iterations`, max-log-MAP 0.75, float LLRs); a row is at full quality when it is at most
+  /// fer_margin_db above. fer_crossing() finds each: the reference from 0.6 dB, the others from
+  /// just below the reference's crossing, 0.05 dB steps, every decoder on the same frames, each
+  /// point until fer_min_errors frame errors or fer_max_frames frames.
+  bool fer_check = true;
+  double fer_target = 1e-2, fer_margin_db = 0.1;
+  std::uint64_t fer_max_frames = 40000;
+  std::uint64_t fer_min_errors = 100;
 };
 
-/// One (LLR type, batch, P) point. Times in seconds; Mbps = K * blocks / time / 1e6.
+/// "64,128:8,768:16": P, or P:iterations, comma-separated; iterations default to
+/// default_iterations. Throws Error naming a malformed entry.
+std::vector<BenchConfig> parse_bench_configs(std::string_view list, int default_iterations);
+
+/// One FER check: the serial reference, or a timed configuration.
+struct BenchCheck {
+  bool reference = false;
+  LlrType type = LlrType::f32;
+  BenchConfig config;
+  bool early_termination = false;
+  FerCrossing crossing;
+  double delta_db = 0;        ///< crossing - the reference's; NaN unless both were found
+  bool full_quality = false;  ///< both found and delta_db <= fer_margin_db
+};
+
+/// One (LLR type, batch, config) point. Times in seconds; throughput = K * blocks / time. A
+/// batch of fewer than 96 blocks decodes other frames each repetition (a pool of at least 96),
+/// so its times spread over frames.
 struct BenchRow {
   LlrType type = LlrType::f32;
-  int blocks = 0, P = 0;
+  int blocks = 0;
+  BenchConfig config;
   double strict_min = 0, strict_median = 0, strict_max = 0;
-  double loose_median = 0;
-  double cpu_median = 0;              ///< CPU parallel, P = 1, strict (0: not run)
-  bool strict_matches_cpu_p = false;  ///< GPU strict bits == CPU parallel bits at the same P
+  double strict_iterations = 0;       ///< mean iterations a block ran (GPU strict)
   std::string_view strict_kernel;     ///< CudaDecoder::kernel() of the strict runs
-  double ber_strict = 0, ber_loose = 0, ber_cpu = 0;
+  double loose_median = 0;            ///< loose mode, every iteration (0: not run)
+  double cpu_median = 0;              ///< CPU parallel, P = 1, strict (0: not run)
+  double cpu_iterations = 0;          ///< mean iterations a block ran on the CPU
+  bool strict_matches_cpu_p = false;  ///< GPU strict bits == CPU parallel bits at the same P
+  double ber_strict = 0, ber_loose = 0, ber_cpu = 0;  ///< of the timed frames
+  bool fer_checked = false;  ///< the FER check ran (fer_check with the GPU)
+  double fer_ebn0_db = 0;    ///< BenchCheck's crossing (NaN: not found)
+  double fer_delta_db = 0;   ///< BenchCheck::delta_db
+  bool full_quality = false;
 };
 
-/// Runs the benchmark: LLRs in device memory, fixed iterations, no early termination. Calls
-/// on_row after each point. Throws Error when gpu is set and no device is present, or for
-/// log-map with integer LLR types.
+/// What benchmark() checks before it starts: throws Error, naming the value, for an invalid K,
+/// a count below 1 (repetitions, iterations, a batch, a config's P or iterations), a
+/// non-finite ebn0_db, FER check settings out of range, log-map with integer LLR types, or gpu
+/// without a device.
+void check_bench_options(const BenchOptions& o);
+/// Runs the benchmark: LLRs in device memory, every block of a batch a distinct frame. With
+/// the GPU and fer_check, first the FER checks (the reference, then each LLR type and config;
+/// on_check after each), then the timed points (on_row after each). Without the GPU, one CPU
+/// row per batch and type. Throws Error as check_bench_options() does.
 std::vector<BenchRow> benchmark(const BenchOptions& o,
-                                const std::function<void(const BenchRow&)>& on_row = {});
+                                const std::function<void(const BenchRow&)>& on_row = {},
+                                const std::function<void(const BenchCheck&)>& on_check = {});
+
+/// The benchmark as text: the FER checks as they finish, then the table (bench_header() and a
+/// bench_row() per row); each line, newline included, goes to `print`.
+std::vector<BenchRow> benchmark_report(const BenchOptions& o,
+                                       const std::function<void(std::string_view)>& print);
+/// The table's header lines: the setup, the reference crossing (nullptr: no FER check), the
+/// margin, the timed frames' Eb/N0, early termination, and the column names.
+std::string bench_header(const BenchOptions& o, const BenchCheck* reference);
+/// One table line; a row that fails the FER check reads FAIL and ends in '*'.
+std::string bench_row(const BenchOptions& o, const BenchRow& r);
+/// One line on a FER check's result.
+std::string bench_check_line(const BenchOptions& o, const BenchCheck& c);
 std::string_view to_string(LlrType t);
 
 }  // namespace sigpu::turbo

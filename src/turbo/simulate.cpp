@@ -1,12 +1,13 @@
 // Monte-Carlo BER/FER simulation over the whole chain.
 #include <algorithm>
+#include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 
 #include <sigpu/turbo.hpp>
 
 #include "core/thread_pool.hpp"
+#include "turbo/frames.hpp"
 
 namespace sigpu::turbo {
 namespace {
@@ -31,9 +32,6 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
   SimPoint pt;
   pt.ebn0_db = ebn0_db;
   const std::size_t n = llr_count(o.K);
-  // Early termination needs blocks that carry CRC24B: their last 24 bits.
-  const bool with_crc = o.decoder.early_termination;
-  const int data_bits = with_crc ? o.K - 24 : o.K;
   // With the cuda backend the channel runs on the GPU too (the same LLRs: channel.hpp), so only
   // the codewords go to the device.
   std::unique_ptr<CudaDecoder> gpu;
@@ -53,13 +51,9 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
         count,
         [&](std::size_t begin, std::size_t end) {
           for (std::size_t f = begin; f < end; ++f) {
-            std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ull + id0 + f);
             std::uint8_t* c = info.data() + f * o.K;
-            for (int k = 0; k < data_bits; ++k) c[k] = static_cast<std::uint8_t>(rng() & 1u);
-            if (with_crc) {
-              const std::uint32_t crc = crc24b(std::span<const std::uint8_t>(c, data_bits));
-              for (int i = 0; i < 24; ++i) c[data_bits + i] = (crc >> (23 - i)) & 1u;
-            }
+            random_frame(o.seed, id0 + f, o.decoder.early_termination,
+                         std::span<std::uint8_t>(c, o.K));
             const Codeword cw = encode(std::span<const std::uint8_t>(c, o.K));
             if (gpu)
               std::copy(cw.d.begin(), cw.d.end(), code.begin() + f * n);
@@ -101,6 +95,54 @@ SimPoint simulate(const SimOptions& o, double ebn0_db) {
     frame += count;
   }
   return pt;
+}
+
+namespace {
+
+bool below(const SimPoint& p, double target) {
+  return p.fer() < target;
+}
+
+// log10(FER) linear in dB between a point above the target and one below it.
+double interpolate(const SimPoint& above, const SimPoint& below, double target) {
+  // No frame errors: as if there were one (the crossing lies at most at the point itself).
+  const double f_below =
+      std::min(target, below.frame_errors ? below.fer() : 1.0 / static_cast<double>(below.frames));
+  const double la = std::log10(above.fer()), lb = std::log10(f_below);
+  if (la == lb) return below.ebn0_db;
+  const double t = (std::log10(target) - la) / (lb - la);
+  return above.ebn0_db + t * (below.ebn0_db - above.ebn0_db);
+}
+
+}  // namespace
+
+FerCrossing fer_crossing(const SimOptions& o, double target, double from, double step,
+                         int max_points) {
+  if (!(target > 0 && target < 1))
+    throw Error("turbo: FER target " + std::to_string(target) + " is not in (0, 1)");
+  if (!(step > 0) || !std::isfinite(step))
+    throw Error("turbo: Eb/N0 step " + std::to_string(step) + " dB must be positive");
+  if (!std::isfinite(from)) throw Error("turbo: Eb/N0 start " + std::to_string(from) + " dB");
+  if (max_points < 2)
+    throw Error("turbo: FER crossing with max_points = " + std::to_string(max_points) +
+                " (at least 2)");
+  FerCrossing r;
+  std::vector<SimPoint>& pts = r.points;
+  pts.push_back(simulate(o, from));
+  // Down while the start is already below the target, else up: the walk ends on the first
+  // point on the other side.
+  const bool start_below = below(pts.front(), target);
+  const double dir = start_below ? -1.0 : 1.0;
+  for (int i = 1; i < max_points && below(pts.back(), target) == start_below; ++i)
+    pts.push_back(simulate(o, from + dir * step * i));
+  if (below(pts.back(), target) != start_below) {
+    const SimPoint& last = pts.back();
+    const SimPoint& prev = pts[pts.size() - 2];
+    r.ebn0_db = start_below ? interpolate(last, prev, target) : interpolate(prev, last, target);
+    r.found = true;
+  }
+  if (start_below) std::reverse(pts.begin(), pts.end());
+  return r;
 }
 
 }  // namespace sigpu::turbo

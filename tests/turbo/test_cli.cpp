@@ -1,6 +1,7 @@
 // End-to-end: `sigpu turbo sim --tbs` run as a user would, its BLER table read back: BLER falls
 // with SNR, is 1 far below the code's threshold and 0 far above, HARQ retransmissions lower it,
-// Rayleigh fading costs SNR; bad values exit 2 naming them.
+// Rayleigh fading costs SNR; bad values exit 2 naming them. `sigpu turbo bench` on the CPU, and
+// its refusal of a malformed P:iterations list.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -120,5 +121,32 @@ TEST(TurboCli, BadValuesExitTwoNamingThem) {
     const auto r = sim(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.names), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(TurboCli, BenchOnTheCpuWithEarlyTermination) {
+  // --no-gpu: on a GPU machine the FER check would run for minutes.
+  const auto r = sigpu::test::run_sigpu(
+      "turbo bench --no-gpu --batches 2 --reps 1 --ebn0 3 --early-termination --p 64:8");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("early termination on"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Eb/N0 3.00 dB"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("quality: not checked"), std::string::npos) << r.output;
+  for (const char* type : {"float ", "int16 ", "int8 "})
+    EXPECT_NE(r.output.find(std::string("\n") + type), std::string::npos) << type << r.output;
+}
+
+TEST(TurboCli, BenchRefusesAMalformedConfiguration) {
+  for (const char* p : {"64:x", "64,", "0:8", "128:0"}) {
+    const auto r = sigpu::test::run_sigpu(std::string("turbo bench --no-gpu --p ") + p);
+    EXPECT_EQ(r.code, 2) << p << "\n" << r.output;
+    EXPECT_NE(r.output.find("P:iterations"), std::string::npos) << p << "\n" << r.output;
+  }
+  for (const auto& [args, names] :
+       {std::pair{"--reps 0", "0 repetitions"}, std::pair{"--batches 0", "batch of 0"},
+        std::pair{"-i 0", "0 iterations"}}) {
+    const auto r = sigpu::test::run_sigpu(std::string("turbo bench --no-gpu ") + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(names), std::string::npos) << args << "\n" << r.output;
   }
 }

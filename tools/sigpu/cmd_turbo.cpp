@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <typeinfo>
 #include <vector>
 
@@ -185,40 +184,31 @@ int run_sim(const SimArgs& a) {
 
 struct BenchArgs {
   std::vector<int> batches{1, 8, 96, 1536};
-  std::vector<int> P{64, 768};
+  std::string configs = "64,768";
   int iterations = 6;
   int reps = 10;
-  bool no_cpu = false, no_gpu = false;
+  double ebn0 = 1.0;
+  bool no_cpu = false, no_gpu = false, early_termination = false, no_fer_check = false;
 };
 
 int run_bench(const BenchArgs& a) {
   turbo::BenchOptions o;
   o.batches = a.batches;
-  o.subdecoders = a.P;
+  o.configs = as_usage([&] { return turbo::parse_bench_configs(a.configs, a.iterations); });
   o.iterations = a.iterations;
   o.reps = a.reps;
+  o.ebn0_db = a.ebn0;
+  o.early_termination = a.early_termination;
+  o.fer_check = !a.no_fer_check;
   o.cpu = !a.no_cpu;
   o.gpu = !a.no_gpu && !cuda_devices().empty();
-  if (!o.gpu) o.subdecoders = {1};
   if (!o.gpu && !o.cpu) throw UsageError("nothing to measure: no GPU in use and --no-cpu given");
-  const auto devices = cuda_devices();
-  std::printf(
-      "turbo bench: K = %d, %d iterations, max-log-map 0.75, LLRs in device memory, no early "
-      "termination\n",
-      o.K, o.iterations);
-  std::printf("GPU: %s; CPU parallel (P = 1): %u hardware threads\n",
-              o.gpu ? devices[0].name.c_str() : "not used", std::thread::hardware_concurrency());
-  std::printf("%-6s %6s %5s | %10s %9s %-15s | %10s | %9s %7s | %5s\n", "llr", "blocks", "P",
-              "strict ms", "Mbps", "kernel", "loose Mbps", "CPU Mbps", "GPU/CPU", "same");
-  turbo::benchmark(o, [&](const turbo::BenchRow& r) {
-    const double bits = double(o.K) * r.blocks;
-    const double s = r.strict_median > 0 ? bits / r.strict_median / 1e6 : 0;
-    const double l = r.loose_median > 0 ? bits / r.loose_median / 1e6 : 0;
-    const double c = r.cpu_median > 0 ? bits / r.cpu_median / 1e6 : 0;
-    std::printf("%-6s %6d %5d | %10.3f %9.1f %-15s | %10.1f | %9.1f %7.1f | %5s\n",
-                std::string(to_string(r.type)).c_str(), r.blocks, r.P, r.strict_median * 1e3, s,
-                std::string(r.strict_kernel).c_str(), l, c, c > 0 ? s / c : 0.0,
-                o.gpu && o.cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-");
+  as_usage([&] {
+    turbo::check_bench_options(o);
+    return 0;
+  });
+  turbo::benchmark_report(o, [](std::string_view line) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   });
   return kExitOk;
@@ -316,11 +306,19 @@ void add_turbo_commands(CLI::App& app, Action& action) {
   cb->add_option("--batches", bench->batches, "Blocks per launch")
       ->delimiter(',')
       ->capture_default_str();
-  cb->add_option("-P,--subdecoders", bench->P, "Sub-decoders per block (GPU)")
-      ->delimiter(',')
+  cb->add_option("-P,--p,--subdecoders", bench->configs,
+                 "GPU configurations: P or P:iterations, comma-separated (e.g. 64,128:8,768:16; "
+                 "iterations default to -i)")
       ->capture_default_str();
-  cb->add_option("-i,--iterations", bench->iterations, "Decoder iterations")->capture_default_str();
+  cb->add_option("-i,--iterations", bench->iterations,
+                 "Decoder iterations (the CPU's, the FER reference's and the default of -P)")
+      ->capture_default_str();
   cb->add_option("--reps", bench->reps, "Repetitions per point")->capture_default_str();
+  cb->add_option("--ebn0", bench->ebn0, "Eb/N0 of the timed frames (dB)")->capture_default_str();
+  cb->add_flag("--early-termination", bench->early_termination,
+               "Frames carry CRC24B; blocks stop once it passes (rows show the mean iterations)");
+  cb->add_flag("--no-fer-check", bench->no_fer_check,
+               "Skip the FER check of each configuration against the serial decoder");
   cb->add_flag("--no-cpu", bench->no_cpu, "Skip the CPU decoder");
   cb->add_flag("--no-gpu", bench->no_gpu, "Skip the GPU decoder");
   cb->callback([&action, bench] { action = [bench] { return run_bench(*bench); }; });
