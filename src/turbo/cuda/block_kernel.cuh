@@ -97,24 +97,37 @@ struct SharedIo : IoCommon<Tr> {
   __device__ __forceinline__ void put(int n, Llr le) const { ext[padded(n)] = static_cast<M>(le); }
   static constexpr bool kPackedPositions = false;
 
-  /// The decisions, packed in shared memory; the kernel copies the final ones out once. Byte
-  /// stores to device memory at interleaved positions in every iteration that early termination
-  /// decides would cost about as much as the iteration's trellis work.
+  /// The decisions, packed in shared memory (zeroed before each half-iteration that decides);
+  /// the kernel copies the final ones out once. Byte stores to device memory at interleaved
+  /// positions in every iteration that early termination decides would cost about as much as
+  /// the iteration's trellis work.
   std::uint32_t* packed = nullptr;
   __device__ __forceinline__ void decide(int n, M app) const {
-    const bool one = app < M(0);
-    const std::uint32_t bit = 1u << (n & 31);
-    if (one)
-      atomicOr(packed + (n >> 5), bit);
-    else
-      atomicAnd(packed + (n >> 5), ~bit);
+    if (app < M(0)) atomicOr(packed + (n >> 5), 1u << (n & 31));
     if (this->llr_out) this->llr_out[n] = static_cast<float>(app);
-    this->fold_crc(n, one);
   }
 };
 
-/// Copies a code block's packed decisions (K a multiple of 4) to one byte per bit at bits
-/// (4-byte aligned), four bytes per store; every thread of the block calls it.
+/// The XOR of the CRC weights of a code block's one decisions (packed; weight of bit n:
+/// crc_last[-n]), over the whole thread block (blockDim.x a multiple of 32). Each warp takes a
+/// word at a time, a bit per lane, so that the weights it loads are consecutive; folding them
+/// in as the decisions are made would load them at interleaved positions.
+__device__ __forceinline__ std::uint32_t packed_crc(const std::uint32_t* packed, int K,
+                                                    const std::uint32_t* __restrict__ crc_last,
+                                                    std::uint32_t* part) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  std::uint32_t r = 0;
+  for (int q = static_cast<int>(threadIdx.x >> 5); q < (K + 31) / 32;
+       q += static_cast<int>(blockDim.x >> 5)) {
+    const int n = 32 * q + lane;
+    if (n < K && (packed[q] >> lane & 1u)) r ^= __ldg(crc_last - n);
+  }
+  return block_xor(r, part);
+}
+
+/// Copies a code block's packed decisions (K a multiple of 4, as every LTE block size is) to
+/// one byte per bit at bits (4-byte aligned), four bytes per store; every thread of the block
+/// calls it.
 __device__ __forceinline__ void unpack_decisions(const std::uint32_t* packed, int K,
                                                  std::uint8_t* bits) {
   auto* out = reinterpret_cast<std::uint32_t*>(bits);
@@ -174,7 +187,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                                        BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
   auto* part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
   auto* s_dec = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::decisions_offset(K, P));
-  const std::uint32_t* crc_last = stop.weights ? stop.weights + (K - 1) : nullptr;
   const int slots = P + 1;
   for (int n = t; n < K; n += T) {
     const int at = padded(n);
@@ -203,14 +215,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
   int stopped_at = 0;
   for (int it = 0; it < iterations && !stopped_at; ++it) {
-    std::uint32_t crc = 0;  // this thread's share of the decisions' CRC
     for (int c = 0; c < 2; ++c) {
       SharedIo<Tr> io;
       point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
                c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
                llr_out ? llr_out + d.bit_offset : nullptr);
       io.packed = s_dec;
-      io.crc_last = crc_last;
+      // The first round's barrier orders the zeroing before any decision.
+      if (io.deciding)
+        for (int x = t; x < (K + 31) / 32; x += T) s_dec[x] = 0;
       for (int r0 = 0; r0 < P; r0 += T) {
         const int i = r0 + t;
         const bool active = i < P;
@@ -263,10 +276,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
       }
       __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
-      crc = io.crc;
     }
     // Every thread gets the same answer, so they leave the loop together.
-    if (stop.checks(it, iterations) && block_xor(crc, part) == 0) stopped_at = it + 1;
+    if (stop.checks(it, iterations) && packed_crc(s_dec, K, stop.weights + (K - 1), part) == 0)
+      stopped_at = it + 1;
   }
   unpack_decisions(s_dec, K, bits + d.bit_offset);
   if (stop.weights && t == 0) stop.done_at[blockIdx.x] = stopped_at;

@@ -167,12 +167,15 @@ __global__ void __launch_bounds__(kClusterThreads)
         }
         crc = io.crc;
       }
+      if (check && c == 1) {  // published before the barrier that ends the half-iteration
+        const std::uint32_t share = block_xor(crc, part);
+        if (t == 0) *s_share = share;
+      }
       cluster.sync();  // the half-iteration's extrinsics and metrics are complete everywhere
     }
     if (check) {
-      const std::uint32_t share = block_xor(crc, part);
-      if (t == 0) *s_share = share;
-      cluster.sync();  // every share is published (read before the next check's cluster.syncs)
+      // The next check's share is written after the next half-iteration's barrier, which every
+      // thread block reaches only once it has read this one.
       std::uint32_t all = 0;
       for (int q = 0; q < Q; ++q) all ^= *cluster.map_shared_rank(s_share, q);
       if (all == 0) stopped_at = it + 1;
