@@ -6,8 +6,10 @@
 #include <sigpu/turbo.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace sigpu::test {
@@ -19,6 +21,16 @@ std::vector<T> random_values(std::size_t n, std::mt19937& rng, int lo, int hi) {
   std::vector<T> v(n);
   for (auto& x : v) x = static_cast<T>(dist(rng));
   return v;
+}
+
+/// The message of the sigpu::Error f throws, or "(no error)".
+inline std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sigpu::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 struct TurboFrames {

@@ -2,6 +2,7 @@
 // the FER target, the P[:iterations] list parses or is refused naming the entry, benchmark()
 // runs the CPU rows with early termination, and the table marks a row that fails the check.
 #include <gtest/gtest.h>
+#include "support/turbo_frames.hpp"
 
 #include <cmath>
 #include <functional>
@@ -13,15 +14,6 @@
 namespace turbo = sigpu::turbo;
 
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sigpu::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // K = 104 on the CPU: FER 0.1 lies near 1.2 dB, and a point takes milliseconds.
 turbo::SimOptions small_code() {
@@ -96,13 +88,16 @@ TEST(TurboFerCrossing, NotFoundWhenThePointsDoNotReach) {
 
 TEST(TurboFerCrossing, RefusesBadArgumentsNamingThem) {
   const auto o = small_code();
-  EXPECT_NE(message_of([&] { turbo::fer_crossing(o, 0.0, 0, 0.5); }).find("target 0"),
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::fer_crossing(o, 0.0, 0, 0.5); }).find("target 0"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { turbo::fer_crossing(o, 1.5, 0, 0.5); }).find("target 1.5"),
+  EXPECT_NE(
+      sigpu::test::message_of([&] { turbo::fer_crossing(o, 1.5, 0, 0.5); }).find("target 1.5"),
+      std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::fer_crossing(o, 0.1, 0, 0.0); }).find("step 0"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { turbo::fer_crossing(o, 0.1, 0, 0.0); }).find("step 0"),
-            std::string::npos);
-  EXPECT_NE(message_of([&] { turbo::fer_crossing(o, 0.1, 0, 0.5, 1); }).find("max_points = 1"),
+  EXPECT_NE(sigpu::test::message_of([&] {
+              turbo::fer_crossing(o, 0.1, 0, 0.5, 1);
+            }).find("max_points = 1"),
             std::string::npos);
 }
 
@@ -116,11 +111,12 @@ TEST(TurboBench, ParsesPAndIterations) {
   EXPECT_EQ(c[2].P, 768);
   EXPECT_EQ(c[2].iterations, 16);
   for (const char* bad : {"", "64,", "x", "64:0", "64:", ":8", "64:8:2", "-1", "64 ", "0"}) {
-    const std::string m = message_of([&] { turbo::parse_bench_configs(bad, 6); });
+    const std::string m = sigpu::test::message_of([&] { turbo::parse_bench_configs(bad, 6); });
     EXPECT_NE(m.find("P:iterations"), std::string::npos) << bad << ": " << m;
   }
-  EXPECT_NE(message_of([] { turbo::parse_bench_configs("64,12x:8", 6); }).find("\"12x:8\""),
-            std::string::npos);
+  EXPECT_NE(
+      sigpu::test::message_of([] { turbo::parse_bench_configs("64,12x:8", 6); }).find("\"12x:8\""),
+      std::string::npos);
 }
 
 TEST(TurboBench, CpuRowsWithEarlyTermination) {
@@ -157,13 +153,14 @@ TEST(TurboBench, RefusesBadOptions) {
   turbo::BenchOptions o;
   o.gpu = false;
   o.configs = {{0, 6}};
-  EXPECT_NE(message_of([&] { turbo::benchmark(o); }).find("P = 0"), std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::benchmark(o); }).find("P = 0"), std::string::npos);
   o.configs = {{64, 6}};
   o.batches = {0};
-  EXPECT_NE(message_of([&] { turbo::benchmark(o); }).find("batch of 0"), std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::benchmark(o); }).find("batch of 0"),
+            std::string::npos);
   o.batches = {1};
   o.fer_target = 2;
-  EXPECT_NE(message_of([&] { turbo::check_bench_options(o); }).find("FER target 2"),
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::check_bench_options(o); }).find("FER target 2"),
             std::string::npos);
 }
 

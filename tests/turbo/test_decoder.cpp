@@ -17,15 +17,6 @@ using sigpu::Backend;
 
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sigpu::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 using Frames = sigpu::test::TurboFrames;
 using sigpu::test::make_turbo_frames;
 using sigpu::test::make_turbo_transport_block;
@@ -135,82 +126,86 @@ TEST(TurboDecoder, SimulationSplitsByFirstFrame) {
 TEST(TurboDecoder, BadInputIsRefusedWithTheValue) {
   const auto f = make_turbo_frames({1056}, 2.0, 1);
   std::vector<int> bad_k{1057};
-  EXPECT_NE(
-      message_of([&] { turbo::decode(bad_k, std::span<const float>(f.llr), {}); }).find("K = 1057"),
-      std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] {
+              turbo::decode(bad_k, std::span<const float>(f.llr), {});
+            }).find("K = 1057"),
+            std::string::npos);
   std::vector<float> short_llr(f.llr.begin(), f.llr.end() - 1);
-  EXPECT_NE(
-      message_of([&] { turbo::decode(f.K, std::span<const float>(short_llr), {}); }).find("3179"),
-      std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] {
+              turbo::decode(f.K, std::span<const float>(short_llr), {});
+            }).find("3179"),
+            std::string::npos);
   auto nan_llr = f.llr;
   nan_llr[123] = std::nanf("");
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu});
             }).find("LLR 123"),
             std::string::npos);
   nan_llr[123] = INFINITY;
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(nan_llr), {.backend = Backend::cpu});
             }).find("LLR 123"),
             std::string::npos);
   std::vector<int> none;
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(none, std::span<const float>(), {});
             }).find("zero code blocks"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(f.llr), {.iterations = 0});
             }).find("iterations = 0"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(f.llr), {.subdecoders = 0});
             }).find("P = 0"),
             std::string::npos);
   turbo::SimOptions so;
   so.max_frames = 0;
-  EXPECT_NE(message_of([&] { turbo::simulate(so, 1.0); }).find("zero frames"), std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::simulate(so, 1.0); }).find("zero frames"),
+            std::string::npos);
 }
 
 TEST(TurboDecoder, BadInputNamesTheBlockAndPosition) {
   auto f = make_turbo_frames({40, 1056}, 2.0, 2);
   // The second block's size is wrong: the error names the block and the value.
   const std::vector<int> bad_k{40, 1000};
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(bad_k, std::span<const float>(f.llr), {});
             }).find("code block 1: invalid size K = 1000"),
             std::string::npos);
   // NaN in d2[7] of block 1 (block 0 holds 3 (40 + 4) = 132 LLRs).
   f.llr[132 + 2 * 1060 + 7] = std::nanf("");
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(f.llr), {.backend = Backend::cpu});
             }).find("code block 1, d2[7]"),
             std::string::npos);
   // Fixed-point buffers of the wrong length: the count and what the blocks need.
   std::vector<std::int16_t> q16(f.llr.size() + 5);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const std::int16_t>(q16), {});
             }).find("holds 3317 values, the 2 code block(s) need 3312"),
             std::string::npos);
   std::vector<std::int8_t> q8(7);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const std::int8_t>(q8), {});
             }).find("holds 7 values"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const std::int8_t>(q8),
                             {.algorithm = turbo::Algorithm::log_map});
             }).find("holds 7 values"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::decode(f.K, std::span<const float>(f.llr),
                             {.sync = turbo::Sync::loose, .early_termination = true});
             }).find("early termination needs strict"),
             std::string::npos);
   turbo::SimOptions so;
   so.K = 6145;
-  EXPECT_NE(message_of([&] { turbo::simulate(so, 1.0); }).find("K = 6145"), std::string::npos);
+  EXPECT_NE(sigpu::test::message_of([&] { turbo::simulate(so, 1.0); }).find("K = 6145"),
+            std::string::npos);
   std::vector<float> l(turbo::llr_count(40));
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(sigpu::test::message_of([&] {
               turbo::quantize(l, 9, std::span<std::int8_t>(q8));
             }).find("fractional bits 9"),
             std::string::npos);
