@@ -4,8 +4,8 @@
 // order (C.5.2). Intra pictures depend on no other picture, so with a parallel backend whole
 // pictures stream through the decoder's workers, many in flight, and come out in decoding order;
 // with the cuda backend each is filtered on the GPU stage as soon as it is reconstructed
-// (schedule.hpp). A picture with P or B slices waits until every earlier picture is finished (its
-// references among them) before it starts.
+// (schedule.hpp). A picture with P or B slices starts once the pictures it predicts from are
+// finished.
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -161,6 +161,7 @@ struct Engine {
   void gpu_task(PictureJob& job);
   void mark_done(PictureJob& job);
   void drain(std::size_t limit);
+  void wait_for_references(const PictureJob& job);
   void reconstruct(PictureJob& job);
   bool will_filter(const PictureJob& job) const;
   bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
@@ -524,9 +525,10 @@ void Engine::finish_picture() {
     return;
   }
   start_stages();
-  // Motion compensation reads finished (filtered) references: an inter picture starts once every
-  // earlier picture is done.
-  if (job->pic->inter) drain(0);
+  // Motion compensation reads finished (filtered) references: an inter picture starts once the
+  // pictures its slices predict from are done. Pictures that refer to none of each other (the
+  // B pictures of one level of a hierarchy) reconstruct at the same time.
+  if (job->pic->inter) wait_for_references(*job);
   PictureJob* j = job.get();
   flight.push_back(std::move(job));
   workers->push([this, j] { picture_task(*j); });
@@ -620,6 +622,27 @@ void Engine::drain(std::size_t limit) {
     flight.pop_front();
     emit(*job);
   }
+}
+
+// On the caller's thread: waits until every picture in flight that a slice of `job` refers to is
+// done (a reference not in flight is finished, or stands in for a missing one).
+void Engine::wait_for_references(const PictureJob& job) {
+  std::vector<const PictureJob*> refs;
+  for (const auto& f : flight)
+    for (const SliceJob& s : job.slices) {
+      if (!s.refs) continue;
+      bool used = false;
+      for (int l = 0; l < 2 && !used; ++l)
+        for (int i = 0; i < s.refs->size[l] && !used; ++i) used = s.refs->pic[l][i] == f->pic;
+      if (used) {
+        refs.push_back(f.get());
+        break;
+      }
+    }
+  std::unique_lock lock(mutex);
+  finished.wait(lock, [&refs] {
+    return std::all_of(refs.begin(), refs.end(), [](const PictureJob* r) { return r->done; });
+  });
 }
 
 // Slice data into fresh planes; ok when every CTB decoded. Touches only the job (and the

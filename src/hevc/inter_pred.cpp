@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hevc/simd.hpp"
+
 namespace sigpu::hevc {
 namespace {
 
@@ -14,61 +16,68 @@ constexpr int kChromaTaps[8][4] = {{0, 64, 0, 0},    {-2, 58, 10, -2}, {-4, 54, 
                                    {-6, 46, 28, -4}, {-4, 36, 36, -4}, {-4, 28, 46, -6},
                                    {-2, 16, 54, -4}, {-2, 10, 58, -2}};
 
+// One filtered row: out[i] = sum_k c[k] s[i + k] >> shift, for i < w. The taps are constants of
+// the loop, so it vectorises over i.
+template <int Taps, typename In>
+inline void filter_row(const In* s, std::ptrdiff_t step, const int (&c)[Taps], int w, int shift,
+                       std::int16_t* out) {
+  for (int i = 0; i < w; ++i) {
+    int sum = 0;
+    for (int k = 0; k < Taps; ++k) sum += c[k] * s[i + k * step];
+    out[i] = static_cast<std::int16_t>(sum >> shift);
+  }
+}
+
 template <int Taps>
-void interpolate_taps(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h,
-                      const int* hcoef, const int* vcoef, int bit_depth, std::int16_t* dst) {
+SIGPU_HEVC_SIMD_CLONES void interpolate_taps(const RefPlane& ref, int x, int y, int fx, int fy,
+                                             int w, int h, const int* hcoef, const int* vcoef,
+                                             int bit_depth, std::int16_t* dst) {
   constexpr int before = Taps / 2 - 1;
-  // The source block with the filter's margins, edges clamped (8.5.3.3.3.1's Clip3 on xInt, yInt).
   constexpr int kMax = 64 + Taps - 1;
-  std::int32_t src[kMax * kMax];
   const int sw = w + Taps - 1, sh = h + Taps - 1;
-  for (int j = 0; j < sh; ++j) {
-    const int yy = std::clamp(y + j - before, 0, ref.height - 1);
-    const std::uint16_t* row = ref.data + static_cast<std::ptrdiff_t>(yy) * ref.stride;
-    for (int i = 0; i < sw; ++i)
-      src[j * kMax + i] = row[std::clamp(x + i - before, 0, ref.width - 1)];
+  const int x0 = x - before, y0 = y - before;
+  // A block whose filter margins lie inside the reference reads it in place; one that reaches
+  // over an edge reads a copy with the edge samples repeated (8.5.3.3.3.1's Clip3 on xInt, yInt).
+  std::uint16_t copy[kMax * kMax];
+  const std::uint16_t* src;
+  std::ptrdiff_t stride;
+  if (x0 >= 0 && y0 >= 0 && x0 + sw <= ref.width && y0 + sh <= ref.height) {
+    src = ref.data + static_cast<std::ptrdiff_t>(y0) * ref.stride + x0;
+    stride = ref.stride;
+  } else {
+    for (int j = 0; j < sh; ++j) {
+      const int yy = std::clamp(y0 + j, 0, ref.height - 1);
+      const std::uint16_t* row = ref.data + static_cast<std::ptrdiff_t>(yy) * ref.stride;
+      for (int i = 0; i < sw; ++i) copy[j * kMax + i] = row[std::clamp(x0 + i, 0, ref.width - 1)];
+    }
+    src = copy;
+    stride = kMax;
   }
   const int shift1 = std::min(4, bit_depth - 8), shift3 = 14 - bit_depth;
+  int hc[Taps], vc[Taps];
+  std::copy(hcoef, hcoef + Taps, hc);
+  std::copy(vcoef, vcoef + Taps, vc);
   if (fx == 0 && fy == 0) {
-    for (int j = 0; j < h; ++j)
-      for (int i = 0; i < w; ++i)
-        dst[j * w + i] = static_cast<std::int16_t>(src[(j + before) * kMax + i + before] << shift3);
+    for (int j = 0; j < h; ++j) {
+      const std::uint16_t* s = src + (j + before) * stride + before;
+      for (int i = 0; i < w; ++i) dst[j * w + i] = static_cast<std::int16_t>(s[i] << shift3);
+    }
     return;
   }
   if (fy == 0) {
     for (int j = 0; j < h; ++j)
-      for (int i = 0; i < w; ++i) {
-        const std::int32_t* s = src + (j + before) * kMax + i;
-        int sum = 0;
-        for (int k = 0; k < Taps; ++k) sum += hcoef[k] * s[k];
-        dst[j * w + i] = static_cast<std::int16_t>(sum >> shift1);
-      }
+      filter_row(src + (j + before) * stride, 1, hc, w, shift1, dst + j * w);
     return;
   }
   if (fx == 0) {
     for (int j = 0; j < h; ++j)
-      for (int i = 0; i < w; ++i) {
-        const std::int32_t* s = src + j * kMax + i + before;
-        int sum = 0;
-        for (int k = 0; k < Taps; ++k) sum += vcoef[k] * s[k * kMax];
-        dst[j * w + i] = static_cast<std::int16_t>(sum >> shift1);
-      }
+      filter_row(src + j * stride + before, stride, vc, w, shift1, dst + j * w);
     return;
   }
-  std::int32_t tmp[kMax * 64];
-  for (int j = 0; j < sh; ++j)
-    for (int i = 0; i < w; ++i) {
-      const std::int32_t* s = src + j * kMax + i;
-      int sum = 0;
-      for (int k = 0; k < Taps; ++k) sum += hcoef[k] * s[k];
-      tmp[j * 64 + i] = sum >> shift1;
-    }
-  for (int j = 0; j < h; ++j)
-    for (int i = 0; i < w; ++i) {
-      int sum = 0;
-      for (int k = 0; k < Taps; ++k) sum += vcoef[k] * tmp[(j + k) * 64 + i];
-      dst[j * w + i] = static_cast<std::int16_t>(sum >> 6);
-    }
+  // The horizontal pass's samples fit 16 bits at every bit depth up to 12 (8.5.3.3.3.1's shift1).
+  std::int16_t tmp[kMax * 64];
+  for (int j = 0; j < sh; ++j) filter_row(src + j * stride, 1, hc, w, shift1, tmp + j * 64);
+  for (int j = 0; j < h; ++j) filter_row(tmp + j * 64, 64, vc, w, 6, dst + j * w);
 }
 
 }  // namespace
@@ -81,9 +90,10 @@ void interpolate(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h
     interpolate_taps<4>(ref, x, y, fx, fy, w, h, kChromaTaps[fx], kChromaTaps[fy], bit_depth, dst);
 }
 
-void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1, int w, int h,
-                         int bit_depth, const ExplicitWeights* wt, std::uint16_t* dst,
-                         std::ptrdiff_t dst_stride) {
+SIGPU_HEVC_SIMD_CLONES void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1,
+                                                int w, int h, int bit_depth,
+                                                const ExplicitWeights* wt, std::uint16_t* dst,
+                                                std::ptrdiff_t dst_stride) {
   const int max_val = (1 << bit_depth) - 1;
   auto put = [&](auto&& value) {
     for (int j = 0; j < h; ++j) {
