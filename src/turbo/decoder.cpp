@@ -10,6 +10,7 @@
 
 #include "core/thread_pool.hpp"
 #include "turbo/cpu_decoder.hpp"
+#include "turbo/interframe.hpp"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -44,8 +45,12 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   if (o.algorithm == Algorithm::log_map) {
     if constexpr (std::is_same_v<T, float>)
       decode_cpu<FloatTraits, true>(plan, llr.data(), o, pool, r);
+  } else if constexpr (std::is_same_v<T, float>) {
+    decode_cpu<FloatTraits, false>(plan, llr.data(), o, pool, r);
   } else {
-    decode_cpu<TraitsFor<T>, false>(plan, llr.data(), o, pool, r);
+    // Whole blocks side by side in SIMD lanes where the CPU has them: the same output.
+    if (o.subdecoders != 1 || !decode_interframe(plan, llr.data(), o, pool, r))
+      decode_cpu<TraitsFor<T>, false>(plan, llr.data(), o, pool, r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
