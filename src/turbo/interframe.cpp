@@ -125,19 +125,22 @@ template <class L>
   for (int s = 0; s < 8; ++s) m[s] = L::sub(m[s], m0);
 }
 
-/// alpha_{k+1} from alpha_k: each next state n = a r0 r1 has the predecessors r0 r1 r2.
+/// alpha_{k+1} from alpha_k: next state n = a r0 r1 has the predecessors r0 r1 r2, so states
+/// r0 r1 0 and r0 r1 1 feed exactly the pair 0 r0 r1 and 1 r0 r1. Taken pair by pair, each
+/// alpha is dead once its pair is done, and the 8 new metrics fit in the registers it frees.
 template <class L>
 [[gnu::always_inline]] inline void forward(__m256i (&al)[8], const Branch& g) {
   __m256i na[8];
-  for (int n = 0; n < 8; ++n) {
-    const int a = n >> 2, r0 = (n >> 1) & 1, r1 = n & 1;
-    __m256i v[2];
-    for (int r2 = 0; r2 < 2; ++r2) {
-      const int s = r0 << 2 | r1 << 1 | r2, u = a ^ r1 ^ r2, p = a ^ r0 ^ r2;
-      v[r2] = (u | p) ? L::add(al[s], g.of(u, p)) : al[s];
+  for (int j = 0; j < 4; ++j)
+    for (int a = 0; a < 2; ++a) {
+      const int n = a << 2 | j, r0 = j >> 1, r1 = j & 1;
+      __m256i v[2];
+      for (int r2 = 0; r2 < 2; ++r2) {
+        const int s = r0 << 2 | r1 << 1 | r2, u = a ^ r1 ^ r2, p = a ^ r0 ^ r2;
+        v[r2] = (u | p) ? L::add(al[s], g.of(u, p)) : al[s];
+      }
+      na[n] = L::max(v[0], v[1]);
     }
-    na[n] = L::max(v[0], v[1]);
-  }
   for (int n = 0; n < 8; ++n) al[n] = na[n];
 }
 
