@@ -66,6 +66,14 @@ struct Lanes16 {
   static __m256i add(__m256i a, __m256i b) { return _mm256_add_epi16(a, b); }
   static __m256i sub(__m256i a, __m256i b) { return _mm256_sub_epi16(a, b); }
   static __m256i max(__m256i a, __m256i b) { return _mm256_max_epi16(a, b); }
+  /// The LLRs and extrinsics (within int8) widened from / narrowed to their own width.
+  static __m256i widen(const Llr* p) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static void narrow(Llr* p, __m256i x) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_packs_epi16(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1)));
+  }
   /// FixedTraits::extrinsic: (le * q) >> 4, clamped to +-127, in 32 bits.
   static __m256i extrinsic(__m256i le, int q) {
     const __m256i qq = _mm256_set1_epi32(q);
@@ -89,6 +97,13 @@ struct Lanes32 {
   static __m256i add(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
   static __m256i sub(__m256i a, __m256i b) { return _mm256_sub_epi32(a, b); }
   static __m256i max(__m256i a, __m256i b) { return _mm256_max_epi32(a, b); }
+  static __m256i widen(const Llr* p) {
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static void narrow(Llr* p, __m256i x) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_packs_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1)));
+  }
   static __m256i extrinsic(__m256i le, int q) {
     const __m256i v = _mm256_srai_epi32(_mm256_mullo_epi32(le, _mm256_set1_epi32(q)), 4);
     return _mm256_max_epi32(_mm256_min_epi32(v, set1(kMax)), set1(-kMax));
@@ -173,14 +188,22 @@ constexpr int kWindow = 32;
 template <class L>
 struct Group {
   int K = 0;
-  std::vector<typename L::Lane> d[3];  ///< d0 | d1 | d2, K + 4 positions each
-  std::vector<typename L::Lane> ext[2];
+  // The inputs and extrinsics in their own width: the interleaved component gathers them, and
+  // narrow ones keep more of them in cache.
+  std::vector<typename L::Llr> d[3];  ///< d0 | d1 | d2, K + 4 positions each
+  std::vector<typename L::Llr> ext[2];
   std::vector<typename L::Lane> ckpt;   ///< alpha (8 states) at the start of every window
   std::vector<typename L::Lane> alpha;  ///< alpha of the window being decoded, 8 per step
   std::vector<typename L::Lane> a;      ///< Ls + La of the window's steps
   std::vector<typename L::Lane> app;    ///< a-posteriori LLRs by information bit
   __m256i at(const std::vector<typename L::Lane>& v, std::size_t pos) const {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.data() + pos * L::kLanes));
+  }
+  __m256i llr_at(const std::vector<typename L::Llr>& v, std::size_t pos) const {
+    return L::widen(v.data() + pos * L::kLanes);
+  }
+  void put_llr(std::vector<typename L::Llr>& v, std::size_t pos, __m256i x) {
+    L::narrow(v.data() + pos * L::kLanes, x);
   }
   void put(std::vector<typename L::Lane>& v, std::size_t pos, __m256i x) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(v.data() + pos * L::kLanes), x);
@@ -199,8 +222,8 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr,
   const std::uint16_t* pi = plan.pi.data() + first.perm_offset;
   thread_local Group<L> g;
   g.K = K;
-  for (auto& d : g.d) d.assign(static_cast<std::size_t>(K + 4) * W, Lane(0));
-  for (auto& e : g.ext) e.assign(static_cast<std::size_t>(K) * W, Lane(0));
+  for (auto& d : g.d) d.assign(static_cast<std::size_t>(K + 4) * W, 0);
+  for (auto& e : g.ext) e.assign(static_cast<std::size_t>(K) * W, 0);
   g.ckpt.resize(static_cast<std::size_t>((K + kWindow - 1) / kWindow) * 8 * W);
   g.alpha.resize(static_cast<std::size_t>(kWindow) * 8 * W);
   g.a.resize(static_cast<std::size_t>(kWindow) * W);
@@ -225,7 +248,7 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr,
       auto bit_at = [&](int k) { return c == 0 ? k : static_cast<int>(pi[k]); };
       auto a_at = [&](int k) {
         const int n = bit_at(k);
-        return L::add(g.at(g.d[0], n), g.at(ext_in, n));
+        return L::add(g.llr_at(g.d[0], n), g.llr_at(ext_in, n));
       };
       // Forward over the block keeping alpha only at the windows' starts.
       __m256i al[8], be[8];
@@ -234,15 +257,15 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr,
         if (k % kWindow == 0)
           for (int s = 0; s < 8; ++s)
             g.put(g.ckpt, static_cast<std::size_t>(k / kWindow) * 8 + s, al[s]);
-        forward<L>(al, branch<L>(a_at(k), g.at(par, k)));
+        forward<L>(al, branch<L>(a_at(k), g.llr_at(par, k)));
         if ((k + 1) % 8 == 0) normalise<L>(al);
       }
       // beta at K from the three tail steps of component c (tail_beta_from's order).
       for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
       for (int j = 2; j >= 0; --j) {
         const int mx = 2 * j, mz = 2 * j + 1;
-        backward<L, false>(be, nullptr, g.at(g.d[mx % 3], K + 2 * c + mx / 3),
-                           g.at(g.d[mz % 3], K + 2 * c + mz / 3));
+        backward<L, false>(be, nullptr, g.llr_at(g.d[mx % 3], K + 2 * c + mx / 3),
+                           g.llr_at(g.d[mz % 3], K + 2 * c + mz / 3));
       }
       // Backward window by window from the last: each window's alpha again from its
       // checkpoint (the same steps, so the same values) into a buffer that stays in L1.
@@ -256,17 +279,17 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr,
             g.put(g.a, k - k0, A);
             for (int s = 0; s < 8; ++s)
               g.put(g.alpha, static_cast<std::size_t>(k - k0) * 8 + s, al[s]);
-            forward<L>(al, branch<L>(A, g.at(par, k)));
+            forward<L>(al, branch<L>(A, g.llr_at(par, k)));
             if ((k + 1) % 8 == 0) normalise<L>(al);
           }
           for (int k = k1 - 1; k >= k0; --k) {
             const __m256i A = g.at(g.a, k - k0);
             const auto* alpha = reinterpret_cast<const __m256i*>(
                 g.alpha.data() + static_cast<std::size_t>(k - k0) * 8 * W);
-            const __m256i le = backward<L, true>(be, alpha, A, g.at(par, k));
+            const __m256i le = backward<L, true>(be, alpha, A, g.llr_at(par, k));
             if (k % 8 == 0) normalise<L>(be);
             const int n = bit_at(k);
-            g.put(ext_out, n, L::extrinsic(le, q));
+            g.put_llr(ext_out, n, L::extrinsic(le, q));
             if constexpr (decltype(deciding)::value) g.put(g.app, n, L::add(A, le));
           }
         }
