@@ -1,8 +1,10 @@
 // Inter-frame SIMD decoding (interframe.hpp). Each group holds up to one vector's lanes of code
 // blocks of the same K; their LLRs are laid out lane-interleaved (position n of every block in
-// one vector) and each half-iteration runs the forward recursion over the whole block, keeping
-// alpha, then the backward recursion with the extrinsics, as the scalar sub-decoder does for
-// P = 1 (map_decoder.hpp has the trellis). The arithmetic is exact integer arithmetic in either
+// one vector). Each half-iteration runs the forward recursion over the whole block, keeping
+// alpha at the start of every window, then the backward recursion with the extrinsics window by
+// window, each window's alpha computed again from its checkpoint: the scalar sub-decoder's work
+// for P = 1 (map_decoder.hpp has the trellis), with the block's alpha never leaving L1. The
+// arithmetic is exact integer arithmetic in either
 // lane width, so where the scalar decoder normalises its metrics does not change a result: the
 // extrinsics and decisions are differences in which any offset common to the 8 states cancels.
 // 16-bit lanes hold int8 LLRs' metrics without overflow: a step changes a metric by at most
@@ -187,7 +189,6 @@ constexpr int kWindow = 32;
 /// The lane-interleaved working arrays of one group (Lane values, kLanes per position).
 template <class L>
 struct Group {
-  int K = 0;
   // The inputs and extrinsics in their own width: the interleaved component gathers them, and
   // narrow ones keep more of them in cache.
   std::vector<typename L::Llr> d[3];  ///< d0 | d1 | d2, K + 4 positions each
@@ -221,7 +222,6 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr,
   const int K = first.K;
   const std::uint16_t* pi = plan.pi.data() + first.perm_offset;
   thread_local Group<L> g;
-  g.K = K;
   for (auto& d : g.d) d.assign(static_cast<std::size_t>(K + 4) * W, 0);
   for (auto& e : g.ext) e.assign(static_cast<std::size_t>(K) * W, 0);
   g.ckpt.resize(static_cast<std::size_t>((K + kWindow - 1) / kWindow) * 8 * W);
