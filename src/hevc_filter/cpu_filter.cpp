@@ -4,9 +4,46 @@
 #include "hevc_filter/deblock.hpp"
 #include "hevc_filter/sao.hpp"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SIGPU_SAO_AVX2 1
+#endif
+
 namespace sigpu::hevc_filter {
 
 namespace {
+
+#ifdef SIGPU_SAO_AVX2
+/// Sign(v - w) of samples below 2^15, each comparison giving 0 or -1.
+[[gnu::target("avx2")]] inline __m256i sign16(__m256i v, __m256i w) {
+  return _mm256_sub_epi16(_mm256_cmpgt_epi16(w, v), _mm256_cmpgt_epi16(v, w));
+}
+
+// edgeIdx (2 + Sign(v - a) + Sign(v - b), 0..4) picks its offset with one byte shuffle from the
+// table {o1, o2, 0, o3, o4}.
+[[gnu::target("avx2")]] int sao_edge_row_avx2(const std::uint16_t* in, const std::uint16_t* a,
+                                              const std::uint16_t* b, std::uint16_t* out, int n,
+                                              std::uint32_t offsets, int bit_depth) {
+  const auto o = [&](int k) { return static_cast<char>(sao_unpack(offsets, k)); };
+  const __m128i lane = _mm_setr_epi8(o(0), o(1), 0, o(2), o(3), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i table = _mm256_broadcastsi128_si256(lane);
+  const __m256i two = _mm256_set1_epi16(2), high_zero = _mm256_set1_epi16(short(0x8000));
+  const __m256i zero = _mm256_setzero_si256(), top = _mm256_set1_epi16(short((1 << bit_depth) - 1));
+  int x = 0;
+  for (; x + 16 <= n; x += 16) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + x));
+    const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + x));
+    const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + x));
+    const __m256i e = _mm256_add_epi16(two, _mm256_add_epi16(sign16(v, va), sign16(v, vb)));
+    // The low byte of each lane indexes the table; the high byte's set top bit zeroes it.
+    const __m256i picked = _mm256_shuffle_epi8(table, _mm256_or_si256(e, high_zero));
+    const __m256i add = _mm256_srai_epi16(_mm256_slli_epi16(picked, 8), 8);
+    const __m256i r = _mm256_min_epi16(_mm256_max_epi16(_mm256_add_epi16(v, add), zero), top);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), r);
+  }
+  return x;
+}
+#endif
 
 /// Filters one 4-line luma segment whose line 0 has q0 at `q0`.
 void luma_segment(std::uint16_t* q0, std::ptrdiff_t across, std::ptrdiff_t along,
@@ -111,10 +148,19 @@ void sao_ctb_row(const Geometry& g, const SideInfo& s, int c, const std::uint16_
       const std::uint16_t* a = src + (y + dy) * src_stride + dx;
       const std::uint16_t* b = src + (y - dy) * src_stride - dx;
       std::uint16_t* out = dst + y * dst_stride;
-      for (int x = x0 + 1; x < x1 - 1; ++x)
-        out[x] = std::uint16_t(sao_edge(in[x], a[x], b[x], offsets, bd));
+      sao_edge_row(in + x0 + 1, a + x0 + 1, b + x0 + 1, out + x0 + 1, x1 - x0 - 2, offsets, bd);
     }
   }
+}
+
+void sao_edge_row(const std::uint16_t* in, const std::uint16_t* a, const std::uint16_t* b,
+                  std::uint16_t* out, int n, std::uint32_t offsets, int bit_depth) {
+  int x = 0;
+#ifdef SIGPU_SAO_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && bit_depth <= 15) x = sao_edge_row_avx2(in, a, b, out, n, offsets, bit_depth);
+#endif
+  for (; x < n; ++x) out[x] = std::uint16_t(sao_edge(in[x], a[x], b[x], offsets, bit_depth));
 }
 
 }  // namespace sigpu::hevc_filter

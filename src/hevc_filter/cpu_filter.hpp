@@ -27,4 +27,9 @@ void deblock_horizontal_unit(const Geometry& g, const SideInfo& s, const Planes&
 void sao_ctb_row(const Geometry& g, const SideInfo& s, int c, const std::uint16_t* src,
                  std::ptrdiff_t src_stride, std::uint16_t* dst, std::ptrdiff_t dst_stride, int row);
 
+/// out[x] = sao_edge(in[x], a[x], b[x], offsets, bit_depth) for x < n: 16 at a time with AVX2
+/// where the CPU has it (bit depths up to 15), sao_edge itself being its plain twin.
+void sao_edge_row(const std::uint16_t* in, const std::uint16_t* a, const std::uint16_t* b,
+                  std::uint16_t* out, int n, std::uint32_t offsets, int bit_depth);
+
 }  // namespace sigpu::hevc_filter
