@@ -107,13 +107,14 @@ struct Device {
   CudaDecoder dec{0};
   LlrType type;
   int loaded = -1;
-  DecodeResult run(const FramePool& p, int first, const DecoderOptions& d) {
+  /// One timed run; the bits come back from the device only when asked for.
+  DecodeResult run(const FramePool& p, int first, const DecoderOptions& d, bool bits) {
     if (first != loaded)
       with_llrs(p, type, first, p.blocks, [&](auto K, auto llr) { dec.load(K, llr); });
     loaded = first;
     DecodeResult r;
     r.seconds = dec.run(d);
-    r.bits = dec.bits();
+    if (bits) r.bits = dec.bits();
     r.iterations = dec.iterations();
     return r;
   }
@@ -126,19 +127,19 @@ struct Timed {
   std::vector<std::uint8_t> bits;
 };
 
-// reps runs of run_rep(first frame), after one untimed run when warm_up (allocations, module
-// load).
+// reps runs of run_rep(first frame, whether its bits are wanted: the last run's), after one
+// untimed run when warm_up (allocations, module load).
 template <typename F>
 Timed repeat(const FramePool& p, int reps, bool warm_up, F&& run_rep) {
-  if (warm_up) run_rep(p.first(0));
+  if (warm_up) run_rep(p.first(0), false);
   Timed t;
   std::uint64_t iterations = 0;
   for (int r = 0; r < reps; ++r) {
     t.first = p.first(r);
-    DecodeResult res = run_rep(t.first);
+    DecodeResult res = run_rep(t.first, r == reps - 1);
     t.seconds.push_back(res.seconds);
     for (int i : res.iterations) iterations += i;
-    t.bits = std::move(res.bits);
+    if (r == reps - 1) t.bits = std::move(res.bits);
   }
   t.iterations = double(iterations) / (double(reps) * p.blocks);
   return t;
@@ -158,7 +159,7 @@ double ber(const FramePool& p, const Timed& t) {
 
 Timed time_cpu(const BenchOptions& o, const FramePool& p, LlrType type) {
   const DecoderOptions d = decoder_options(o, {1, o.iterations}, Backend::cpu_parallel);
-  return repeat(p, std::max(1, o.reps / 5), false, [&](int first) {
+  return repeat(p, std::max(1, o.reps / 5), false, [&](int first, bool) {
     return with_llrs(p, type, first, p.blocks, [&](auto K, auto llr) { return decode(K, llr, d); });
   });
 }
@@ -175,7 +176,8 @@ bool matches_cpu(const BenchOptions& o, const FramePool& p, const BenchRow& row,
 
 void time_gpu(const BenchOptions& o, const FramePool& p, Device& g, BenchRow& row) {
   DecoderOptions d = decoder_options(o, row.config, Backend::cuda);
-  const Timed strict = repeat(p, o.reps, true, [&](int first) { return g.run(p, first, d); });
+  const auto run = [&](int first, bool bits) { return g.run(p, first, d, bits); };
+  const Timed strict = repeat(p, o.reps, true, run);
   row.strict_min = *std::min_element(strict.seconds.begin(), strict.seconds.end());
   row.strict_max = *std::max_element(strict.seconds.begin(), strict.seconds.end());
   row.strict_median = median(strict.seconds);
@@ -184,7 +186,7 @@ void time_gpu(const BenchOptions& o, const FramePool& p, Device& g, BenchRow& ro
   row.ber_strict = ber(p, strict);
   d.sync = Sync::loose;
   d.early_termination = false;  // strict mode only
-  const Timed loose = repeat(p, o.reps, true, [&](int first) { return g.run(p, first, d); });
+  const Timed loose = repeat(p, o.reps, true, run);
   row.loose_median = median(loose.seconds);
   row.ber_loose = ber(p, loose);
   if (o.cpu) row.strict_matches_cpu_p = matches_cpu(o, p, row, strict);
@@ -232,6 +234,10 @@ BenchCheck config_check(const BenchOptions& o, const BenchCheck& ref, LlrType ty
   return c;
 }
 
+bool same_config(const BenchCheck& c, LlrType type, const BenchConfig& config) {
+  return c.type == type && c.config.P == config.P && c.config.iterations == config.iterations;
+}
+
 // The reference, then each distinct (type, config), each reported as it finishes.
 std::vector<BenchCheck> run_checks(const BenchOptions& o,
                                    const std::function<void(const BenchCheck&)>& on_check) {
@@ -239,9 +245,8 @@ std::vector<BenchCheck> run_checks(const BenchOptions& o,
   if (on_check) on_check(checks.front());
   for (LlrType t : o.types)
     for (const BenchConfig& c : o.configs) {
-      const bool seen = std::any_of(checks.begin() + 1, checks.end(), [&](const BenchCheck& k) {
-        return k.type == t && k.config.P == c.P && k.config.iterations == c.iterations;
-      });
+      const bool seen = std::any_of(checks.begin() + 1, checks.end(),
+                                    [&](const BenchCheck& k) { return same_config(k, t, c); });
       if (seen) continue;
       checks.push_back(config_check(o, checks.front(), t, c));
       if (on_check) on_check(checks.back());
@@ -251,9 +256,7 @@ std::vector<BenchCheck> run_checks(const BenchOptions& o,
 
 void apply_check(const std::vector<BenchCheck>& checks, BenchRow& row) {
   for (auto it = checks.begin() + 1; it != checks.end(); ++it) {
-    if (it->type != row.type || it->config.P != row.config.P ||
-        it->config.iterations != row.config.iterations)
-      continue;
+    if (!same_config(*it, row.type, row.config)) continue;
     row.fer_checked = true;
     row.fer_ebn0_db = it->crossing.found ? it->crossing.ebn0_db : kNone;
     row.fer_delta_db = it->delta_db;
