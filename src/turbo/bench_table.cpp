@@ -102,7 +102,7 @@ std::string bench_header(const BenchOptions& o, const BenchCheck* reference) {
   if (o.cpu) {
     const DecoderOptions d{.algorithm = o.algorithm};
     s += "cpu decoder:";
-    for (LlrType t : o.types)
+    for (const LlrType& t : o.types)
       s += fmt("%s %s %s", &t == o.types.data() ? "" : ";", std::string(to_string(t)).c_str(),
                cpu_decoder(t, d).c_str());
     s += "\n";

@@ -55,6 +55,7 @@ TEST(TurboCli, TransportBlockBlerFallsWithSnr) {
       sim("--tbs 1000 --modulation 16qam --snr-from -4 --snr-to 16 --snr-step 5 -n 16 "
           "--max-tx 2 --early-termination");
   ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\ncpu decoder: scalar\n"), std::string::npos) << r.output;  // float
   const auto rows = parse_rows(r.output, 2);
   ASSERT_EQ(rows.size(), 5u) << r.output;
   EXPECT_EQ(rows.front().bler[0], 1.0) << r.output;
@@ -132,6 +133,7 @@ TEST(TurboCli, BenchOnTheCpuWithEarlyTermination) {
   EXPECT_NE(r.output.find("early termination on"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Eb/N0 3.00 dB"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("quality: not checked"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\ncpu decoder: float scalar; int16 "), std::string::npos) << r.output;
   for (const char* type : {"float ", "int16 ", "int8 "})
     EXPECT_NE(r.output.find(std::string("\n") + type), std::string::npos) << type << r.output;
 }
