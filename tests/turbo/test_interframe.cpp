@@ -7,6 +7,7 @@
 #include "support/turbo_frames.hpp"
 #include "support/twin.hpp"
 
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@
 #include "turbo/interframe.hpp"
 
 namespace sigpu::turbo {
+
+// The parameter's name in the test names gtest and CTest show.
+void PrintTo(Isa isa, std::ostream* os) {
+  *os << to_string(isa);
+}
+
 namespace {
 
 namespace twin = sigpu::test::twin;
