@@ -121,92 +121,83 @@ constexpr int kWindow = 32;
 /// The lane-interleaved working arrays of one group (kLanes values per position).
 template <class L>
 struct Group {
-  using Llr = typename L::Llr;
-  using Lane = typename L::Lane;
   // The inputs and extrinsics in their own width: the interleaved component gathers them, and
   // narrow ones keep more of them in cache.
-  std::vector<Llr> d[3];  ///< d0 | d1 | d2, K + 4 positions each
-  std::vector<Llr> ext[2];
-  std::vector<Lane> ckpt;   ///< alpha (8 states) at the start of every window
-  std::vector<Lane> alpha;  ///< alpha of the window being decoded, 8 per step
-  std::vector<Lane> a;      ///< Ls + La of the window's steps
-  std::vector<Lane> app;    ///< a-posteriori LLRs by information bit
-  Vec<L> at(const std::vector<Lane>& v, std::size_t pos) const {
-    return L::load(v.data() + pos * L::kLanes);
-  }
-  Vec<L> llr_at(const std::vector<Llr>& v, std::size_t pos) const {
-    return L::widen(v.data() + pos * L::kLanes);
-  }
-  void put_llr(std::vector<Llr>& v, std::size_t pos, Vec<L> x) {
-    L::narrow(v.data() + pos * L::kLanes, x);
-  }
-  void put(std::vector<Lane>& v, std::size_t pos, Vec<L> x) {
-    L::store(v.data() + pos * L::kLanes, x);
-  }
+  std::vector<typename L::Llr> d[3];  ///< d0 | d1 | d2, K + 4 positions each
+  std::vector<typename L::Llr> ext[2];
+  std::vector<typename L::Lane> ckpt;   ///< alpha (8 states) at the start of every window
+  std::vector<typename L::Lane> alpha;  ///< alpha of the window being decoded, 8 per step
+  std::vector<typename L::Lane> a;      ///< Ls + La of the window's steps
+  std::vector<typename L::Lane> app;    ///< a-posteriori LLRs by information bit
 };
+
+/// Ls + La of every lane at information bit n.
+template <class L>
+[[gnu::always_inline]] inline Vec<L> a_priori(const typename L::Llr* d0,
+                                              const typename L::Llr* ext_in, int n) {
+  const std::size_t at = static_cast<std::size_t>(n) * L::kLanes;
+  return L::add(L::widen(d0 + at), L::widen(ext_in + at));
+}
 
 /// One component decoder's half-iteration over a group: component c reads the systematic LLRs
 /// in its order (the interleaver pi for c = 1), its parity, and the other component's
-/// extrinsics, and writes its own (and the a-posteriori LLRs where kDecide).
-template <class L>
-struct HalfIteration {
-  Group<L>& g;
-  int K;
-  int c;
-  const std::uint16_t* pi;
-  int q;  ///< extrinsic scaling (scale_q4)
+/// extrinsics, and writes its own (and the a-posteriori LLRs where kDecide). The arrays are
+/// taken as local pointers: the int8 stores could alias anything reached through g, which would
+/// make the compiler load every pointer again after each of them.
+template <class L, bool kDecide>
+void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
+  using Llr = typename L::Llr;
+  using Lane = typename L::Lane;
+  constexpr std::size_t W = L::kLanes;
+  const Llr* const d0 = g.d[0].data();
+  const Llr* const par = g.d[1 + c].data();
+  const Llr* const ext_in = g.ext[1 - c].data();
+  Llr* const ext_out = g.ext[c].data();
+  Lane* const ckpt = g.ckpt.data();
+  Lane* const alpha = g.alpha.data();
+  Lane* const abuf = g.a.data();
+  Lane* const app = g.app.data();
+  const auto bit = [c, pi](int k) { return c == 0 ? k : static_cast<int>(pi[k]); };
 
-  int bit(int k) const { return c == 0 ? k : static_cast<int>(pi[k]); }
-  Vec<L> a(int k) const {
-    const int n = bit(k);
-    return L::add(g.llr_at(g.d[0], n), g.llr_at(g.ext[1 - c], n));
+  // Forward over the block keeping alpha only at the windows' starts.
+  Vec<L> al[8], be[8];
+  for (int s = 0; s < 8; ++s) al[s] = L::set1(s == 0 ? 0 : L::kNeg);
+  for (int k = 0; k < K; ++k) {
+    if (k % kWindow == 0)
+      for (int s = 0; s < 8; ++s) L::store(ckpt + (std::size_t(k / kWindow) * 8 + s) * W, al[s]);
+    forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), L::widen(par + k * W)));
+    if ((k + 1) % 8 == 0) normalise<L>(al);
   }
-  Vec<L> parity_llr(int k) const { return g.llr_at(g.d[1 + c], k); }
-
-  template <bool kDecide>
-  void run() const {
-    // Forward over the block keeping alpha only at the windows' starts.
-    Vec<L> al[8], be[8];
-    for (int s = 0; s < 8; ++s) al[s] = L::set1(s == 0 ? 0 : L::kNeg);
-    for (int k = 0; k < K; ++k) {
-      if (k % kWindow == 0)
-        for (int s = 0; s < 8; ++s)
-          g.put(g.ckpt, static_cast<std::size_t>(k / kWindow) * 8 + s, al[s]);
-      forward<L>(al, branch<L>(a(k), parity_llr(k)));
+  // beta at K from the three tail steps of component c (tail_beta_from's order).
+  for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
+  for (int j = 2; j >= 0; --j) {
+    const int mx = 2 * j, mz = 2 * j + 1;
+    backward<L, false>(be, nullptr, L::widen(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
+                       L::widen(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
+  }
+  // Backward window by window from the last: each window's alpha again from its checkpoint
+  // (the same steps, so the same values) into a buffer that stays in L1.
+  for (int k0 = (K - 1) / kWindow * kWindow; k0 >= 0; k0 -= kWindow) {
+    const int k1 = std::min(K, k0 + kWindow);
+    for (int s = 0; s < 8; ++s) al[s] = L::load(ckpt + (std::size_t(k0 / kWindow) * 8 + s) * W);
+    for (int k = k0; k < k1; ++k) {
+      const Vec<L> A = a_priori<L>(d0, ext_in, bit(k));
+      L::store(abuf + (k - k0) * W, A);
+      for (int s = 0; s < 8; ++s) L::store(alpha + (std::size_t(k - k0) * 8 + s) * W, al[s]);
+      forward<L>(al, branch<L>(A, L::widen(par + k * W)));
       if ((k + 1) % 8 == 0) normalise<L>(al);
     }
-    // beta at K from the three tail steps of component c (tail_beta_from's order).
-    for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
-    for (int j = 2; j >= 0; --j) {
-      const int mx = 2 * j, mz = 2 * j + 1;
-      backward<L, false>(be, nullptr, g.llr_at(g.d[mx % 3], K + 2 * c + mx / 3),
-                         g.llr_at(g.d[mz % 3], K + 2 * c + mz / 3));
-    }
-    // Backward window by window from the last: each window's alpha again from its checkpoint
-    // (the same steps, so the same values) into a buffer that stays in L1.
-    for (int k0 = (K - 1) / kWindow * kWindow; k0 >= 0; k0 -= kWindow) {
-      const int k1 = std::min(K, k0 + kWindow);
-      for (int s = 0; s < 8; ++s)
-        al[s] = g.at(g.ckpt, static_cast<std::size_t>(k0 / kWindow) * 8 + s);
-      for (int k = k0; k < k1; ++k) {
-        const Vec<L> A = a(k);
-        g.put(g.a, k - k0, A);
-        for (int s = 0; s < 8; ++s) g.put(g.alpha, static_cast<std::size_t>(k - k0) * 8 + s, al[s]);
-        forward<L>(al, branch<L>(A, parity_llr(k)));
-        if ((k + 1) % 8 == 0) normalise<L>(al);
-      }
-      for (int k = k1 - 1; k >= k0; --k) {
-        const Vec<L> A = g.at(g.a, k - k0);
-        const auto* alpha = g.alpha.data() + static_cast<std::size_t>(k - k0) * 8 * L::kLanes;
-        const Vec<L> le = backward<L, true>(be, alpha, A, parity_llr(k));
-        if (k % 8 == 0) normalise<L>(be);
-        const int n = bit(k);
-        g.put_llr(g.ext[c], n, L::extrinsic(le, q));
-        if constexpr (kDecide) g.put(g.app, n, L::add(A, le));
-      }
+    for (int k = k1 - 1; k >= k0; --k) {
+      const Vec<L> A = L::load(abuf + (k - k0) * W);
+      const Vec<L> le =
+          backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, L::widen(par + k * W));
+      if (k % 8 == 0) normalise<L>(be);
+      const std::size_t n = static_cast<std::size_t>(bit(k)) * W;
+      L::narrow(ext_out + n, L::extrinsic(le, q));
+      if constexpr (kDecide) L::store(app + n, L::add(A, le));
     }
   }
-};
+}
 
 /// Decodes the blocks `members` (one K, at most L::kLanes) of plan, their LLRs lane by lane, as
 /// decode_cpu does.
@@ -240,12 +231,11 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
     const bool last = it == o.iterations - 1;
     for (int c = 0; c < 2; ++c) {
       const bool decide = c == 1 && (last || (o.early_termination && it + 1 >= o.min_iterations));
-      const HalfIteration<L> h{g, K, c, pi, q};
       if (!decide) {
-        h.template run<false>();
+        half_iteration<L, false>(g, K, c, pi, q);
         continue;
       }
-      h.template run<true>();
+      half_iteration<L, true>(g, K, c, pi, q);
       // Each lane's decisions (and LLRs) into its block, unless it stopped earlier.
       for (int i = 0; i < n_lanes; ++i) {
         if (done_at[i]) continue;
