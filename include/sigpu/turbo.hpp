@@ -247,7 +247,8 @@ enum class LlrType { f32, i16, i8 };
 /// options o: "inter-frame avx512 (32 blocks int8)" where whole blocks decode side by side in
 /// SIMD lanes (P = 1, max-log-map, int8 or int16 LLRs, a CPU with AVX2 or AVX-512BW), else
 /// "scalar". The environment's SIGPU_TURBO_ISA (scalar, avx2, avx512) narrows the choice; one
-/// this CPU lacks, or another value, is an Error here and in decode() where it would apply.
+/// this CPU lacks is an UnsupportedError, another value a UsageError, here and in decode() where
+/// it would apply.
 std::string cpu_decoder(LlrType t, const DecoderOptions& o);
 
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).

@@ -48,12 +48,12 @@ Isa choose_isa() {
   for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
     if (to_string(isa) != forced) continue;
     if (!cpu_supports(isa))
-      throw Error("turbo: SIGPU_TURBO_ISA=" + std::string(forced) +
-                  ", which this CPU (or this build) does not have");
+      throw UnsupportedError("turbo: SIGPU_TURBO_ISA=" + std::string(forced) +
+                             ", which this CPU (or this build) does not have");
     return isa;
   }
-  throw Error("turbo: SIGPU_TURBO_ISA=\"" + std::string(forced) +
-              "\" is not scalar, avx2 or avx512");
+  throw UsageError("turbo: SIGPU_TURBO_ISA=\"" + std::string(forced) +
+                   "\" is not scalar, avx2 or avx512");
 }
 
 /// The groups of a batch: block indices ordered by K, cut into runs of at most `lanes` blocks

@@ -25,8 +25,8 @@ std::string_view to_string(Isa isa);
 bool cpu_supports(Isa isa);
 
 /// The instruction set decode() uses, chosen once: the widest this CPU supports, or the
-/// environment's SIGPU_TURBO_ISA (scalar, avx2 or avx512) where set. Throws Error for another
-/// value or an instruction set this CPU lacks.
+/// environment's SIGPU_TURBO_ISA (scalar, avx2 or avx512) where set. Throws UsageError for
+/// another value, UnsupportedError for an instruction set this CPU lacks.
 Isa interframe_isa();
 
 /// Blocks decoded side by side in isa for LLRs of type t (0: scalar or float LLRs).
