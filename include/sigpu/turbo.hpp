@@ -240,9 +240,19 @@ DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr,
 DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
                     const DecoderOptions& o);
 
+/// The LLR types of decode().
+enum class LlrType { f32, i16, i8 };
+
+/// The CPU decoder that decode() runs (cpu and cpu-parallel backends) for LLRs of type t with
+/// options o: "inter-frame avx512 (32 blocks int8)" where whole blocks decode side by side in
+/// SIMD lanes (P = 1, max-log-map, int8 or int16 LLRs, a CPU with AVX2 or AVX-512BW), else
+/// "scalar". The environment's SIGPU_TURBO_ISA (scalar, avx2, avx512) narrows the choice; one
+/// this CPU lacks is an UnsupportedError, another value a UsageError, here and in decode() where
+/// it would apply.
+std::string cpu_decoder(LlrType t, const DecoderOptions& o);
+
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
 /// One CUDA stream per instance. Throws Error in builds without CUDA.
-enum class LlrType { f32, i16, i8 };
 struct TransportBlockParams;
 
 class CudaDecoder {

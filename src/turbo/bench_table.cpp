@@ -99,6 +99,14 @@ std::string bench_header(const BenchOptions& o, const BenchCheck* reference) {
   s += fmt("GPU: %s; CPU parallel (P = 1, %d iterations): %s\n",
            o.gpu && !devices.empty() ? devices[0].name.c_str() : "not used", o.iterations,
            o.cpu ? fmt("%u threads", ThreadPool::shared().size()).c_str() : "not used");
+  if (o.cpu) {
+    const DecoderOptions d{.algorithm = o.algorithm};
+    s += "cpu decoder:";
+    for (const LlrType& t : o.types)
+      s += fmt("%s %s %s", &t == o.types.data() ? "" : ";", std::string(to_string(t)).c_str(),
+               cpu_decoder(t, d).c_str());
+    s += "\n";
+  }
   if (!o.gpu)
     s += "quality: not checked (the FER check runs on the GPU)\n";
   else if (!o.fer_check || !reference)

@@ -49,7 +49,7 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
     decode_cpu<FloatTraits, false>(plan, llr.data(), o, pool, r);
   } else {
     // Whole blocks side by side in SIMD lanes where the CPU has them: the same output.
-    if (o.subdecoders != 1 || !decode_interframe(plan, llr.data(), o, pool, r))
+    if (o.subdecoders != 1 || !decode_interframe(plan, llr.data(), o, pool, r, interframe_isa()))
       decode_cpu<TraitsFor<T>, false>(plan, llr.data(), o, pool, r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -57,6 +57,14 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
 }
 
 }  // namespace
+
+std::string cpu_decoder(LlrType t, const DecoderOptions& o) {
+  const Isa isa = interframe_isa();
+  const int lanes = interframe_lanes(isa, t);
+  if (o.subdecoders != 1 || o.algorithm == Algorithm::log_map || lanes == 0) return "scalar";
+  return "inter-frame " + std::string(to_string(isa)) + " (" + std::to_string(lanes) + " blocks " +
+         std::string(to_string(t)) + ")";
+}
 
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o) {
   return decode_any(K, llr, o);

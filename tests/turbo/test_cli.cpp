@@ -1,7 +1,7 @@
 // End-to-end: `sigpu turbo sim --tbs` run as a user would, its BLER table read back: BLER falls
 // with SNR, is 1 far below the code's threshold and 0 far above, HARQ retransmissions lower it,
 // Rayleigh fading costs SNR; bad values exit 2 naming them. `sigpu turbo bench` on the CPU, and
-// its refusal of a malformed P:iterations list.
+// its refusal of a malformed P:iterations list. SIGPU_TURBO_ISA's choice of the CPU decoder.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -55,6 +55,7 @@ TEST(TurboCli, TransportBlockBlerFallsWithSnr) {
       sim("--tbs 1000 --modulation 16qam --snr-from -4 --snr-to 16 --snr-step 5 -n 16 "
           "--max-tx 2 --early-termination");
   ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\ncpu decoder: scalar\n"), std::string::npos) << r.output;  // float
   const auto rows = parse_rows(r.output, 2);
   ASSERT_EQ(rows.size(), 5u) << r.output;
   EXPECT_EQ(rows.front().bler[0], 1.0) << r.output;
@@ -132,6 +133,7 @@ TEST(TurboCli, BenchOnTheCpuWithEarlyTermination) {
   EXPECT_NE(r.output.find("early termination on"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Eb/N0 3.00 dB"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("quality: not checked"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\ncpu decoder: float scalar; int16 "), std::string::npos) << r.output;
   for (const char* type : {"float ", "int16 ", "int8 "})
     EXPECT_NE(r.output.find(std::string("\n") + type), std::string::npos) << type << r.output;
 }
@@ -149,4 +151,44 @@ TEST(TurboCli, BenchRefusesAMalformedConfiguration) {
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(names), std::string::npos) << args << "\n" << r.output;
   }
+}
+
+// SIGPU_TURBO_ISA narrows the CPU decoder's instruction set, which the "cpu decoder" line names,
+// and the frames decode the same in each; one wider than the CPU's exits 4, a name of none 2.
+TEST(TurboCli, TurboIsaNarrowsTheCpuDecoderWithTheSameResults) {
+  std::string sim = " ";  // appended to, not " " + ...: GCC 12 warns (-Wrestrict) on that
+  sim += sigpu::test::quoted(sigpu::test::kSigpuBinary);
+  sim +=
+      " turbo sim -K 1024 --llr int8 --backend cpu-parallel -n 48 --batch 48 --ebn0-from 0.6 "
+      "--ebn0-to 0.6";
+  // The table's last row without its timing (the last column).
+  const auto row = [](const std::string& out) {
+    const std::size_t end = out.find_last_not_of(" \n");
+    const std::size_t line = out.rfind('\n', end) + 1;
+    const std::size_t cut = out.find_last_not_of(' ', out.find_last_of(' ', end));
+    return out.substr(line, cut + 1 - line);
+  };
+  const auto widest = sigpu::test::run_command("env -u SIGPU_TURBO_ISA" + sim);
+  ASSERT_EQ(widest.code, 0) << widest.output;
+  const std::vector<std::pair<std::string, std::string>> isas{
+      {"scalar", "scalar"},
+      {"avx2", "inter-frame avx2 (16 blocks int8)"},
+      {"avx512", "inter-frame avx512 (32 blocks int8)"}};
+  bool wider = false;  // past the widest, which the default run names
+  for (const auto& [isa, name] : isas) {
+    const auto r = sigpu::test::run_command("SIGPU_TURBO_ISA=" + isa + sim);
+    if (wider) {
+      EXPECT_EQ(r.code, 4) << isa << "\n" << r.output;
+      EXPECT_NE(r.output.find("SIGPU_TURBO_ISA=" + isa), std::string::npos) << r.output;
+      continue;
+    }
+    ASSERT_EQ(r.code, 0) << isa << "\n" << r.output;
+    EXPECT_NE(r.output.find("\ncpu decoder: " + name + "\n"), std::string::npos) << r.output;
+    EXPECT_EQ(row(r.output), row(widest.output)) << isa << "\n" << r.output << widest.output;
+    wider = widest.output.find("\ncpu decoder: " + name + "\n") != std::string::npos;
+  }
+  EXPECT_TRUE(wider) << "the default names none of " << widest.output;
+  const auto bad = sigpu::test::run_command("SIGPU_TURBO_ISA=sse2" + sim);
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("\"sse2\""), std::string::npos) << bad.output;
 }

@@ -69,6 +69,12 @@ turbo::LlrType parse_llr(const std::string& s) {
                       : (s == "int8" ? turbo::LlrType::i8 : turbo::LlrType::f32);
 }
 
+// Under a simulation's header where the CPU decodes: which of its decoders (docs/turbo.md).
+void print_cpu_decoder(turbo::LlrType t, const turbo::DecoderOptions& d) {
+  if (resolve(d.backend) != Backend::cuda)
+    std::printf("cpu decoder: %s\n", turbo::cpu_decoder(t, d).c_str());
+}
+
 turbo::DecoderOptions decoder_options(const SimArgs& a) {
   return {.backend = parse_backend(a.backend),
           .algorithm =
@@ -114,6 +120,7 @@ int run_tb_sim(const SimArgs& a) {
       o.max_transmissions, a.algorithm.c_str(), a.iterations,
       a.early_termination ? " (early termination)" : "", a.llr.c_str(),
       std::string(to_string(resolve(o.decoder.backend))).c_str(), a.backend.c_str());
+  print_cpu_decoder(o.llr, o.decoder);
   std::printf("%8s %8s", "SNR dB", "blocks");
   for (int t = 0; t < o.max_transmissions; ++t) std::printf("   BLER tx%-2d", t + 1);
   std::printf(" %8s %7s %10s\n", "thr %", "avg it", "Mbps");
@@ -166,6 +173,7 @@ int run_sim(const SimArgs& a) {
       a.K, a.algorithm.c_str(), a.iterations, a.P, o.decoder.scaling, a.llr.c_str(),
       a.modulation.empty() ? "bpsk" : a.modulation.c_str(), a.sync.c_str(),
       std::string(to_string(resolve(o.decoder.backend))).c_str(), a.backend.c_str());
+  print_cpu_decoder(o.llr, o.decoder);
   std::printf("%8s %10s %10s %10s %12s %10s %7s %10s\n", "Eb/N0 dB", "frames", "frame err", "FER",
               "bit err", "BER", "avg it", "Mbps");
   const int points = static_cast<int>(std::floor((a.ebn0_to - a.ebn0_from) / a.ebn0_step + 1e-9));
