@@ -63,7 +63,7 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
       sh_(sh),
       slice_index_(slice_index),
       st_(st),
-      rec_(st.records) {
+      rec_(pic.records) {
   if (sps_.scaling_list_enabled) {
     scaling_ = (pps_.scaling_list_present ? pps_.scaling_list : sps_.scaling_list).factors();
     scaling_on_ = true;

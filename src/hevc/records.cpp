@@ -2,6 +2,13 @@
 
 namespace sigpu::hevc {
 
+void PictureRecords::clear() {
+  ctb_rs.clear();
+  ctb_cu_begin.clear();
+  parsed_ = {};
+  truncate_to_parsed();
+}
+
 void PictureRecords::truncate_to_parsed() {
   const auto cut = [](auto& v, std::size_t n) { v.resize(n); };
   const auto cut_all = [&cut](std::size_t n, auto&... v) { (cut(v, n), ...); };

@@ -105,6 +105,8 @@ struct PictureRecords {
     ctb_cu_begin.push_back(static_cast<std::uint32_t>(cu_begin));
     parsed_ = {cu.size(), pu.size(), tu.size(), coeffs.size(), pcm.size()};
   }
+  /// Empties every array (keeping their storage).
+  void clear();
   /// Drops what a CTB whose parse failed left after the last one committed.
   void truncate_to_parsed();
 

@@ -13,7 +13,6 @@
 #include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
-#include "hevc/records.hpp"
 #include "hevc/slice_header.hpp"
 
 namespace sigpu::hevc {
@@ -25,7 +24,6 @@ struct PictureParseState {
   bool ds_valid = false;
   int last_qp_y = 26;    ///< QpY of the last coding unit, for the next quantization group
   int last_ctb_ts = -1;  ///< tile-scan address of the last CTB decoded
-  PictureRecords records;
 };
 
 class SliceDecoder {

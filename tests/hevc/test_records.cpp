@@ -89,7 +89,7 @@ std::unique_ptr<FirstPicture> decode_first_picture(const std::vector<std::uint8_
   using ::testing::AssertionFailure;
   const DecodedPicture& pic = f.pic;
   const Sps& sps = *f.sps;
-  const PictureRecords& r = f.state.records;
+  const PictureRecords& r = f.pic.records;
   const auto& geo = *f.pps->geometry;
   const int ctbs = geo.width_ctbs * geo.height_ctbs;
 
@@ -217,8 +217,8 @@ TEST(HevcRecords, DescribeIntraPictures) {
     const auto f = decode_first_picture(testing::read_file(path));
     ASSERT_TRUE(f);
     EXPECT_EQ(f->failed_slices, 0);
-    EXPECT_EQ(f->state.records.ctb_rs.size(), f->pic.ctb_done.size());
-    EXPECT_GT(f->state.records.coeffs.size(), 0u);
+    EXPECT_EQ(f->pic.records.ctb_rs.size(), f->pic.ctb_done.size());
+    EXPECT_GT(f->pic.records.coeffs.size(), 0u);
     EXPECT_TRUE(records_describe_picture(*f));
   }
 }
@@ -234,7 +234,7 @@ TEST(HevcRecords, DescribePcmTilesAndWpp) {
   const auto f = decode_first_picture(s.bytes);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->failed_slices, 0);
-  EXPECT_EQ(f->state.records.pcm.size(), f->pic.planes[0].size() * 3 / 2);
+  EXPECT_EQ(f->pic.records.pcm.size(), f->pic.planes[0].size() * 3 / 2);
   EXPECT_TRUE(records_describe_picture(*f));
 }
 
@@ -249,7 +249,7 @@ TEST(HevcRecords, DamagedSliceKeepsCompleteCtbsOnly) {
   const auto f = decode_first_picture(testing::read_file(path), 40);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->failed_slices, 1);
-  const auto& r = f->state.records;
+  const auto& r = f->pic.records;
   EXPECT_GT(r.ctb_rs.size(), 0u);
   EXPECT_LT(r.ctb_rs.size(), f->pic.ctb_done.size());
   EXPECT_TRUE(records_describe_picture(*f));
