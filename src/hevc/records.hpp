@@ -3,7 +3,8 @@
 // of arrays, fixed-width fields, no pointers: every entry is found by its index and every block
 // by its position, so that the same arrays can be copied to device memory and read by kernels
 // with one thread block per entry. docs/design/hevc.md ("Reconstruction records") describes the
-// layout and the stages that consume it.
+// layout and the stages that consume it. Positions fit 16 bits: parse_sps caps each picture
+// dimension at 16888.
 #pragma once
 
 #include <array>
