@@ -1,14 +1,13 @@
 // slice_segment_data() (7.3.8): CTU loop with substreams and context initialisation/sync
 // (9.3.1, 9.3.2), SAO syntax, coding quadtree, coding unit, transform tree and unit, QP
-// derivation (8.6.1), and block reconstruction right after each block is parsed.
+// derivation (8.6.1); the CU and transform-block records, and each CTU's reconstruction from
+// them right after its parse.
 #include <algorithm>
 #include <string>
 #include <type_traits>
 
 #include "core/bit_reader.hpp"
-#include "hevc/intra_pred.hpp"
 #include "hevc/slice_decoder.hpp"
-#include "hevc/transform.hpp"
 
 namespace sigpu::hevc {
 namespace {
