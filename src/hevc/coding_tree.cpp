@@ -1,14 +1,13 @@
 // slice_segment_data() (7.3.8): CTU loop with substreams and context initialisation/sync
 // (9.3.1, 9.3.2), SAO syntax, coding quadtree, coding unit, transform tree and unit, QP
-// derivation (8.6.1), and block reconstruction right after each block is parsed.
+// derivation (8.6.1); the CU and transform-block records, and each CTU's reconstruction from
+// them right after its parse.
 #include <algorithm>
 #include <string>
 #include <type_traits>
 
 #include "core/bit_reader.hpp"
-#include "hevc/intra_pred.hpp"
 #include "hevc/slice_decoder.hpp"
-#include "hevc/transform.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -52,14 +51,6 @@ int chroma_qp_table(int qpi) {
   return kTable[qpi - 30];
 }
 
-// Zeroes the first `rows` rows of an n-wide block over a constant width W <= n (the coded
-// columns rounded up), so that the compiler writes a few vector stores instead of calling
-// memset for each row.
-template <int W>
-void clear_rows(std::int32_t* c, int n, int rows) {
-  for (int j = 0; j < rows; ++j) std::fill_n(c + j * n, W, 0);
-}
-
 }  // namespace
 
 SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index,
@@ -70,7 +61,8 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
       geo_(*pic.pps->geometry),
       sh_(sh),
       slice_index_(slice_index),
-      st_(st) {
+      st_(st),
+      rec_(pic.records) {
   if (sps_.scaling_list_enabled) {
     scaling_ = (pps_.scaling_list_present ? pps_.scaling_list : sps_.scaling_list).factors();
     scaling_on_ = true;
@@ -145,6 +137,16 @@ bool SliceDecoder::available_in_other_ctb(int x_cur, int y_cur, int xn, int yn) 
 }
 
 void SliceDecoder::decode(const NalUnit& nal) {
+  try {
+    decode_ctus(nal);
+  } catch (...) {
+    // The records keep the CTBs parsed to their end only, as the picture's samples do.
+    rec_.truncate_to_parsed();
+    throw;
+  }
+}
+
+void SliceDecoder::decode_ctus(const NalUnit& nal) {
   nal_ = &nal;
   const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
   int ts = geo_.rs_to_ts[sh_.segment_address];
@@ -165,12 +167,15 @@ void SliceDecoder::decode(const NalUnit& nal) {
     pic_.ctb_slice_addr[rs] = sh_.slice_address;
     pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
     find_near_ctbs();
+    const std::size_t cu_begin = rec_.cu.size();
     init_contexts_for_ctb(rs, ts, first);
     if (sh_.sao_luma || sh_.sao_chroma) parse_sao(rs % w, rs / w, rs, ts);
     coding_quadtree(ctb_x0_, ctb_y0_, sps_.log2_ctb, 0);
     const bool end = cabac_.terminate();
     if (cabac_.overrun())
       fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
+    reconstruct_ctu(cu_begin);
+    rec_.commit_ctb(rs, cu_begin);
     ++pic_.decoded_ctbs;
     pic_.ctb_done[rs] = 1;
     if (pps_.entropy_coding_sync &&
@@ -373,7 +378,11 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
       fill_blocks(pic_, pic_.intra_mode, x0, y0, size, std::uint8_t{1});
       fill_blocks(pic_, pic_.pcm, x0, y0, size, std::uint8_t{0});
       if (skip) fill_blocks(pic_, pic_.skip, x0, y0, size, std::uint8_t{1});
-      inter_coding_unit(x0, y0, log2, skip, skip ? 0 : parse_part_mode_inter(log2));
+      const int part_mode = skip ? 0 : parse_part_mode_inter(log2);
+      push_cu(x0, y0, log2,
+              static_cast<std::uint8_t>((transquant_bypass_ ? kCuBypass : 0) |
+                                        part_mode << kCuPartModeShift));
+      inter_coding_unit(x0, y0, log2, skip, part_mode);
       return;
     }
   }
@@ -383,10 +392,13 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
   if (!nxn && sps_.pcm && log2 >= sps_.log2_min_pcm_cb && log2 <= sps_.log2_max_pcm_cb)
     pcm = cabac_.terminate();
   set_cu_qp();
+  push_cu(x0, y0, log2,
+          static_cast<std::uint8_t>(kCuIntra | (transquant_bypass_ ? kCuBypass : 0) |
+                                    (pcm ? kCuPcm : 0) | (nxn ? 3 : 0) << kCuPartModeShift));
   if (pcm) {
     fill_blocks(pic_, pic_.pcm, x0, y0, size, std::uint8_t{1});
     fill_blocks(pic_, pic_.intra_mode, x0, y0, size, std::uint8_t{1});
-    pcm_sample(x0, y0, log2);
+    pcm_sample(log2);
     record_cu(x0, y0, log2, sps_.pcm_loop_filter_disabled || transquant_bypass_);
     record_tu(x0, y0, log2, false);
     st_.last_qp_y = qp_y_;
@@ -431,6 +443,7 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
         if (mode >= cand[k]) ++mode;
     }
     fill_blocks(pic_, pic_.intra_mode, px, py, pb, static_cast<std::uint8_t>(mode));
+    rec_.cu.luma_modes.back()[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(mode);
     fill_blocks(pic_, pic_.pcm, px, py, pb, std::uint8_t{0});
   }
   if (sps_.chroma_format_idc != 0) {
@@ -439,6 +452,7 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
     const int luma = pic_.intra_mode[pic_.block(x0, y0)];
     static constexpr int kCand[4] = {0, 26, 10, 1};
     chroma_mode_ = idc == 4 ? luma : (kCand[idc] == luma ? 34 : kCand[idc]);
+    rec_.cu.chroma_mode.back() = static_cast<std::uint8_t>(chroma_mode_);
   }
   intra_split_ = nxn ? 1 : 0;
   max_trafo_depth_ = sps_.max_transform_hierarchy_depth_intra + intra_split_;
@@ -453,24 +467,21 @@ void SliceDecoder::coding_unit(int x0, int y0, int log2) {
   st_.last_qp_y = qp_y_;
 }
 
-void SliceDecoder::pcm_sample(int x0, int y0, int log2) {
+void SliceDecoder::pcm_sample(int log2) {
   const std::size_t pos = cabac_.aligned_position_after_terminate();
   const auto& rbsp = nal_->rbsp;
   if (pos >= rbsp.size()) fail("pcm_sample_luma", "PCM samples beyond the NAL unit");
   BitReader br(rbsp.data(), rbsp.size(), pos);
   const int n = 1 << log2;
-  auto read_block = [&](int c, int x, int y, int size, int pcm_depth, int depth) {
-    auto& plane = pic_.planes[c];
-    const int stride = pic_.width[c];
-    for (int j = 0; j < size; ++j)
-      for (int i = 0; i < size; ++i)
-        plane[static_cast<std::size_t>(y + j) * stride + x + i] = static_cast<std::uint16_t>(
-            br.read(static_cast<unsigned>(pcm_depth)) << (depth - pcm_depth));
+  auto read_block = [&](int size, int pcm_depth, int depth) {
+    for (int i = 0; i < size * size; ++i)
+      rec_.pcm.push_back(static_cast<std::uint16_t>(br.read(static_cast<unsigned>(pcm_depth))
+                                                    << (depth - pcm_depth)));
   };
-  read_block(0, x0, y0, n, sps_.pcm_bit_depth_luma, sps_.bit_depth_luma);
+  read_block(n, sps_.pcm_bit_depth_luma, sps_.bit_depth_luma);
   if (sps_.chroma_format_idc != 0) {
-    read_block(1, x0 / 2, y0 / 2, n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
-    read_block(2, x0 / 2, y0 / 2, n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
+    read_block(n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
+    read_block(n / 2, sps_.pcm_bit_depth_chroma, sps_.bit_depth_chroma);
   }
   if (br.overrun()) fail("pcm_sample_luma", "PCM samples run past the NAL unit");
   const std::size_t end = br.byte_position();
@@ -512,185 +523,60 @@ void SliceDecoder::transform_unit(int x0, int y0, int xb, int yb, int log2, int 
                                   bool cbf_cb, bool cbf_cr) {
   if ((cbf_l || cbf_cb || cbf_cr) && pps_.cu_qp_delta_enabled && !cu_qp_delta_coded_)
     parse_cu_qp_delta();
-  reconstruct(0, x0, y0, log2, pic_.intra_mode[pic_.block(x0, y0)], cbf_l, x0, y0);
+  push_tu(0, x0, y0, log2, pic_.intra_mode[pic_.block(x0, y0)], cbf_l);
   record_tu(x0, y0, log2, cbf_l);
   if (sps_.chroma_format_idc == 0) return;
   if (log2 > 2) {
-    reconstruct(1, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cb, x0, y0);
-    reconstruct(2, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cr, x0, y0);
+    push_tu(1, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cb);
+    push_tu(2, x0 / 2, y0 / 2, log2 - 1, chroma_mode_, cbf_cr);
   } else if (blk == 3) {
-    reconstruct(1, xb / 2, yb / 2, 2, chroma_mode_, cbf_cb, xb, yb);
-    reconstruct(2, xb / 2, yb / 2, 2, chroma_mode_, cbf_cr, xb, yb);
+    push_tu(1, xb / 2, yb / 2, 2, chroma_mode_, cbf_cb);
+    push_tu(2, xb / 2, yb / 2, 2, chroma_mode_, cbf_cr);
   }
 }
 
-void SliceDecoder::reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x,
-                               int cur_y) {
-  const int n = 1 << log2;
-  const int shift = c ? 1 : 0;  // 4:2:0
-  const int unit = c ? 2 : 4;   // samples per 4x4 luma block
-  const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-  auto& plane = pic_.planes[c];
-  const int stride = pic_.width[c];
-  std::uint16_t* dst = plane.data() + static_cast<std::size_t>(y) * stride + x;
-  if (!cu_intra_) {  // the prediction is in place: only the residual to add
-    if (coded) add_coded_residual(c, log2, 0, bit_depth, dst, stride);
-    return;
-  }
-  auto sample = [&](int sx, int sy) {
-    return static_cast<std::int32_t>(plane[static_cast<std::size_t>(sy) * stride + sx]);
-  };
+void SliceDecoder::push_cu(int x0, int y0, int log2, std::uint8_t flags) {
+  CuRecords& cu = rec_.cu;
+  cu.x.push_back(static_cast<std::uint16_t>(x0));
+  cu.y.push_back(static_cast<std::uint16_t>(y0));
+  cu.log2.push_back(static_cast<std::uint8_t>(log2));
+  cu.flags.push_back(flags);
+  cu.luma_modes.push_back({1, 1, 1, 1});
+  cu.chroma_mode.push_back(0);
+  cu.pu_begin.push_back(static_cast<std::uint32_t>(rec_.pu.size()));
+  cu.tu_begin.push_back(static_cast<std::uint32_t>(rec_.tu.size()));
+  cu.pcm_begin.push_back(static_cast<std::uint32_t>(rec_.pcm.size()));
+}
 
-  // Reference samples (8.4.4.2.2), available or not per 4x4 luma block: `unit` samples.
-  const int units = 2 * n / unit;  // per side
-  // Bit u: the u-th block of the column on the left (top down) and of the row above (left to
-  // right) is available.
-  std::uint32_t left_av, top_av;
-  bool corner;
-  if (c == 2) {  // Cr right after Cb, the same positions
-    left_av = cb_av_.left;
-    top_av = cb_av_.top;
-    corner = cb_av_.corner;
-  } else {
-    const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
-    // The neighbours beside the block (the first half of each side) lie in one CTB and precede
-    // the block in z-scan order (it is a quadtree node inside the picture), so they share the
-    // first one's availability; only those below-left and above-right need asking one by one.
-    const std::uint32_t half = (1u << (units / 2)) - 1;
-    left_av = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift) ? half : 0;
-    top_av = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift) ? half : 0;
-    for (int u = units / 2; u < units; ++u) {
-      left_av |=
-          std::uint32_t{available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift)}
-          << u;
-      top_av |=
-          std::uint32_t{available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift)}
-          << u;
-    }
-    corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
-    if (pps_.constrained_intra_pred && pic_.inter) {
-      // 8.4.4.2.2: samples of inter coding units are not available for intra prediction.
-      auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
-      for (int u = 0; u < units; ++u) {
-        if (((left_av >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
-          left_av &= ~(1u << u);
-        if (((top_av >> u) & 1) && !intra_at((x + u * unit) << shift, (y - 1) << shift))
-          top_av &= ~(1u << u);
-      }
-      if (corner && !intra_at((x - 1) << shift, (y - 1) << shift)) corner = false;
-    }
-    if (c == 1) cb_av_ = {left_av, top_av, corner};
-  }
-  std::int32_t ref[4 * 32 + 1];
-  if (!left_av && !top_av && !corner) {
-    std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
-  } else {
-    // Each run of available blocks is copied in one loop (the top row's contiguous).
-    auto for_runs = [unit](std::uint32_t av, auto&& copy) {
-      while (av) {
-        const int u = __builtin_ctz(av);
-        const int e = u + __builtin_ctz(~(av >> u));
-        copy(u * unit, e * unit);
-        av &= ~0u << e;
-      }
-    };
-    for_runs(left_av, [&](int a, int b) {
-      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y + a) * stride + (x - 1);
-      for (int j = a; j < b; ++j)
-        ref[2 * n - 1 - j] = s[static_cast<std::ptrdiff_t>(j - a) * stride];
-    });
-    if (corner) ref[2 * n] = sample(x - 1, y - 1);
-    for_runs(top_av, [&](int a, int b) {
-      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y - 1) * stride + x;
-      for (int j = a; j < b; ++j) ref[2 * n + 1 + j] = s[j];
-    });
-    const std::uint32_t all = (1u << units) - 1;
-    if (left_av != all || top_av != all || !corner) {
-      // Substitution in ref's order, a block at a time: the bottom of the left column up, the
-      // corner, the top row left to right. Blocks before the first available sample take it;
-      // later ones take the sample just before them.
-      std::int32_t carry;
-      int first = units - 1;
-      while (first >= 0 && !((left_av >> first) & 1)) --first;
-      if (first >= 0) {
-        carry = ref[2 * n - (first + 1) * unit];
-      } else if (corner) {
-        carry = ref[2 * n];
-      } else {
-        first = 0;
-        while (!((top_av >> first) & 1)) ++first;
-        carry = ref[2 * n + 1 + first * unit];
-      }
-      for (int u = units - 1; u >= 0; --u) {
-        std::int32_t* r = ref + 2 * n - (u + 1) * unit;
-        if ((left_av >> u) & 1)
-          carry = r[unit - 1];
-        else
-          std::fill_n(r, unit, carry);
-      }
-      if (corner)
-        carry = ref[2 * n];
-      else
-        ref[2 * n] = carry;
-      for (int u = 0; u < units; ++u) {
-        std::int32_t* r = ref + 2 * n + 1 + u * unit;
-        if ((top_av >> u) & 1)
-          carry = r[unit - 1];
-        else
-          std::fill_n(r, unit, carry);
-      }
-    }
-  }
-  IntraParams p;
-  p.log2 = log2;
-  p.mode = mode;
-  p.luma = c == 0;
-  p.filter_refs = !sps_.intra_smoothing_disabled;
-  p.strong_smoothing = sps_.strong_intra_smoothing;
-  p.bit_depth = bit_depth;
-  intra_predict(ref, p, dst, stride);
-  if (!coded) return;
-
+void SliceDecoder::push_tu(int c, int x, int y, int log2, int mode, bool coded) {
+  if (!coded && !cu_intra_) return;  // the inter prediction stands as it is
   int scan_idx = 0;
-  if (log2 == 2 || (log2 == 3 && c == 0)) {
+  if (cu_intra_ && (log2 == 2 || (log2 == 3 && c == 0))) {
     if (mode >= 6 && mode <= 14)
       scan_idx = 2;
     else if (mode >= 22 && mode <= 30)
       scan_idx = 1;
   }
-  add_coded_residual(c, log2, scan_idx, bit_depth, dst, stride);
-}
-
-void SliceDecoder::add_coded_residual(int c, int log2, int scan_idx, int bit_depth,
-                                      std::uint16_t* dst, int stride) {
-  const int n = 1 << log2;
   bool tskip = false;
-  int cols = 0, rows = 0;
-  residual_coding(log2, c, scan_idx, coeffs_, tskip, cols, rows);
-  const int max_val = (1 << bit_depth) - 1;
-  const bool dst_4x4 = cu_intra_ && c == 0 && log2 == 2;
-  if (transquant_bypass_ || tskip) {
-    if (!transquant_bypass_) transform_skip_residual(coeffs_, log2, bit_depth);
-    add_residual(dst, stride, coeffs_, log2, max_val);
-    std::fill_n(coeffs_, n * n, 0);
-    return;
+  int cols = 0, rows = 0, count = 0;
+  if (coded) {
+    count = residual_coding(log2, c, scan_idx, levels_, tskip, cols, rows);
+    rec_.coeffs.insert(rec_.coeffs.end(), levels_, levels_ + count);
   }
-  if (cols == 1 && rows == 1 && !dst_4x4) {  // DC only: a constant residual
-    add_constant(dst, stride, inverse_dc(coeffs_[0], bit_depth), log2, max_val);
-    coeffs_[0] = 0;
-    return;
-  }
-  inverse_transform(coeffs_, residual_, log2, dst_4x4, bit_depth, cols, rows);
-  add_residual(dst, stride, residual_, log2, max_val);
-  // Back to all zero for the next block: only the region that held coefficients.
-  if (cols <= 4)
-    clear_rows<4>(coeffs_, n, rows);
-  else if (cols <= 8)
-    clear_rows<8>(coeffs_, n, rows);
-  else if (cols <= 16)
-    clear_rows<16>(coeffs_, n, rows);
-  else
-    clear_rows<32>(coeffs_, n, rows);
+  TuRecords& tu = rec_.tu;
+  tu.x.push_back(static_cast<std::uint16_t>(x));
+  tu.y.push_back(static_cast<std::uint16_t>(y));
+  tu.log2.push_back(static_cast<std::uint8_t>(log2));
+  tu.comp.push_back(static_cast<std::uint8_t>(c));
+  tu.mode.push_back(static_cast<std::uint8_t>(mode));
+  tu.qp.push_back(static_cast<std::uint8_t>(c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c)));
+  tu.flags.push_back(static_cast<std::uint8_t>((coded ? kTuCoded : 0) | (tskip ? kTuSkip : 0) |
+                                               (cu_intra_ ? kTuIntra : 0) |
+                                               (transquant_bypass_ ? kTuBypass : 0)));
+  tu.cols.push_back(static_cast<std::uint8_t>(cols));
+  tu.rows.push_back(static_cast<std::uint8_t>(rows));
+  tu.coeff_begin.push_back(static_cast<std::uint32_t>(rec_.coeffs.size() - count));
+  tu.coeff_count.push_back(static_cast<std::uint16_t>(count));
 }
 
 void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {

@@ -1,11 +1,10 @@
 // Inter coding units (7.3.8.5, 7.3.8.6, 7.3.8.9): part_mode, prediction units, merge and AMVP
-// motion vector derivation with temporal prediction (8.5.3.2), motion compensation (8.5.3.3) and
-// the motion the filters and later pictures read.
+// motion vector derivation with temporal prediction (8.5.3.2), and the motion the
+// reconstruction, the filters and later pictures read.
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
-#include "hevc/inter_pred.hpp"
 #include "hevc/slice_decoder.hpp"
 
 namespace sigpu::hevc {
@@ -214,7 +213,14 @@ void SliceDecoder::prediction_unit(int x_cb, int y_cb, int n_cb, int x, int y, i
     }
   }
   store_motion(x, y, w, h, m);
-  predict_inter(x, y, w, h, m);
+  PuRecords& pu = rec_.pu;
+  pu.x.push_back(static_cast<std::uint16_t>(x));
+  pu.y.push_back(static_cast<std::uint16_t>(y));
+  pu.w.push_back(static_cast<std::uint8_t>(w));
+  pu.h.push_back(static_cast<std::uint8_t>(h));
+  pu.mv.push_back({m.mv[0][0], m.mv[0][1], m.mv[1][0], m.mv[1][1]});
+  pu.ref_idx.push_back({m.ref_idx[0], m.ref_idx[1]});
+  pu.slice.push_back(static_cast<std::uint16_t>(slice_index_));
 }
 
 bool SliceDecoder::pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h,
@@ -435,50 +441,6 @@ void SliceDecoder::store_motion(int x, int y, int w, int h, const MvField& m) {
   }
   for (int j = y; j < y + h; j += 4)
     for (int i = x; i < x + w; i += 4) pic_.info.motion[pic_.block(i, j)] = fm;
-}
-
-void SliceDecoder::predict_inter(int x, int y, int w, int h, const MvField& m) {
-  const bool bi = m.ref_idx[0] >= 0 && m.ref_idx[1] >= 0;
-  const bool weighted = sh_.weighted;
-  const int comps = sps_.chroma_format_idc == 0 ? 1 : 3;
-  for (int c = 0; c < comps; ++c) {
-    const int sh = c ? 1 : 0;
-    const int cw = w >> sh, ch = h >> sh, cx = x >> sh, cy = y >> sh;
-    const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-    const std::int16_t* pred[2] = {nullptr, nullptr};
-    int lists[2], n = 0;
-    for (int l = 0; l < 2; ++l) {
-      if (m.ref_idx[l] < 0) continue;
-      const DecodedPicture& ref = *refs_->pic[l][m.ref_idx[l]];
-      const RefPlane plane{ref.planes[c].data(), ref.width[c], ref.width[c], ref.height[c]};
-      const int mvx = m.mv[l][0], mvy = m.mv[l][1];
-      std::int16_t* out = pred_buf_[n];
-      if (c == 0)
-        interpolate(plane, cx + (mvx >> 2), cy + (mvy >> 2), mvx & 3, mvy & 3, cw, ch, true,
-                    bit_depth, out);
-      else
-        interpolate(plane, cx + (mvx >> 3), cy + (mvy >> 3), mvx & 7, mvy & 7, cw, ch, false,
-                    bit_depth, out);
-      pred[n] = out;
-      lists[n++] = l;
-    }
-    std::uint16_t* dst = pic_.planes[c].data() + static_cast<std::size_t>(cy) * pic_.width[c] + cx;
-    if (!weighted) {
-      weighted_prediction(pred[0], bi ? pred[1] : nullptr, cw, ch, bit_depth, nullptr, dst,
-                          pic_.width[c]);
-      continue;
-    }
-    const PredWeights& pw = sh_.weights;
-    ExplicitWeights e;
-    e.log2_denom = pw.log2_denom[c ? 1 : 0];
-    e.w0 = pw.weight[lists[0]][m.ref_idx[lists[0]]][c];
-    e.o0 = pw.offset[lists[0]][m.ref_idx[lists[0]]][c];
-    if (bi) {
-      e.w1 = pw.weight[1][m.ref_idx[1]][c];
-      e.o1 = pw.offset[1][m.ref_idx[1]][c];
-    }
-    weighted_prediction(pred[0], bi ? pred[1] : nullptr, cw, ch, bit_depth, &e, dst, pic_.width[c]);
-  }
 }
 
 }  // namespace sigpu::hevc

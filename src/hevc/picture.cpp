@@ -44,6 +44,7 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   decoded_ctbs = 0;
   ctb_done.assign(static_cast<std::size_t>(ctbs), 0);
   damaged = false;
+  records.clear();
 
   // Fresh fields, but the vectors keep their storage: a recycled picture allocates nothing.
   hevc_filter::PictureInfo next;

@@ -13,6 +13,7 @@
 
 #include "hevc/parameter_sets.hpp"
 #include "hevc/plane_pool.hpp"
+#include "hevc/records.hpp"
 
 namespace sigpu::hevc {
 
@@ -64,6 +65,9 @@ struct DecodedPicture {
   int decoded_ctbs = 0;
   std::vector<std::uint8_t> ctb_done;  ///< per CTB (raster): decoded to its end
   bool damaged = false;                ///< some slice failed: CTBs may be missing
+  /// What the parse of its slices hands to the reconstruction; a recycled picture reuses the
+  /// storage.
+  PictureRecords records;
 
   /// Samples of all planes of a picture of `s` (the size of the PlaneStore allocate() takes).
   static std::size_t samples(const Sps& s);

@@ -6,7 +6,6 @@
 
 #include "hevc/scan.hpp"
 #include "hevc/slice_decoder.hpp"
-#include "hevc/transform.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -131,8 +130,8 @@ constexpr std::uint8_t kGreater1Next[4] = {0, 2, 3, 3};
   return static_cast<std::uint32_t>(v);
 }
 
-void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip,
-                                   int& cols, int& rows) {
+int SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::uint32_t* out, bool& tskip,
+                                  int& cols, int& rows) {
   // The engine's state in a local copy for the block, written back at the end: the context
   // updates store bytes, which may alias any member, so the members would be reloaded and
   // stored around every bin; a local whose address never escapes stays in registers. A
@@ -143,11 +142,6 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
   cols = rows = 0;
   if (pps_.transform_skip && !transquant_bypass_ && log2 <= pps_.log2_max_transform_skip_size)
     tskip = cabac.decode(ctx_[kCtxTransformSkip + (c ? 1 : 0)]);
-  const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-  const Dequantizer scale(log2, c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c), bit_depth,
-                          scaling_on_ && !(tskip && n > 4)
-                              ? scaling_.m[log2 - 2][cu_intra_ ? c : 3 + c].data()
-                              : nullptr);
 
   int last_x = last_sig_prefix(cabac, log2, c, kCtxLastX);
   int last_y = last_sig_prefix(cabac, log2, c, kCtxLastY);
@@ -174,6 +168,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
   // coded_sub_block_flag by scan position; [64], for the neighbours outside the block, stays 0.
   std::uint8_t coded[65] = {};
   const ResidualTables::Neighbours* const neighbours = tables.neighbours[log2_sb][scan_idx];
+  int count = 0;
   int greater1_ctx = 1;
   bool first_sb = true;
   const bool sdh_allowed = pps_.sign_data_hiding && !transquant_bypass_;
@@ -251,17 +246,14 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     }
     if (sign_hidden && (sum_abs & 1)) signs |= 1u << (32 - nsig);
 
-    std::int32_t* const sb_coeffs = coeffs + ((ys << 2) << log2) + (xs << 2);
+    const int sb_first = ((ys << 2) << log2) + (xs << 2);
     unsigned mask = 0;  // bit yP * 4 + xP of each significant coefficient
     for (int k = 0; k < nsig; ++k) {
       const int p = sig_pos[k];
       const int neg = static_cast<int>(signs >> 31);
       signs <<= 1;
       const int v = (abs_level[k] ^ -neg) + neg;
-      const std::int32_t level = std::min(v, 32767);
-      const int at = offset[p];
-      sb_coeffs[at] =
-          transquant_bypass_ ? level : scale(level, ((ys << 2) << log2) + (xs << 2) + at);
+      out[count++] = pack_coeff(sb_first + offset[p], std::min(v, 32767));
       mask |= 1u << bit[p];
     }
     const unsigned column_bits = (mask | mask >> 4 | mask >> 8 | mask >> 12) & 15;
@@ -269,6 +261,7 @@ void SliceDecoder::residual_coding(int log2, int c, int scan_idx, std::int32_t* 
     rows = std::max(rows, (ys << 2) + 1 + ((31 - __builtin_clz(mask)) >> 2));
   }
   cabac_ = cabac;
+  return count;
 }
 
 }  // namespace sigpu::hevc

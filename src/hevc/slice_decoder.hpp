@@ -1,7 +1,9 @@
-// Decoding of one slice segment's data (7.3.8): CTUs, SAO syntax, the coding quadtree, coding,
-// prediction and transform units, residuals; reconstruction of each block right after it is
-// parsed (intra prediction or motion compensation, then the residual), and the filters' side
-// information recorded as it goes.
+// Decoding of one slice segment's data (7.3.8) in two stages per CTU. The parse (CTUs, SAO
+// syntax, the coding quadtree, coding, prediction and transform units, residuals, motion vector
+// prediction) writes the picture's reconstruction records (records.hpp) and the filters' side
+// information; the reconstruction then reads only the CTU's records to make its samples (intra
+// prediction or motion compensation, PCM, dequantisation, inverse transforms). Reconstructing
+// right after each CTU's parse keeps every schedule that decodes slices as they come.
 #pragma once
 
 #include <cstdint>
@@ -34,12 +36,14 @@ class SliceDecoder {
 
  private:
   // coding_tree.cpp
+  void decode_ctus(const NalUnit& nal);
   void start_substream(const NalUnit& nal, std::size_t pos);
   void init_contexts_for_ctb(int ctb_rs, int ctb_ts, bool first_in_segment);
   void parse_sao(int rx, int ry, int ctb_rs, int ctb_ts);
   void coding_quadtree(int x0, int y0, int log2, int depth);
   void coding_unit(int x0, int y0, int log2);
-  void pcm_sample(int x0, int y0, int log2);
+  /// Reads a PCM CU's samples into the records.
+  void pcm_sample(int log2);
   void transform_tree(int x0, int y0, int xb, int yb, int log2, int depth, int blk, bool parent_cb,
                       bool parent_cr);
   void transform_unit(int x0, int y0, int xb, int yb, int log2, int blk, bool cbf_l, bool cbf_cb,
@@ -47,10 +51,18 @@ class SliceDecoder {
   void parse_cu_qp_delta();
   void start_quantization_group(int x, int y);
   void set_cu_qp();
-  void reconstruct(int c, int x, int y, int log2, int mode, bool coded, int cur_x, int cur_y);
-  /// Parses a residual block and adds it to the prediction at dst.
-  void add_coded_residual(int c, int log2, int scan_idx, int bit_depth, std::uint16_t* dst,
-                          int stride);
+  /// Records the CU about to be parsed (its modes are filled in as they are parsed).
+  void push_cu(int x0, int y0, int log2, std::uint8_t flags);
+  /// Records a transform block of component c at (x, y) in its samples, parsing its residual
+  /// when coded.
+  void push_tu(int c, int x, int y, int log2, int mode, bool coded);
+  // reconstruct.cpp
+  /// Makes the samples of the CUs from cu_begin to the last one recorded (one CTU's).
+  void reconstruct_ctu(std::size_t cu_begin);
+  void reconstruct_tu(std::size_t t);
+  void predict_intra(int c, int x, int y, int log2, int mode, std::uint16_t* dst);
+  void add_recorded_residual(std::size_t t, std::uint16_t* dst, int stride);
+  void copy_pcm(std::size_t cu);
   // inter.cpp
   /// A coding unit of a P or B slice after cu_skip_flag and part_mode: its prediction units,
   /// then (unless skipped) rqt_root_cbf and the transform tree.
@@ -71,7 +83,7 @@ class SliceDecoder {
   /// 6.4.2: whether the prediction block at (xn, yn) is available to the current one (and inter).
   bool pb_available(int x_cb, int y_cb, int n_cb, int x, int y, int w, int h, int part_idx, int xn,
                     int yn) const;
-  void predict_inter(int x, int y, int w, int h, const MvField& m);
+  void predict_inter(int x, int y, int w, int h, const MvField& m);  // reconstruct.cpp
   void store_motion(int x, int y, int w, int h, const MvField& m);
   /// 6.4.1: whether (xn, yn) is decoded and in the slice and tile of (x_cur, y_cur).
   bool available(int x_cur, int y_cur, int xn, int yn) const {
@@ -98,10 +110,10 @@ class SliceDecoder {
   void record_tu(int x0, int y0, int log2, bool coded_luma);
   int chroma_qp(int c) const;
   // residual.cpp
-  /// Writes into coeffs (n x n, row-major, all zero on entry) the scaled coefficients (the
-  /// levels themselves with cu_transquant_bypass); cols and rows bound the non-zero ones.
-  void residual_coding(int log2, int c, int scan_idx, std::int32_t* coeffs, bool& tskip, int& cols,
-                       int& rows);
+  /// Writes to out the non-zero coefficients (pack_coeff) and returns their number; cols and
+  /// rows bound them.
+  int residual_coding(int log2, int c, int scan_idx, std::uint32_t* out, bool& tskip, int& cols,
+                      int& rows);
   // Take the engine residual_coding works on: its local copy (see there).
   int last_sig_prefix(Cabac& cabac, int log2, int c, int ctx_base);
   std::uint32_t coeff_abs_level_remaining(Cabac& cabac, int rice);
@@ -115,6 +127,7 @@ class SliceDecoder {
   const SliceHeader& sh_;
   int slice_index_;
   PictureParseState& st_;
+  PictureRecords& rec_;
   ScalingFactors scaling_;
   bool scaling_on_ = false;
 
@@ -150,6 +163,7 @@ class SliceDecoder {
     std::uint32_t left = 0, top = 0;
     bool corner = false;
   } cb_av_;
+  std::uint32_t levels_[32 * 32];      ///< a transform block's coefficients as parsed
   std::int32_t coeffs_[32 * 32] = {};  ///< zero between transform blocks
   std::int32_t residual_[32 * 32];
 };
