@@ -22,9 +22,11 @@ namespace {
 void store_clip(const ClipTarget& t, std::uint64_t clip, const Pcm& pcm, std::uint64_t begin,
                 std::uint64_t end) {
   const auto* raw = reinterpret_cast<const std::int32_t*>(pcm.bytes.data());
-  for (std::uint64_t i = begin; i < end; ++i)
-    store_clip_sample(t, clip, i, i < pcm.samples ? raw + i * pcm.channels : nullptr,
-                      pcm.channels, pcm.bits_per_sample);
+  with_clip_format(t.format, [&](auto f) {
+    for (std::uint64_t i = begin; i < end; ++i)
+      store_clip_sample<f()>(t, clip, i, i < pcm.samples ? raw + i * pcm.channels : nullptr,
+                             pcm.channels, pcm.bits_per_sample);
+  });
 }
 
 /// Writes clips[k] as clip k of `t` in host memory, in pieces over all cores (one clip alone

@@ -18,14 +18,16 @@ constexpr unsigned kClipBlock = 256;
 /// The most clips one ClipStoreKernel launch takes (its grid's y).
 constexpr std::size_t kClipsPerLaunch = 65535;
 
-/// Block (x, y): samples [x * kClipBlock, ...) of clip sources[y], every channel.
+/// Block (x, y): samples [x * kClipBlock, ...) of clip sources[y], every channel, into a batch
+/// of format F.
+template <SampleFormat F>
 __global__ void ClipStoreKernel(const std::int32_t* pcm, const ClipSourceDevice* sources,
                                 ClipTarget target, unsigned channels, unsigned bps) {
   const ClipSourceDevice src = sources[blockIdx.y];
   const std::uint64_t i = std::uint64_t(blockIdx.x) * kClipBlock + threadIdx.x;
   if (i >= target.length) return;
   const std::int32_t* frame = i < src.available ? pcm + (src.sample + i) * channels : nullptr;
-  store_clip_sample(target, src.clip, i, frame, channels, bps);
+  store_clip_sample<F>(target, src.clip, i, frame, channels, bps);
 }
 
 }  // namespace
@@ -111,8 +113,10 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     const auto blocks = static_cast<unsigned>((target.length + kClipBlock - 1) / kClipBlock);
     for (std::size_t at = 0; at < stored.size(); at += kClipsPerLaunch) {
       const dim3 grid(blocks, static_cast<unsigned>(std::min(kClipsPerLaunch, stored.size() - at)));
-      ClipStoreKernel<<<grid, kClipBlock, 0, s()>>>(pcm, sources.get() + at, target, channels,
-                                                    bps);
+      with_clip_format(target.format, [&](auto f) {
+        ClipStoreKernel<f()><<<grid, kClipBlock, 0, s()>>>(pcm, sources.get() + at, target,
+                                                           channels, bps);
+      });
       SIGPU_CUDA_CHECK_LAUNCH();
     }
     // The next pack reuses the output, the sources and the host vectors.
