@@ -268,8 +268,7 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   } else {
     a.owner = std::make_shared<flac::ByteBuffer>(bytes);
   }
-  a.data = s.where.cuda ? a.owner.get()
-                        : static_cast<flac::ByteBuffer*>(a.owner.get())->data();
+  a.data = s.where.cuda ? a.owner.get() : static_cast<flac::ByteBuffer*>(a.owner.get())->data();
   const flac::ClipsReport r = flac::decode_clips(ranges, a.data, mono, s.options);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!r.errors[i].empty()) throw Error(name(i) + ": " + r.errors[i]);

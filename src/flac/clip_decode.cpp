@@ -186,8 +186,8 @@ ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
     std::fprintf(stderr,
                  "sigpu cuda clips: %zu clips; windows found %.1f ms; %zu decoded from their "
                  "index %.1f ms; %zu the general way %.1f ms\n",
-                 clips.size(), t_plan * 1e3, windows.size(), (t_engine - t_plan) * 1e3,
-                 rest.size(), (clock.seconds() - t_engine) * 1e3);
+                 clips.size(), t_plan * 1e3, windows.size(), (t_engine - t_plan) * 1e3, rest.size(),
+                 (clock.seconds() - t_engine) * 1e3);
   return r;
 }
 

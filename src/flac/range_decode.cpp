@@ -356,9 +356,9 @@ std::vector<BatchResult> decode_windows(std::span<const FileRange> ranges, const
               continue;
             }
             try {
-              out[k].decoded = finish_range(std::move(decoded[j].decoded),
-                                            plan.streams[plan.stream_of[i]], plan.windows[i],
-                                            ranges[i].range);
+              out[k].decoded =
+                  finish_range(std::move(decoded[j].decoded), plan.streams[plan.stream_of[i]],
+                               plan.windows[i], ranges[i].range);
             } catch (const std::exception& ex) {
               out[k].error = ex.what();
             }

@@ -40,7 +40,6 @@ RangePlan plan_ranges(std::span<const FileRange> ranges);
 /// (decode_batch, one batch per stream shape), each range then cut out and reported with the
 /// file's positions, as decode_range reports it. Result k belongs to ranges[which[k]].
 std::vector<BatchResult> decode_windows(std::span<const FileRange> ranges, const RangePlan& plan,
-                                        std::span<const std::size_t> which,
-                                        const DecodeOptions& o);
+                                        std::span<const std::size_t> which, const DecodeOptions& o);
 
 }  // namespace sigpu::flac

@@ -123,8 +123,8 @@ std::vector<float> expected(const std::vector<Clip>& clips, std::uint64_t length
   return out;
 }
 
-std::vector<float> clips_on_host(const std::vector<FileRange>& ranges, unsigned channels,
-                                 bool mono, const DecodeOptions& o, ClipsReport* report = nullptr) {
+std::vector<float> clips_on_host(const std::vector<FileRange>& ranges, unsigned channels, bool mono,
+                                 const DecodeOptions& o, ClipsReport* report = nullptr) {
   std::vector<float> out(ranges.size() * ranges[0].range.count * channels, -7.0f);
   ClipsReport r = decode_clips(ranges, out.data(), mono, o);
   for (const std::string& e : r.errors) EXPECT_TRUE(e.empty()) << e;
@@ -161,11 +161,11 @@ TEST(FlacClips, OneClipAndIntegerFormats) {
   const Source& s = sources().stereo24;
   const std::vector<FileRange> one = {{s.file, {1000, 3000}}};
   const std::vector<Clip> clip = {{&s, 1000}};
-  EXPECT_TRUE(twin::equal(
-      expected(clip, 3000, true, false),
-      clips_on_host(one, 2, false, {.backend = Backend::cpu_parallel,
-                                    .format = SampleFormat::f32,
-                                    .layout = Layout::planar})));
+  EXPECT_TRUE(twin::equal(expected(clip, 3000, true, false),
+                          clips_on_host(one, 2, false,
+                                        {.backend = Backend::cpu_parallel,
+                                         .format = SampleFormat::f32,
+                                         .layout = Layout::planar})));
   // s16 of 24-bit samples keeps their top 16 bits.
   std::vector<std::int16_t> out(2 * 3000);
   const ClipsReport r = decode_clips(one, out.data(), false,
@@ -183,8 +183,7 @@ TEST(FlacClips, RefuseBatchesThatDoNotFit) {
   EXPECT_THROW(decode_clips(mixed, out.data(), false, {.backend = Backend::cpu_parallel}),
                UsageError);
   EXPECT_NO_THROW(decode_clips(mixed, out.data(), true, {.backend = Backend::cpu_parallel}));
-  const std::vector<FileRange> lengths = {{s.stereo16.file, {0, 100}},
-                                          {s.stereo16.file, {0, 50}}};
+  const std::vector<FileRange> lengths = {{s.stereo16.file, {0, 100}}, {s.stereo16.file, {0, 50}}};
   EXPECT_THROW(decode_clips(lengths, out.data(), false), UsageError);
   const std::vector<std::uint8_t> junk(70000, 0x5a);
   const std::vector<FileRange> bad = {{s.stereo16.file, {0, 100}}, {junk, {0, 100}}};
@@ -229,9 +228,9 @@ TEST(FlacClips, PlanFindsWindowsAndTheirIndexes) {
         {.backend = Backend::cpu_parallel, .format = SampleFormat::raw32}, {first, first + length});
     ASSERT_TRUE(got.has_value());
     const auto* raw = reinterpret_cast<const std::int32_t*>(got->pcm.bytes.data());
-    EXPECT_TRUE(twin::equal(std::span(src.pcm).subspan(clips[i].first * src.channels,
-                                                       length * src.channels),
-                            std::span(raw, length * src.channels)));
+    EXPECT_TRUE(twin::equal(
+        std::span(src.pcm).subspan(clips[i].first * src.channels, length * src.channels),
+        std::span(raw, length * src.channels)));
   }
   // Only the clips that reach a file's last frame lack an index.
   EXPECT_GE(indexed, ranges.size() - 6);
@@ -263,8 +262,9 @@ void expect_gpu_equals_cpu(const std::vector<FileRange>& ranges, unsigned channe
       ranges, channels, mono,
       {.backend = Backend::cpu_parallel, .format = SampleFormat::f32, .layout = layout}, &want);
   DeviceBatch batch(ranges.size() * length * channels);
-  const ClipsReport got = decode_clips(
-      ranges, batch.p, mono, {.backend = Backend::cuda, .format = SampleFormat::f32, .layout = layout});
+  const ClipsReport got =
+      decode_clips(ranges, batch.p, mono,
+                   {.backend = Backend::cuda, .format = SampleFormat::f32, .layout = layout});
   for (const std::string& e : got.errors) EXPECT_TRUE(e.empty()) << e;
   EXPECT_EQ(got.backend, Backend::cuda);
   EXPECT_EQ(got.channels, channels);
@@ -307,8 +307,8 @@ TEST(FlacClipsGpu, DamagedWindowFallsBack) {
   ASSERT_FALSE(whole.report.damage.empty());
   const std::uint64_t length = 44100;
   const std::uint64_t hit = whole.report.damage[0].first_sample;
-  const std::vector<Clip> clips = {{&damaged, hit - length / 2}, {&damaged, 1000},
-                                   {&sources().stereo24, 5000}};
+  const std::vector<Clip> clips = {
+      {&damaged, hit - length / 2}, {&damaged, 1000}, {&sources().stereo24, 5000}};
   const std::vector<FileRange> ranges = ranges_of(clips, length);
   ClipsReport cpu;
   clips_on_host(ranges, 2, false, {.backend = Backend::cpu_parallel, .format = SampleFormat::f32},

@@ -82,8 +82,8 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     const std::uint64_t pcm_bytes = samples * channels * sizeof(std::int32_t);
     slot.output.reserve(pcm_bytes);
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, s()));
-    const PcmTarget raw{slot.output.get(), SampleFormat::raw32, Layout::interleaved,
-                        channels,          bps,                 samples};
+    const PcmTarget raw{
+        slot.output.get(), SampleFormat::raw32, Layout::interleaved, channels, bps, samples};
     const FrameResults results = slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps,
                                              channels, samples, raw, slot.file_spans.get());
     // A window is good when none of its frames failed (each was decoded with the end its index
@@ -114,8 +114,8 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     for (std::size_t at = 0; at < stored.size(); at += kClipsPerLaunch) {
       const dim3 grid(blocks, static_cast<unsigned>(std::min(kClipsPerLaunch, stored.size() - at)));
       with_clip_format(target.format, [&](auto f) {
-        ClipStoreKernel<f()><<<grid, kClipBlock, 0, s()>>>(pcm, sources.get() + at, target,
-                                                           channels, bps);
+        ClipStoreKernel<f()>
+            <<<grid, kClipBlock, 0, s()>>>(pcm, sources.get() + at, target, channels, bps);
       });
       SIGPU_CUDA_CHECK_LAUNCH();
     }

@@ -147,9 +147,8 @@ struct CudaEngine final : GpuEngine {
   /// The host threads of this engine's copies through staging and its batch plans: engines on
   /// different devices work at once, and one process-wide pool would take their jobs in turn.
   std::unique_ptr<ThreadPool> pool;
-  std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
+  std::vector<std::unique_ptr<DecodeSlot>> stream_slots;           ///< the streaming path's
   sigpu::cuda::DeviceBuffer<cuda::ClipSourceDevice> clip_sources;  ///< decode_clips'
-
 
   cudaStream_t s() const { return main.s(); }
   sigpu::cuda::Stager& staging() {
