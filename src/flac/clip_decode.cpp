@@ -114,9 +114,8 @@ ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
                          const DecodeOptions& o, std::uint64_t length) {
   if (clips.size() == 1) {
     // One clip's window is decoded by the host's cores and its clip uploaded: its few frames
-    // cannot fill the GPU, whose restore of a frame is a serial recurrence over its samples
-    // (about 1.2 ms for a 5-s window's 55 frames on the H100, against 1.1 ms for the window's
-    // search and decode on 16 cores).
+    // cannot fill the GPU, whose restore of a frame is a serial recurrence over its samples, and
+    // the host's cores finish it sooner (docs/BENCHMARKS.md, the ranges' single-clip rows).
     DecodeOptions ho = o;
     ho.backend = Backend::cpu_parallel;
     ByteBuffer host;
