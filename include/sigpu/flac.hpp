@@ -257,6 +257,33 @@ struct FileRange {
 std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges,
                                        const DecodeOptions& options = {});
 
+/// What decode_clips found, beside the batch it wrote.
+struct ClipsReport {
+  /// The batch's: the first clip's stream's (channels 1 with mono).
+  std::uint32_t sample_rate = 0, channels = 0, bits_per_sample = 0;
+  Backend backend = Backend::cpu;
+  std::uint64_t frames = 0;    ///< frames decoded
+  std::vector<Damage> damage;  ///< every clip's, in clip order, positions in its file
+  /// Per clip: empty, or why it could not be decoded (its place in the batch then holds
+  /// anything).
+  std::vector<std::string> errors;
+};
+
+/// A training batch of clips, every clip `length` = clips[i].range.count samples (the same for
+/// all), decoded into `out`: clip i from samples [range.first, range.first + length) of
+/// clips[i].file, zeros past its stream's end, in options.format (float32 scaled by
+/// 2^-(bits-1), or full-scale integers), planar layout giving (clips, channels, length),
+/// interleaved (clips, length, channels). `mono` averages each clip's channels into one (clips
+/// of any channel count may then share the batch); else every clip's stream must have the
+/// first's channel count, and always its sample rate (UsageError). `out` holds clips *
+/// length * channels values: host memory on the CPU backends, device memory of
+/// options.device on cuda, where each clip's window (found on the host, as decode_ranges finds
+/// it) goes up once and the frames of all windows decode in shared launches straight into the
+/// batch; a window that fails its own index (damage) takes decode_ranges' general way, with the
+/// same samples as every backend. The cuda batch is complete when the call returns.
+ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
+                         const DecodeOptions& options = {});
+
 /// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
 /// host memory they hold). Decoders in use finish first and are freed when they return.
 void release_gpu_memory();

@@ -37,7 +37,7 @@ class ClipLoader:
     device: "cuda", "cuda:N" or "cpu": where clips are decoded (on the GPU, only the frames
         around each clip, found through the SEEKTABLE or a local frame search) and where the
         batch lives. devices: GPU indices (``[0, 1]``); batch n is decoded on, and lives on,
-        ``devices[n % len(devices)]``, each device decoding on a thread of its own.
+        ``devices[n % len(devices)]``, each device decoding on threads of its own.
     shuffle: True draws clips at random, every sample of the corpus equally likely to start one
         (a file's weight is its number of possible starts), ``len(loader)`` full batches per epoch
         (as many clips as the sweep has, at least one batch). False sweeps the corpus in order
@@ -162,18 +162,20 @@ def _worker_info():
 
 
 def _prefetch(loader, epoch, which, starts, batches, to_torch):
-    """Yields (batch, meta) for `batches`, each decoded ahead on its device's thread: one thread
-    per device, batch n on devices[n % len(devices)], at most one finished batch waiting per
-    thread."""
+    """Yields (batch, meta) for `batches`, each decoded ahead on a thread of its device: batch n
+    on devices[n % len(devices)], at most one finished batch waiting per thread. A GPU has two
+    threads, so that one batch's windows are found on the host's cores while the GPU decodes
+    the other's."""
     devices = loader.devices
     stop = threading.Event()
-    lanes = [queue.Queue(maxsize=1) for _ in devices]
+    per_device = 1 if devices == ["cpu"] else 2
+    lanes = [queue.Queue(maxsize=1) for _ in range(per_device * len(devices))]
     order = list(batches)
     b = loader.batch_size
 
     def produce(lane):
         for k, n in enumerate(order):
-            if k % len(devices) != lane:
+            if k % len(lanes) != lane:
                 continue
             device = devices[n % len(devices)]
             try:
@@ -199,15 +201,15 @@ def _prefetch(loader, epoch, which, starts, batches, to_torch):
                 return
 
     threads = [threading.Thread(target=produce, args=(i,), daemon=True,
-                                name=f"sigpu-clips-{i}") for i in range(min(len(devices),
-                                                                            len(order)))]
+                                name=f"sigpu-clips-{i}")
+               for i in range(min(len(lanes), len(order)))]
 
     def consume():
         for t in threads:
             t.start()
         try:
             for k in range(len(order)):
-                ok, item = lanes[k % len(devices)].get()
+                ok, item = lanes[k % len(lanes)].get()
                 if not ok:
                     raise item
                 yield item

@@ -1,8 +1,6 @@
 // sigpu.flac: decode FLAC files, bytes or GPU-resident streams into arrays.
 #include <sigpu/flac.hpp>
 
-#include <cmath>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -226,53 +224,11 @@ std::vector<Audio> decode_batch(const py::iterable& srcs, const std::string& dev
   return out;
 }
 
-/// `samples` interleaved frames of `channels` values of `width` bytes into one run per channel,
-/// `stride` values apart.
-template <typename T>
-void deinterleave_as(const std::uint8_t* in, std::uint8_t* out, std::uint64_t samples,
-                     std::uint32_t channels, std::uint64_t stride) {
-  const T* from = reinterpret_cast<const T*>(in);
-  T* to = reinterpret_cast<T*>(out);
-  for (std::uint32_t c = 0; c < channels; ++c)
-    for (std::uint64_t t = 0; t < samples; ++t) to[c * stride + t] = from[t * channels + c];
-}
-void deinterleave(const std::uint8_t* in, std::uint8_t* out, std::uint64_t samples,
-                  std::uint32_t channels, std::uint64_t stride, std::size_t width) {
-  if (width == 2)
-    deinterleave_as<std::uint16_t>(in, out, samples, channels, stride);
-  else
-    deinterleave_as<std::uint32_t>(in, out, samples, channels, stride);
-}
-
-/// Clip `d`'s channels averaged into one, in its format, into `out` (`stride` values apart
-/// when planar, which one channel is anyway).
-template <typename T>
-void downmix_as(const flac::Pcm& d, std::uint8_t* out) {
-  const T* in = reinterpret_cast<const T*>(d.bytes.data());
-  T* to = reinterpret_cast<T*>(out);
-  for (std::uint64_t t = 0; t < d.samples; ++t) {
-    double sum = 0;
-    for (std::uint32_t c = 0; c < d.channels; ++c) sum += double(in[t * d.channels + c]);
-    const double mean = sum / d.channels;
-    if constexpr (std::is_floating_point_v<T>)
-      to[t] = T(mean);
-    else
-      to[t] = T(std::llround(mean));
-  }
-}
-void downmix(const flac::Pcm& d, std::uint8_t* out, flac::SampleFormat f) {
-  if (f == flac::SampleFormat::s16)
-    downmix_as<std::int16_t>(d, out);
-  else if (f == flac::SampleFormat::f32)
-    downmix_as<float>(d, out);
-  else
-    downmix_as<std::int32_t>(d, out);
-}
-
 /// Clips of `length` samples, clip i from srcs[i] at starts[i], decoded into one array (clips,
-/// length, channels) (or (clips, channels, length)): for a training batch, one upload on the GPU.
-/// A clip running past its stream's end is padded with zeros. `mono` averages each clip's
-/// channels into one (clips of any channel count may then share the batch).
+/// length, channels) (or (clips, channels, length)) where the batch lives (flac::decode_clips:
+/// on the GPU, written there by the decoder). A clip running past its stream's end is padded with
+/// zeros. `mono` averages each clip's channels into one (clips of any channel count may then
+/// share the batch).
 Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& starts,
                    std::uint64_t length, const std::string& device, const std::string& dtype,
                    bool channels_first, bool mono) {
@@ -283,12 +239,9 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   std::vector<InputBytes> inputs;
   for (py::handle src : srcs) inputs.push_back(input_bytes(src, false));
   py::gil_scoped_release nogil;
-  // Each clip is cut out on the host in its stream's layout; the batch is then filled directly.
-  flac::DecodeOptions o = s.options;
-  o.layout = flac::Layout::interleaved;
-  const std::size_t width = flac::bytes_per_sample(o.format);
-  // All clips in one call: their windows are found on all cores and decoded as one batch
-  // (shared launches on the GPU; one window per core on the CPU).
+  auto name = [&](std::size_t i) {
+    return inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name;
+  };
   std::vector<flac::FileRange> ranges;
   // A path drawn twice is one file to the decoder (its metadata parsed once).
   std::map<std::string, std::span<const std::uint8_t>> by_path;
@@ -297,56 +250,40 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
     if (!inputs[i].name.empty()) bytes = by_path.try_emplace(inputs[i].name, bytes).first->second;
     ranges.push_back({bytes, {starts[i], length}});
   }
-  // One clip is decoded by the host's cores and uploaded: a 5-s window takes them about 1 ms,
-  // less than a round trip through the GPU's launches.
-  flac::DecodeOptions ro = o;
-  if (ranges.size() == 1 && ro.backend == Backend::cuda) ro.backend = Backend::cpu_parallel;
-  std::vector<flac::BatchResult> got = flac::decode_ranges(ranges, ro);
-  std::vector<flac::Decoded> clips(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!got[i].error.empty())
-      throw Error((inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name) + ": " +
-                  got[i].error);
-    clips[i] = std::move(got[i].decoded);
-  }
-  Audio a;
-  a.sample_rate = clips[0].pcm.sample_rate;
-  a.channels = mono ? 1 : clips[0].pcm.channels;
-  a.bits_per_sample = clips[0].pcm.bits_per_sample;
-  const std::size_t clip_bytes = length * a.channels * width;
-  flac::ByteBuffer batch(inputs.size() * clip_bytes, 0);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const flac::Decoded& d = clips[i];
-    if ((!mono && d.pcm.channels != a.channels) || d.pcm.sample_rate != a.sample_rate) {
-      throw UsageError((inputs[i].name.empty() ? "clip " + std::to_string(i) : inputs[i].name) +
-                       ": a batch's clips must share their sample rate and (unless mono) their "
-                       "channel count");
+  // The batch has the first clip's channel count (one with mono).
+  std::uint32_t channels = 1;
+  if (!mono) {
+    try {
+      channels = flac::parse_stream(ranges[0].file).info.channels;
+    } catch (const Error& e) {
+      throw Error(name(0) + ": " + e.what());
     }
-    std::uint8_t* clip = batch.data() + i * clip_bytes;
-    if (mono && d.pcm.channels > 1)
-      downmix(d.pcm, clip, o.format);
-    else if (channels_first)
-      deinterleave(d.pcm.bytes.data(), clip, d.pcm.samples, a.channels, length, width);
-    else
-      std::memcpy(clip, d.pcm.bytes.data(), d.pcm.bytes.size());
-    for (const auto& dmg : d.report.damage) a.report.damage.push_back(dmg);
-    a.report.frames += d.report.frames;
   }
-  a.report.backend = ro.backend;
+  const std::size_t width = flac::bytes_per_sample(s.options.format);
+  const std::size_t bytes = inputs.size() * length * channels * width;
+  Audio a;
+  if (s.where.cuda) {
+    a.owner = device_alloc(bytes, s.where.index);
+    a.device = {kDLCUDA, s.where.index};
+  } else {
+    a.owner = std::make_shared<flac::ByteBuffer>(bytes);
+  }
+  a.data = s.where.cuda ? a.owner.get() : static_cast<flac::ByteBuffer*>(a.owner.get())->data();
+  const flac::ClipsReport r = flac::decode_clips(ranges, a.data, mono, s.options);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!r.errors[i].empty()) throw Error(name(i) + ": " + r.errors[i]);
+  a.sample_rate = r.sample_rate;
+  a.channels = r.channels;
+  a.bits_per_sample = r.bits_per_sample;
+  a.report.backend = r.backend;
+  a.report.frames = r.frames;
+  a.report.damage = r.damage;
   a.samples = length;
-  a.dtype = sample_type(o.format);
+  a.dtype = sample_type(s.options.format);
   const auto n = std::int64_t(inputs.size()), len = std::int64_t(length),
              ch = std::int64_t(a.channels);
   a.shape = channels_first ? std::vector<std::int64_t>{n, ch, len}
                            : std::vector<std::int64_t>{n, len, ch};
-  if (s.where.cuda) {
-    static_cast<Array&>(a) =
-        device_array(batch.data(), batch.size(), a.shape, a.dtype, s.where.index);
-  } else {
-    auto owner = std::make_shared<flac::ByteBuffer>(std::move(batch));
-    a.data = owner->data();
-    a.owner = owner;
-  }
   return a;
 }
 

@@ -15,6 +15,7 @@
 #include <sigpu/flac.hpp>
 
 #include "flac/backends.hpp"
+#include "flac/clip_store.hpp"
 
 namespace sigpu::flac {
 
@@ -31,6 +32,15 @@ struct DeviceOutput {
   DecodeOutput out;  ///< out.pcm has the shape and no bytes
   void* data = nullptr;
   std::shared_ptr<void> owner;
+};
+
+/// A window of a clip batch: its bytes, the index the caller verified for them, and where its
+/// clip lies.
+struct ClipWindow {
+  std::span<const std::uint8_t> bytes;
+  const FrameIndex* index = nullptr;
+  std::uint64_t first = 0;  ///< the clip's first sample in the window's output
+  std::uint64_t clip = 0;   ///< the clip's place in the batch
 };
 
 class GpuEngine {
@@ -70,6 +80,15 @@ class GpuEngine {
   /// Many files packed into shared launches; result i belongs to files[i].
   virtual std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                                const DecodeOptions& o) = 0;
+  /// Windows decoded together, with no search (shared launches for the windows of one channel
+  /// count and depth), each one's samples [first, first + target.length) written as clip `clip`
+  /// of `target`, in this engine's device memory (store_clip_sample; zeros past the window's
+  /// output). Result k: whether windows[k]'s frames all decoded as its index says; a window that
+  /// did not leaves its clip unwritten. Returns when the batch is written.
+  virtual std::vector<bool> decode_clips(std::span<const ClipWindow> windows,
+                                         const ClipTarget& target) = 0;
+  /// Copies `bytes` of host memory to this engine's device memory (through its staging).
+  virtual void upload(void* device, const std::uint8_t* host, std::size_t bytes) = 0;
   /// Copies `bytes` of this engine's device memory to host memory (through its staging).
   virtual void download(std::uint8_t* host, const void* device, std::size_t bytes) = 0;
   /// Compressed bytes in device memory (4-byte aligned), PCM left there.

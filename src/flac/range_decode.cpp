@@ -18,19 +18,10 @@
 #include "flac/backends.hpp"
 #include "flac/decoder_common.hpp"
 #include "flac/gpu_pool.hpp"
+#include "flac/range_window.hpp"
 
 namespace sigpu::flac {
 namespace {
-
-/// Bytes [begin, end) of a file that start at a frame and end before one (or at the end), and
-/// the first sample of that first frame. When the window ends before a frame, every frame in it
-/// has a verified successor: their chain is the window's index (positions in the window's
-/// bytes), and a backend decodes it without searching the bytes again. Empty where the window
-/// runs to the file's end (its last frame unverified) or a frame disagrees with the stream.
-struct Window {
-  std::uint64_t begin = 0, end = 0, first_sample = 0;
-  FrameIndex index;
-};
 
 class WindowFinder {
  public:
@@ -271,6 +262,113 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
   return finish_range(std::move(w), stream, win, range);
 }
 
+RangePlan plan_ranges(std::span<const FileRange> ranges) {
+  RangePlan plan;
+  plan.stream_of.resize(ranges.size());
+  plan.windows.resize(ranges.size());
+  plan.errors.resize(ranges.size());
+  // Each distinct file's metadata is parsed once; a file that cannot be parsed fails its ranges.
+  std::vector<std::optional<WindowFinder>> finders;
+  std::vector<std::string> file_errors;
+  std::vector<std::size_t> first_range;  // per file
+  std::map<std::pair<const std::uint8_t*, std::size_t>, std::size_t> seen;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const auto key = std::make_pair(ranges[i].file.data(), ranges[i].file.size());
+    const auto [it, added] = seen.try_emplace(key, plan.streams.size());
+    if (added) {
+      plan.streams.emplace_back();
+      file_errors.emplace_back();
+      first_range.push_back(i);
+      try {
+        plan.streams.back() = parse_stream(ranges[i].file);
+      } catch (const std::exception& ex) {
+        file_errors.back() = ex.what();
+      }
+    }
+    plan.stream_of[i] = it->second;
+  }
+  // (The finders hold references into `streams`, complete by now.)
+  for (std::size_t k = 0; k < plan.streams.size(); ++k) {
+    finders.emplace_back();
+    if (!file_errors[k].empty()) continue;
+    try {
+      finders.back().emplace(ranges[first_range[k]].file, plan.streams[k]);
+    } catch (const std::exception& ex) {
+      file_errors[k] = ex.what();
+    }
+  }
+  auto find = [&](std::size_t i, ThreadPool& pool) {
+    const std::size_t k = plan.stream_of[i];
+    if (!file_errors[k].empty()) {
+      plan.errors[i] = file_errors[k];
+      return;
+    }
+    try {
+      plan.windows[i] = finders[k]->find(ranges[i].range, pool);
+    } catch (const std::exception& ex) {
+      plan.errors[i] = ex.what();
+    }
+  };
+  if (ranges.size() == 1) {
+    find(0, ThreadPool::shared());
+    return plan;
+  }
+  ThreadPool::shared().parallel_for(
+      ranges.size(),
+      [&](std::size_t b, std::size_t e) {
+        ThreadPool alone(1);
+        for (std::size_t i = b; i < e; ++i) find(i, alone);
+      },
+      1);
+  return plan;
+}
+
+std::vector<BatchResult> decode_windows(std::span<const FileRange> ranges, const RangePlan& plan,
+                                        std::span<const std::size_t> which,
+                                        const DecodeOptions& o) {
+  std::vector<BatchResult> out(which.size());
+  // Windows carry no STREAMINFO: those of one stream shape (rate, channels, depth) are decoded
+  // as one batch with that shape's parameters.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<std::size_t>>
+      by_shape;
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const StreamInfo& info = plan.streams[plan.stream_of[which[k]]].info;
+    by_shape[{info.sample_rate, info.channels, info.bits_per_sample}].push_back(k);
+  }
+  // (Named through a reference: clang 14, the fuzz build's compiler, cannot capture structured
+  // bindings.)
+  for (const auto& group : by_shape) {
+    const std::vector<std::size_t>& found = group.second;
+    std::vector<std::span<const std::uint8_t>> spans;
+    for (std::size_t k : found) {
+      const Window& w = plan.windows[which[k]];
+      spans.push_back(ranges[which[k]].file.subspan(w.begin, w.end - w.begin));
+    }
+    std::vector<BatchResult> decoded =
+        decode_batch(spans, window_options(plan.streams[plan.stream_of[which[found[0]]]], o));
+    ThreadPool::shared().parallel_for(
+        found.size(),
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t j = b; j < e; ++j) {
+            const std::size_t k = found[j], i = which[k];
+            if (!decoded[j].error.empty()) {
+              out[k].error = std::move(decoded[j].error);
+              continue;
+            }
+            try {
+              out[k].decoded =
+                  finish_range(std::move(decoded[j].decoded), plan.streams[plan.stream_of[i]],
+                               plan.windows[i], ranges[i].range);
+            } catch (const std::exception& ex) {
+              out[k].error = ex.what();
+            }
+          }
+        },
+        1);
+  }
+  return out;
+}
+
 std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges, const DecodeOptions& o) {
   if (ranges.size() == 1) {  // its window searched on all cores, decoded from its own index
     std::vector<BatchResult> one(1);
@@ -281,84 +379,14 @@ std::vector<BatchResult> decode_ranges(std::span<const FileRange> ranges, const 
     }
     return one;
   }
-  // Each distinct file's metadata is parsed once; a file that cannot be parsed fails its ranges.
-  struct Source {
-    std::span<const std::uint8_t> file;
-    std::optional<Stream> stream;
-    std::optional<WindowFinder> finder;
-    std::string error;
-  };
-  std::vector<Source> sources;
-  std::vector<std::size_t> source_of(ranges.size());
-  std::map<std::pair<const std::uint8_t*, std::size_t>, std::size_t> seen;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    const auto key = std::make_pair(ranges[i].file.data(), ranges[i].file.size());
-    const auto [it, added] = seen.try_emplace(key, sources.size());
-    if (added) sources.push_back({ranges[i].file, {}, {}, {}});
-    source_of[i] = it->second;
-  }
-  for (Source& src : sources) {
-    try {
-      src.stream.emplace(parse_stream(src.file));
-      src.finder.emplace(src.file, *src.stream);
-    } catch (const std::exception& ex) {
-      src.error = ex.what();
-    }
-  }
-  std::vector<BatchResult> out(ranges.size());
-  std::vector<Window> windows(ranges.size());
-  ThreadPool::shared().parallel_for(
-      ranges.size(),
-      [&](std::size_t b, std::size_t e) {
-        ThreadPool alone(1);
-        for (std::size_t i = b; i < e; ++i) {
-          const Source& src = sources[source_of[i]];
-          if (!src.error.empty()) {
-            out[i].error = src.error;
-            continue;
-          }
-          try {
-            windows[i] = src.finder->find(ranges[i].range, alone);
-          } catch (const std::exception& ex) {
-            out[i].error = ex.what();
-          }
-        }
-      },
-      1);
-  // Windows carry no STREAMINFO: those of one stream shape (rate, channels, depth) are decoded
-  // as one batch with that shape's parameters.
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<std::size_t>>
-      by_shape;
+  const RangePlan plan = plan_ranges(ranges);
+  std::vector<std::size_t> found;
   for (std::size_t i = 0; i < ranges.size(); ++i)
-    if (out[i].error.empty()) {
-      const StreamInfo& info = sources[source_of[i]].stream->info;
-      by_shape[{info.sample_rate, info.channels, info.bits_per_sample}].push_back(i);
-    }
-  // (Named through a reference: clang 14, the fuzz build's compiler, cannot capture structured
-  // bindings.)
-  for (const auto& group : by_shape) {
-    const std::vector<std::size_t>& found = group.second;
-    std::vector<std::span<const std::uint8_t>> spans;
-    for (std::size_t i : found)
-      spans.push_back(ranges[i].file.subspan(windows[i].begin, windows[i].end - windows[i].begin));
-    std::vector<BatchResult> decoded =
-        decode_batch(spans, window_options(*sources[source_of[found[0]]].stream, o));
-    ThreadPool::shared().parallel_for(
-        found.size(),
-        [&](std::size_t b, std::size_t e) {
-          for (std::size_t j = b; j < e; ++j) {
-            const std::size_t i = found[j];
-            if (!decoded[j].error.empty()) {
-              out[i].error = std::move(decoded[j].error);
-              continue;
-            }
-            out[i].decoded =
-                finish_range(std::move(decoded[j].decoded), *sources[source_of[i]].stream,
-                             windows[i], ranges[i].range);
-          }
-        },
-        1);
-  }
+    if (plan.errors[i].empty()) found.push_back(i);
+  std::vector<BatchResult> decoded = decode_windows(ranges, plan, found, o);
+  std::vector<BatchResult> out(ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) out[i].error = plan.errors[i];
+  for (std::size_t k = 0; k < found.size(); ++k) out[found[k]] = std::move(decoded[k]);
   return out;
 }
 

@@ -25,14 +25,6 @@ struct PlannedFile {
   bool packed = false;  ///< decoded in a shared launch (else alone, or failed)
 };
 
-/// Device bytes a pack may use for compressed data, scratch and PCM together.
-constexpr std::uint64_t kPackBudget = std::uint64_t{1} << 30;
-constexpr std::uint64_t kPackAlign = 256;
-
-std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
-  return (v + a - 1) / a * a;
-}
-
 }  // namespace
 
 std::vector<EngineFile> CudaEngine::decode_batch(

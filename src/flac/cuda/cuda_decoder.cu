@@ -718,7 +718,8 @@ std::uint64_t CudaEngine::device_bytes() const {
   std::uint64_t n = main.device_bytes() +
                     (positions.capacity() + positions_sorted.capacity()) * sizeof(std::uint64_t) +
                     sort_temp.capacity() + cands.capacity() * sizeof(Candidate) +
-                    links_taken.capacity() * sizeof(std::uint32_t);
+                    links_taken.capacity() * sizeof(std::uint32_t) +
+                    clip_sources.capacity() * sizeof(ClipSourceDevice);
   for (const auto& slot : stream_slots) n += slot->device_bytes();
   return n;
 }
@@ -801,6 +802,12 @@ std::optional<DecodeOutput> CudaEngine::decode_index(std::span<const std::uint8_
     staging().download(out.pcm.bytes.data() + c * run,
                        main.output.get() + pcm_offset(target, keep.first, c) * v, run, s(), pool);
   return out;
+}
+
+void CudaEngine::upload(void* device, const std::uint8_t* host, std::size_t bytes) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
+  staging().upload(device, host, bytes, s(), host_pool());
+  main.stream.synchronize();
 }
 
 void CudaEngine::download(std::uint8_t* host, const void* device, std::size_t bytes) {

@@ -23,6 +23,12 @@ struct FileSpanDevice {
   std::uint64_t offset, size;
 };
 
+/// A decoded window as ClipStoreKernel reads it (decode_clips): its clip's first sample in the
+/// pack's output, how many samples it has from there, and the clip's place in the batch.
+struct ClipSourceDevice {
+  std::uint64_t sample, available, clip;
+};
+
 /// A narrow parse's pool of the values that do not fit (NarrowSpill), and its two counters, zero
 /// at launch: entries taken, and whether a frame was refused (the decode must then be made
 /// again with 32-bit scratch).

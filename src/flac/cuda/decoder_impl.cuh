@@ -33,6 +33,16 @@ void log_frame_errors(const FrameResultDevice* results, std::uint32_t n);
 void log_narrow_decode(const std::uint32_t* counters);
 }  // namespace cuda
 
+/// Device bytes a pack of files (decode_batch, decode_clips) may use for compressed data,
+/// scratch and PCM together.
+inline constexpr std::uint64_t kPackBudget = std::uint64_t{1} << 30;
+/// Where each file of a pack starts in its device buffer.
+inline constexpr std::uint64_t kPackAlign = 256;
+
+inline std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
 /// The buffers and stream of one frame decode in flight. Buffers grow to the largest decode
 /// they served and are kept.
 struct DecodeSlot {
@@ -137,7 +147,8 @@ struct CudaEngine final : GpuEngine {
   /// The host threads of this engine's copies through staging and its batch plans: engines on
   /// different devices work at once, and one process-wide pool would take their jobs in turn.
   std::unique_ptr<ThreadPool> pool;
-  std::vector<std::unique_ptr<DecodeSlot>> stream_slots;  ///< the streaming path's
+  std::vector<std::unique_ptr<DecodeSlot>> stream_slots;           ///< the streaming path's
+  sigpu::cuda::DeviceBuffer<cuda::ClipSourceDevice> clip_sources;  ///< decode_clips'
 
   cudaStream_t s() const { return main.s(); }
   sigpu::cuda::Stager& staging() {
@@ -188,6 +199,9 @@ struct CudaEngine final : GpuEngine {
                                 const DecodeOptions& o) override;
   std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                        const DecodeOptions& o) override;
+  std::vector<bool> decode_clips(std::span<const ClipWindow> windows,
+                                 const ClipTarget& target) override;
+  void upload(void* device, const std::uint8_t* host, std::size_t bytes) override;
   void download(std::uint8_t* host, const void* device, std::size_t bytes) override;
   DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
                              const DecodeOptions& o) override;
