@@ -203,6 +203,13 @@ ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
   DecodeOptions o = options;
   o.backend = resolve(o.backend);
   o.verify_md5 = false;  // a clip never holds a whole stream
+  if (o.backend == Backend::cuda && !EngineLease(o.device)->on_device(out)) {
+    // Left to choose, the batch is written where it lives: host memory by the host's cores.
+    if (options.backend != Backend::automatic)
+      throw UsageError("decode_clips on cuda writes the batch into device memory of device " +
+                       std::to_string(o.device) + "; `out` is not");
+    o.backend = Backend::cpu_parallel;
+  }
   if (o.backend == Backend::cuda) return clips_on_gpu(clips, out, mono, o, length);
   return clips_on_cpu(clips, out, mono, o, length);
 }

@@ -62,6 +62,8 @@ class GpuEngine {
   /// Whether the driver can DMA from or to this host memory directly (cudaMallocHost,
   /// cudaHostRegister).
   virtual bool pinned(const void* host) const = 0;
+  /// Whether `p` is memory this engine's device can write as its own (cudaMalloc, managed).
+  virtual bool on_device(const void* p) const = 0;
 
   /// A whole stream in host memory. The PCM goes to `out` when it is exactly its size (the
   /// result's pcm then has the shape and no bytes), else to pcm.bytes; `landed` follows it.

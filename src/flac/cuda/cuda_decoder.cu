@@ -738,6 +738,16 @@ bool CudaEngine::pinned(const void* host) const {
   return a.type == cudaMemoryTypeHost;
 }
 
+bool CudaEngine::on_device(const void* p) const {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) &&
+         a.device == device_id;
+}
+
 DecodeOutput CudaEngine::decode(std::span<const std::uint8_t> file, const Stream& stream,
                                 const DecodeOptions& o, std::span<std::uint8_t> out,
                                 const Landed& landed) {

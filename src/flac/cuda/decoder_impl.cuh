@@ -189,6 +189,7 @@ struct CudaEngine final : GpuEngine {
   int device() const override { return device_id; }
   std::uint64_t device_bytes() const override;
   bool pinned(const void* host) const override;
+  bool on_device(const void* p) const override;
   DecodeOutput decode(std::span<const std::uint8_t> file, const Stream& stream,
                       const DecodeOptions& o, std::span<std::uint8_t> out,
                       const Landed& landed) override;
