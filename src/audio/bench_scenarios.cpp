@@ -86,11 +86,13 @@ void write_irs(const fs::path& path, int channels, int taps, double rate) {
   info.channels = channels;
   info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
   SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
-  if (!f) throw Error("audio bench: cannot write '" + path.string() + "': " + sf_strerror(nullptr));
+  if (!f)
+    throw OutputError("audio bench: cannot write '" + path.string() + "': " + sf_strerror(nullptr));
   const sf_count_t written = sf_writef_float(f, inter.data(), taps);
   const std::string why = sf_strerror(f);
   sf_close(f);
-  if (written != taps) throw Error("audio bench: writing '" + path.string() + "' failed: " + why);
+  if (written != taps)
+    throw OutputError("audio bench: writing '" + path.string() + "' failed: " + why);
 #else
   (void)channels, (void)taps, (void)rate;
   throw Error("audio bench: cannot write the IR '" + path.string() +

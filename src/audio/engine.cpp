@@ -139,7 +139,9 @@ Engine::Engine(const Graph& graph, const EngineOptions& options) : impl_(std::ma
     try {
       e->configure(options.sample_rate, options.period);
     } catch (const ParamError& err) {
-      throw Error("node '" + n.id + "' parameter '" + err.param() + "': " + err.what());
+      // The graph cannot run at this rate and period: the CLI's "not of the format", as for the
+      // parameters the loader refuses.
+      throw InputError("node '" + n.id + "' parameter '" + err.param() + "': " + err.what());
     }
     impl_->effects.push_back(std::move(e));
   }

@@ -41,10 +41,10 @@ RenderReport render(const Graph& graph, const std::string& in_path, const std::s
   SF_INFO in_info{};
   SndFile in;
   in.f = sf_open(in_path.c_str(), SFM_READ, &in_info);
-  if (!in.f) throw Error("render: cannot read '" + in_path + "': " + sf_strerror(nullptr));
+  if (!in.f) throw InputError("render: cannot read '" + in_path + "': " + sf_strerror(nullptr));
   if (in_info.channels != graph.inputs()) {
-    throw Error("render: '" + in_path + "' has " + std::to_string(in_info.channels) +
-                " channels but the graph has " + std::to_string(graph.inputs()) + " inputs");
+    throw UsageError("render: '" + in_path + "' has " + std::to_string(in_info.channels) +
+                     " channels but the graph has " + std::to_string(graph.inputs()) + " inputs");
   }
   Engine engine(graph, {.backend = options.backend,
                         .period = options.period,
@@ -62,7 +62,7 @@ RenderReport render(const Graph& graph, const std::string& in_path, const std::s
   }
   SndFile out;
   out.f = sf_open(out_path.c_str(), SFM_WRITE, &out_info);
-  if (!out.f) throw Error("render: cannot write '" + out_path + "': " + sf_strerror(nullptr));
+  if (!out.f) throw OutputError("render: cannot write '" + out_path + "': " + sf_strerror(nullptr));
   // FLAC is integer: clip rather than wrap.
   sf_command(out.f, SFC_SET_CLIPPING, nullptr, SF_TRUE);
 
@@ -99,7 +99,7 @@ RenderReport render(const Graph& graph, const std::string& in_path, const std::s
       for (int c = 0; c < co; ++c) interleaved[i * co + c] = planar_out[std::size_t(c) * P + i];
     }
     if (sf_writef_float(out.f, interleaved.data(), n) != n) {
-      throw Error("render: writing '" + out_path + "' failed: " + sf_strerror(out.f));
+      throw OutputError("render: writing '" + out_path + "' failed: " + sf_strerror(out.f));
     }
     done += std::uint64_t(n);
     if (options.progress) options.progress(done, total);

@@ -24,11 +24,11 @@ class LoopSource final : public ServeSource {
   LoopSource(const ServeOptions& o, int inputs) : o_(o) {
     SF_INFO info{};
     SNDFILE* f = sf_open(o.loop_path.c_str(), SFM_READ, &info);
-    if (!f) throw Error("serve: cannot read '" + o.loop_path + "': " + sf_strerror(nullptr));
+    if (!f) throw InputError("serve: cannot read '" + o.loop_path + "': " + sf_strerror(nullptr));
     if (info.channels != inputs) {
       sf_close(f);
-      throw Error("serve: '" + o.loop_path + "' has " + std::to_string(info.channels) +
-                  " channels but the graph has " + std::to_string(inputs) + " inputs");
+      throw UsageError("serve: '" + o.loop_path + "' has " + std::to_string(info.channels) +
+                       " channels but the graph has " + std::to_string(inputs) + " inputs");
     }
     rate_ = info.samplerate;
     channels_ = info.channels;
@@ -62,7 +62,7 @@ class LoopSource final : public ServeSource {
       out.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
       rec = sf_open(o_.record_path.c_str(), SFM_WRITE, &out);
       if (!rec)
-        throw Error("serve: cannot write '" + o_.record_path + "': " + sf_strerror(nullptr));
+        throw OutputError("serve: cannot write '" + o_.record_path + "': " + sf_strerror(nullptr));
     }
     std::vector<std::vector<float>> in(ci, std::vector<float>(P)), out(co, std::vector<float>(P));
     std::vector<const float*> ip;

@@ -116,13 +116,19 @@ TEST(AudioCli, RenderRefusesClearly) {
   }
   auto r = shell("'" + kSigpu + "' audio render -f '" + bad + "' '" + in + "' '" +
                  (dir / "x.wav").string() + "'");
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 3);  // the graph cannot run at the file's rate
   EXPECT_NE(r.output.find("node 'lo' parameter 'band.0.freq'"), std::string::npos) << r.output;
   r = shell("'" + kSigpu + "' audio render -f '" + source_path("examples/audio/sends.json") +
             "' '" + in + "' '" + (dir / "x.wav").string() + "'");
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("has 1 channels but the graph has 4 inputs"), std::string::npos)
       << r.output;
+  // Something that is not a sound file as the input: 3, and nothing written.
+  r = shell("'" + kSigpu + "' audio render -f '" + source_path("examples/audio/guitar.json") +
+            "' '" + bad + "' '" + (dir / "y.wav").string() + "'");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("cannot read '" + bad + "'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "y.wav"));
   r = shell("'" + kSigpu + "' audio check '" + source_path("examples/audio/console.json") +
             "' --set N=256");
   EXPECT_EQ(r.code, 0) << r.output;
