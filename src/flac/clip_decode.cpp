@@ -110,7 +110,7 @@ ClipsReport clips_on_cpu(std::span<const FileRange> clips, void* out, bool mono,
   return r;
 }
 
-ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
+ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, void* out, bool mono,
                          const DecodeOptions& o, std::uint64_t length) {
   if (clips.size() == 1) {
     // One clip's window is decoded by the host's cores and its clip uploaded: its few frames
@@ -120,7 +120,7 @@ ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
     ho.backend = Backend::cpu_parallel;
     ByteBuffer host;
     ClipsReport r = clips_on_cpu(clips, nullptr, mono, ho, length, &host);
-    if (r.errors[0].empty()) EngineLease(o.device)->upload(out, host.data(), host.size());
+    if (r.errors[0].empty()) engine.upload(out, host.data(), host.size());
     return r;
   }
   Stopwatch clock;
@@ -143,8 +143,7 @@ ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
       windows.push_back({clips[i].file.subspan(w.begin, w.end - w.begin), &w.index,
                          clips[i].range.first - w.first_sample, i});
   }
-  EngineLease engine(o.device);
-  const std::vector<bool> ok = engine->decode_clips(windows, t);
+  const std::vector<bool> ok = engine.decode_clips(windows, t);
   const double t_engine = clock.seconds();
   std::vector<std::uint64_t> frames(clips.size(), 0);
   std::vector<bool> done(clips.size(), false);
@@ -172,7 +171,7 @@ ClipsReport clips_on_gpu(std::span<const FileRange> clips, void* out, bool mono,
         continue;
       }
       store_clips(on_host, {&got[k].decoded.pcm});
-      engine->upload(static_cast<std::uint8_t*>(out) + i * host.size(), host.data(), host.size());
+      engine.upload(static_cast<std::uint8_t*>(out) + i * host.size(), host.data(), host.size());
       general[i] = std::move(got[k].decoded);
     }
   }
@@ -203,14 +202,15 @@ ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
   DecodeOptions o = options;
   o.backend = resolve(o.backend);
   o.verify_md5 = false;  // a clip never holds a whole stream
-  if (o.backend == Backend::cuda && !EngineLease(o.device)->on_device(out)) {
+  if (o.backend == Backend::cuda) {
+    EngineLease engine(o.device);
+    if (engine->on_device(out)) return clips_on_gpu(*engine, clips, out, mono, o, length);
     // Left to choose, the batch is written where it lives: host memory by the host's cores.
     if (options.backend != Backend::automatic)
       throw UsageError("decode_clips on cuda writes the batch into device memory of device " +
                        std::to_string(o.device) + "; `out` is not");
     o.backend = Backend::cpu_parallel;
   }
-  if (o.backend == Backend::cuda) return clips_on_gpu(clips, out, mono, o, length);
   return clips_on_cpu(clips, out, mono, o, length);
 }
 

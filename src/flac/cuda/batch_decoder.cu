@@ -58,7 +58,7 @@ std::vector<EngineFile> CudaEngine::decode_batch(
       1);
 
   std::vector<std::size_t> alone;  // decoded by decode(): planar output, empty, or relinked
-  std::map<std::pair<unsigned, unsigned>, std::vector<std::size_t>> groups;
+  ShapeGroups groups;
   for (std::size_t i = 0; i < n; ++i) {
     if (!out[i].error.empty()) continue;
     if (plan[i].packed)
@@ -181,24 +181,13 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     t_down += stage.seconds();
   };
 
-  for (const auto& [key, members] : groups) {
-    std::vector<std::size_t> pack;
-    std::uint64_t used = 0;
-    for (std::size_t i : members) {
-      const FrameIndex& index = plan[i].index;
-      const std::uint64_t need = align_up(files[i].size(), kPackAlign) +
-                                 index.total_samples * index.channels *
-                                     (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
-      if (!pack.empty() && used + need > kPackBudget) {
-        run_pack(pack, key.first, key.second);
-        pack.clear();
-        used = 0;
-      }
-      pack.push_back(i);
-      used += need;
-    }
-    if (!pack.empty()) run_pack(pack, key.first, key.second);
-  }
+  const auto need = [&](std::size_t i) {
+    const FrameIndex& index = plan[i].index;
+    return align_up(files[i].size(), kPackAlign) +
+           index.total_samples * index.channels *
+               (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
+  };
+  for_each_pack(groups, need, run_pack);
   if (traced)
     std::fprintf(stderr,
                  "sigpu cuda batch: %zu files; plan %.1f ms; %zu packs: upload %.1f ms, decode "

@@ -123,28 +123,17 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     main.stream.synchronize();
   };
 
-  std::map<std::pair<unsigned, unsigned>, std::vector<std::size_t>> groups;
+  ShapeGroups groups;
   for (std::size_t k = 0; k < windows.size(); ++k) {
     const FrameIndex& x = *windows[k].index;
     if (!x.frames.empty()) groups[{x.channels, x.bits_per_sample}].push_back(k);
   }
-  for (const auto& [key, members] : groups) {
-    std::vector<std::size_t> pack;
-    std::uint64_t used = 0;
-    for (std::size_t k : members) {
-      const FrameIndex& x = *windows[k].index;
-      const std::uint64_t need = align_up(windows[k].bytes.size(), kPackAlign) +
-                                 x.total_samples * x.channels * (x.bits_per_sample == 32 ? 12 : 8);
-      if (!pack.empty() && used + need > kPackBudget) {
-        run_pack(pack, key.first, key.second);
-        pack.clear();
-        used = 0;
-      }
-      pack.push_back(k);
-      used += need;
-    }
-    if (!pack.empty()) run_pack(pack, key.first, key.second);
-  }
+  const auto need = [&](std::size_t k) {
+    const FrameIndex& x = *windows[k].index;
+    return align_up(windows[k].bytes.size(), kPackAlign) +
+           x.total_samples * x.channels * (x.bits_per_sample == 32 ? 12 : 8);
+  };
+  for_each_pack(groups, need, run_pack);
   return ok;
 }
 

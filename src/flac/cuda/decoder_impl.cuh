@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -41,6 +42,30 @@ inline constexpr std::uint64_t kPackAlign = 256;
 
 inline std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;
+}
+
+/// Files of one shape (channels, bits per sample), a group per shape.
+using ShapeGroups = std::map<std::pair<unsigned, unsigned>, std::vector<std::size_t>>;
+
+/// Cuts every group into packs of members in order whose needs (need(i): bytes) add up to at
+/// most kPackBudget (a member alone may need more) and calls run(pack, channels, bits) on each.
+template <class Need, class Run>
+void for_each_pack(const ShapeGroups& groups, const Need& need, const Run& run) {
+  for (const auto& [shape, members] : groups) {
+    std::vector<std::size_t> pack;
+    std::uint64_t used = 0;
+    for (std::size_t i : members) {
+      const std::uint64_t n = need(i);
+      if (!pack.empty() && used + n > kPackBudget) {
+        run(pack, shape.first, shape.second);
+        pack.clear();
+        used = 0;
+      }
+      pack.push_back(i);
+      used += n;
+    }
+    if (!pack.empty()) run(pack, shape.first, shape.second);
+  }
 }
 
 /// The buffers and stream of one frame decode in flight. Buffers grow to the largest decode
