@@ -1,17 +1,22 @@
 // FLAC on several GPUs against one, host to host, in one run on one machine: a long file
 // (decode_into with DecodeOptions::devices, the PCM straight into the caller's buffer) and a
-// batch of short clips (decode_batch with devices), from pageable and from pinned host memory,
+// batch of short clips, both into the caller's buffers (decode_batch_into, one arena) and into
+// fresh buffers of the library's (decode_batch), from pageable and from pinned host memory,
 // on 1, 2, 4, ... of the visible devices. libFLAC decodes the file once beside them (the peer, one
 // thread) and gives the reference every output is checked against, sample for sample.
 //
 //   flac_devices_bench FILE [--clips N] [--clip-seconds S] [--distinct D] [--repeat R]
 //
-// --clips 0 leaves the clips out. The clips are D distinct --clip-seconds pieces of FILE's audio,
-// encoded by libFLAC (level 5) in process, repeated to N files. Every row is int16 output without
-// MD5 (the serial MD5 is a host cost no device count changes), the median of R runs after a
-// warm-up, and is printed with its ratio to one GPU and its bounds measured in the same run: each
-// device's PCIe link (pinned H2D and D2H; the devices' links in parallel) and, for pageable memory,
-// the host's copy rate over all cores (staging copies every byte once on the host).
+// Rows: "file" the long file, "clips" the clips into the arena, "fresh" the clips into fresh
+// buffers (pinned or pageable is then the input's memory alone). --clips 0 leaves the clips out.
+// The clips are D distinct --clip-seconds pieces of FILE's audio, encoded by libFLAC (level 5) in
+// process, repeated to N files. Every row is int16 output without MD5 (the serial MD5 is a host
+// cost no device count changes), the median of R runs after a warm-up, and is printed with its
+// ratio to one GPU and its bounds measured in the same run: each device's PCIe link (pinned H2D and
+// D2H; the devices' links in parallel) and, for pageable memory, the host's copy rate over all
+// cores (staging copies every byte once on the host); for fresh buffers, the time all cores take to
+// write that much PCM into new buffers of a clip's size (page faults included), which no device
+// count changes.
 #include <sigpu/core.hpp>
 #include <sigpu/flac.hpp>
 
@@ -123,6 +128,29 @@ double host_copy_rate(std::size_t bytes) {
   }
   std::sort(rates.begin(), rates.end());
   return rates[rates.size() / 2];
+}
+
+/// Seconds all hardware threads take to allocate `count` buffers of `bytes` and write them once
+/// (as decode_batch's results are: fresh pages), then free them; the median of 3.
+double fresh_write_seconds(std::size_t count, std::size_t bytes) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<double> s;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<flac::ByteBuffer> bufs(count);
+    const auto t0 = Clock::now();
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t i = t; i < count; i += threads) {
+          bufs[i].resize(bytes);
+          std::memset(bufs[i].data(), 1, bytes);
+        }
+      });
+    for (auto& t : pool) t.join();
+    s.push_back(seconds_since(t0));
+  }
+  std::sort(s.begin(), s.end());
+  return s[1];
 }
 
 /// Host memory of either kind; pinned through cudaMallocHost.
@@ -264,6 +292,7 @@ int main(int argc, char** argv) {
               clip_seconds, distinct, clip_bytes / 1e6, clips_pcm_bytes / 1e6);
 
   const double host_rate = host_copy_rate(std::size_t{1} << 30);
+  const double fresh_s = clips ? fresh_write_seconds(clips, clip_frames * ref.channels * 2) : 0;
   std::vector<sigpu::bench::Bandwidth> links;
   for (const auto& d : devices) {
     auto bw = sigpu::bench::probe_bandwidth(d.index);
@@ -274,6 +303,9 @@ int main(int argc, char** argv) {
     links.push_back(*bw);
   }
   std::printf("host copy over all threads: %.1f GB/s\n", host_rate);
+  if (clips)
+    std::printf("the clips' PCM written into fresh buffers over all threads: %.3f s (%.1f GB/s)\n",
+                fresh_s, clips_pcm_bytes / fresh_s / 1e9);
   for (std::size_t i = 0; i < links.size(); ++i)
     std::printf("device %zu: %s\n", i, links[i].summary().c_str());
   std::printf("libFLAC, one thread: the file in %.3f s\n\n", libflac_s);
@@ -289,8 +321,12 @@ int main(int argc, char** argv) {
     // The long file into the caller's buffer.
     HostBuffer src(file.size(), pinned), dst(pcm_bytes, pinned);
     std::memcpy(src.data(), file.data(), file.size());
-    // The clips side by side in one buffer of the same kind.
-    HostBuffer arena(clip_bytes, pinned);
+    // The clips side by side in one buffer of the same kind, and their PCM's.
+    HostBuffer arena(clip_bytes, pinned), clip_out(clips ? clips_pcm_bytes : 0, pinned);
+    std::vector<std::span<std::uint8_t>> outs;
+    for (std::size_t i = 0; i < clips; ++i)
+      outs.emplace_back(clip_out.data() + i * clip_frames * ref.channels * 2,
+                        clip_frames * ref.channels * 2);
     std::vector<std::span<const std::uint8_t>> spans;
     for (std::size_t i = 0, at = 0; i < clips; ++i) {
       const auto& e = encoded[i % distinct];
@@ -298,7 +334,9 @@ int main(int argc, char** argv) {
       spans.emplace_back(arena.data() + at, e.size());
       at += e.size();
     }
-    for (bool batch : {false, true}) {
+    // 0: the file; 1: the clips into the arena; 2: the clips into fresh buffers.
+    for (int what : {0, 1, 2}) {
+      const bool batch = what > 0, into = what == 1;
       if (batch && !clips) continue;  // --clips 0: the file only
       double one = 0;
       for (std::size_t n : counts) {
@@ -315,7 +353,9 @@ int main(int argc, char** argv) {
             repeat,
             [&] {
               try {
-                if (batch) {
+                if (into) {
+                  results = flac::decode_batch_into(spans, outs, o);
+                } else if (batch) {
                   results = flac::decode_batch(spans, o);
                 } else {
                   flac::Decoded d = flac::decode_into(whole, out, o);
@@ -331,9 +371,10 @@ int main(int argc, char** argv) {
               for (std::size_t i = 0; i < clips; ++i) {
                 const auto& r = results[i];
                 const std::size_t k = i % distinct;
+                const std::uint8_t* got = into ? outs[i].data() : r.decoded.pcm.bytes.data();
                 if (!r.ok() || r.decoded.pcm.samples != clip_frames ||
-                    std::memcmp(r.decoded.pcm.bytes.data(),
-                                ref.pcm.data() + clip_at[k] * ref.channels,
+                    r.decoded.pcm.bytes.empty() != into ||
+                    std::memcmp(got, ref.pcm.data() + clip_at[k] * ref.channels,
                                 clip_frames * ref.channels * 2) != 0)
                   return false;
               }
@@ -346,13 +387,18 @@ int main(int argc, char** argv) {
         for (std::size_t d = 0; d < n; ++d)
           pcie = std::max(pcie, in_bytes / n / (links[d].h2d_pinned * 1e9) +
                                     out_bytes / n / (links[d].d2h_pinned * 1e9));
-        const double host = pinned ? 0 : (in_bytes + out_bytes) / (host_rate * 1e9);
+        // Staging copies pageable bytes once on the host; fresh buffers take fresh_s to write.
+        const double host = batch && !into ? (pinned ? 0 : in_bytes / (host_rate * 1e9)) + fresh_s
+                            : pinned       ? 0
+                                           : (in_bytes + out_bytes) / (host_rate * 1e9);
         const double bound = std::max(pcie, host);
         all_exact = all_exact && t.exact;
         std::printf("%-6s %-9s %4zu %10.4f %10.4f %7.2fx %10.4f %10.4f %7.0f%% %s\n",
-                    batch ? "clips" : "file", pinned ? "pinned" : "pageable", n, t.median, t.min,
-                    one / t.median, pcie, host, 100 * bound / t.median,
-                    t.exact ? "bit-exact" : ("MISMATCH " + error).c_str());
+                    into    ? "clips"
+                    : batch ? "fresh"
+                            : "file",
+                    pinned ? "pinned" : "pageable", n, t.median, t.min, one / t.median, pcie, host,
+                    100 * bound / t.median, t.exact ? "bit-exact" : ("MISMATCH " + error).c_str());
         std::fflush(stdout);
       }
     }

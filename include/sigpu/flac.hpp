@@ -215,6 +215,14 @@ struct BatchResult {
 /// `stop_on_damage` makes a damaged file an error.
 std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                       const DecodeOptions& options = {});
+/// decode_batch into memory the caller owns, as decode_into for each file: file i's PCM lands in
+/// outs[i] when that is exactly its size (its result's pcm then has the shape and no bytes),
+/// else it comes back in pcm.bytes. On the GPU, outputs in pinned memory are written by DMA,
+/// pageable ones through staging; a loader that keeps its buffers pays no page faults.
+/// outs.size() must equal files.size().
+std::vector<BatchResult> decode_batch_into(std::span<const std::span<const std::uint8_t>> files,
+                                           std::span<const std::span<std::uint8_t>> outs,
+                                           const DecodeOptions& options = {});
 
 /// Receives each file of decode_files: its index in `paths` and its result (which the sink may
 /// move from).

@@ -65,9 +65,8 @@ constexpr Crc16Slices make_crc16_slices() {
 
 inline constexpr Crc16Slices kCrc16Slices = make_crc16_slices();
 
-/// The CRC-16 of n more bytes, eight at a time (byte by byte it was most of the host's frame
-/// search, and of its frame checks).
-inline std::uint16_t crc16_update_sliced(std::uint16_t crc, const std::uint8_t* p, std::size_t n) {
+/// The CRC-16 of n more bytes, eight at a time through the tables.
+inline std::uint16_t crc16_update_table(std::uint16_t crc, const std::uint8_t* p, std::size_t n) {
   const auto& t = kCrc16Slices.slice;
   for (; n >= 8; n -= 8, p += 8)
     crc = static_cast<std::uint16_t>(t[7][p[0] ^ (crc >> 8)] ^ t[6][p[1] ^ (crc & 0xFF)] ^
@@ -75,6 +74,15 @@ inline std::uint16_t crc16_update_sliced(std::uint16_t crc, const std::uint8_t* 
                                      t[1][p[6]] ^ t[0][p[7]]);
   for (; n; --n, ++p) crc = crc16_byte(crc, *p, kCrcTables.crc16);
   return crc;
+}
+
+/// The same for runs of any length, by carry-less multiplication where the CPU has it
+/// (crc16_clmul.cpp).
+std::uint16_t crc16_update_long(std::uint16_t crc, const std::uint8_t* p, std::size_t n);
+
+/// The CRC-16 of n more bytes on the host (the frame search's CRC of every byte, frame checks).
+inline std::uint16_t crc16_update_host(std::uint16_t crc, const std::uint8_t* p, std::size_t n) {
+  return n >= 64 ? crc16_update_long(crc, p, n) : crc16_update_table(crc, p, n);
 }
 
 /// The CRC-16 of n more bytes: on the device byte by byte through `table` (its copy of
@@ -85,7 +93,7 @@ SIGPU_HD inline std::uint16_t crc16_update(std::uint16_t crc, const std::uint8_t
   for (std::size_t i = 0; i < n; ++i) crc = crc16_byte(crc, p[i], table);
   return crc;
 #else
-  return crc16_update_sliced(crc, p, n);
+  return crc16_update_host(crc, p, n);
 #endif
 }
 
@@ -94,7 +102,7 @@ inline std::uint8_t crc8(const std::uint8_t* p, std::size_t n) {
   return crc8_update(0, p, n, kCrcTables.crc8);
 }
 inline std::uint16_t crc16(const std::uint8_t* p, std::size_t n) {
-  return crc16_update_sliced(0, p, n);
+  return crc16_update_host(0, p, n);
 }
 
 }  // namespace sigpu

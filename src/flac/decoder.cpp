@@ -122,16 +122,26 @@ Decoded decode(std::span<const std::uint8_t> file, const DecodeOptions& o) {
 
 std::vector<BatchResult> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                       const DecodeOptions& o) {
+  return decode_batch_into(files, {}, o);
+}
+
+std::vector<BatchResult> decode_batch_into(std::span<const std::span<const std::uint8_t>> files,
+                                           std::span<const std::span<std::uint8_t>> outs,
+                                           const DecodeOptions& o) {
+  if (!outs.empty() && outs.size() != files.size())
+    throw UsageError("decode_batch_into: " + std::to_string(outs.size()) + " outputs for " +
+                     std::to_string(files.size()) + " files");
   const Backend backend = resolve(o.backend);
   if (backend == Backend::cuda)
-    return multi_device(o) ? decode_batch_multi_device(files, o)
-                           : gpu_decode_batch(*EngineLease(o.device), files, o);
+    return multi_device(o) ? decode_batch_multi_device(files, outs, o)
+                           : gpu_decode_batch(*EngineLease(o.device), files, outs, o);
   std::vector<BatchResult> out(files.size());
   auto one = [&](std::size_t i, Backend b) {
     DecodeOptions opt = o;
     opt.backend = b;
     try {
-      out[i].decoded = decode(files[i], opt);
+      out[i].decoded =
+          decode_into(files[i], outs.empty() ? std::span<std::uint8_t>{} : outs[i], opt);
     } catch (const std::exception& e) {
       out[i].error = e.what();
     }

@@ -90,8 +90,9 @@ Decoded gpu_decode(GpuEngine& engine, std::span<const std::uint8_t> file,
 
 std::vector<BatchResult> gpu_decode_batch(GpuEngine& engine,
                                           std::span<const std::span<const std::uint8_t>> files,
+                                          std::span<const std::span<std::uint8_t>> outs,
                                           const DecodeOptions& o) {
-  std::vector<EngineFile> got = engine.decode_batch(files, o);
+  std::vector<EngineFile> got = engine.decode_batch(files, outs, o);
   std::vector<BatchResult> out(got.size());
   ThreadPool::shared().parallel_for(
       got.size(),
@@ -105,7 +106,10 @@ std::vector<BatchResult> gpu_decode_batch(GpuEngine& engine,
             Decoded& d = out[i].decoded;
             d.stream = std::move(got[i].stream);
             d.report.backend = Backend::cuda;
-            finish_decode(d, std::move(got[i].out), o, true);
+            // PCM without bytes landed in the caller's output.
+            const std::uint8_t* at =
+                got[i].out.pcm.bytes.empty() && !outs.empty() ? outs[i].data() : nullptr;
+            finish_decode(d, std::move(got[i].out), o, true, nullptr, at);
           } catch (const std::exception& ex) {
             out[i].error = ex.what();
           }
@@ -138,7 +142,7 @@ Decoded CudaDecoder::decode_into(std::span<const std::uint8_t> file, std::span<s
 
 std::vector<BatchResult> CudaDecoder::decode_batch(
     std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
-  return gpu_decode_batch(*impl_->engine, files, o);
+  return gpu_decode_batch(*impl_->engine, files, {}, o);
 }
 
 DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t size,

@@ -25,9 +25,10 @@ Decoded gpu_decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
 /// both are pinned and the file is large, else 1.
 std::size_t pinned_parts_for(GpuEngine& engine, std::span<const std::uint8_t> file,
                              std::span<std::uint8_t> out, const DecodeOptions& o);
-/// See decode_batch.
+/// See decode_batch_into (outs may be empty).
 std::vector<BatchResult> gpu_decode_batch(GpuEngine& engine,
                                           std::span<const std::span<const std::uint8_t>> files,
+                                          std::span<const std::span<std::uint8_t>> outs,
                                           const DecodeOptions& o);
 
 /// The smallest file gpu_decode cuts into parts when its input and output are pinned (64 MiB;

@@ -79,8 +79,11 @@ class GpuEngine {
   /// The same through at most o.device_memory_budget bytes of device memory.
   virtual DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
                                         const DecodeOptions& o) = 0;
-  /// Many files packed into shared launches; result i belongs to files[i].
+  /// Many files packed into shared launches; result i belongs to files[i]. File i's PCM goes
+  /// into outs[i] when outs is not empty and outs[i] is exactly its size (its pcm then has no
+  /// bytes), else into its pcm.bytes.
   virtual std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                               std::span<const std::span<std::uint8_t>> outs,
                                                const DecodeOptions& o) = 0;
   /// Windows decoded together, with no search (shared launches for the windows of one channel
   /// count and depth), each one's samples [first, first + target.length) written as clip `clip`

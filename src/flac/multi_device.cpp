@@ -276,8 +276,9 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
 }
 
 std::vector<BatchResult> decode_batch_in_shares(
-    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o,
-    std::size_t shares, const ShareDecoder& decode_share) {
+    std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o, std::size_t shares,
+    const ShareDecoder& decode_share) {
   std::vector<std::uint64_t> sizes;
   for (const auto& f : files) sizes.push_back(f.size());
   const std::vector<std::size_t> bounds = share_by_bytes(sizes, shares);
@@ -285,7 +286,9 @@ std::vector<BatchResult> decode_batch_in_shares(
   std::vector<BatchResult> out(files.size());
   const auto errors = run_pieces(bounds.size() - 1, [&](std::size_t k) {
     if (bounds[k] == bounds[k + 1]) return;
-    auto got = decode_share(k, files.subspan(bounds[k], bounds[k + 1] - bounds[k]), po);
+    const std::size_t count = bounds[k + 1] - bounds[k];
+    auto got = decode_share(k, files.subspan(bounds[k], count),
+                            outs.empty() ? outs : outs.subspan(bounds[k], count), po);
     std::move(got.begin(), got.end(), out.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
   });
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
@@ -315,15 +318,16 @@ Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOpti
 }
 
 std::vector<BatchResult> decode_batch_multi_device(
-    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
+    std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o) {
   const std::size_t shares = checked_pieces(o);
   const auto& devs = o.devices;
-  if (shares == 1) return gpu_decode_batch(*EngineLease(devs[0]), files, piece_options(o));
+  if (shares == 1) return gpu_decode_batch(*EngineLease(devs[0]), files, outs, piece_options(o));
   return decode_batch_in_shares(
-      files, o, shares,
+      files, outs, o, shares,
       [&](std::size_t k, std::span<const std::span<const std::uint8_t>> share,
-          const DecodeOptions& po) {
-        return gpu_decode_batch(*EngineLease(devs[k % devs.size()]), share, po);
+          std::span<const std::span<std::uint8_t>> share_outs, const DecodeOptions& po) {
+        return gpu_decode_batch(*EngineLease(devs[k % devs.size()]), share, share_outs, po);
       });
 }
 

@@ -36,21 +36,25 @@ Decoded decode_in_parts(std::span<const std::uint8_t> file, const DecodeOptions&
                         std::size_t parts, const PartDecoder& decode_part,
                         std::span<std::uint8_t> out = {});
 
-/// Decodes share k of a batch (files in their order).
+/// Decodes share k of a batch (files in their order, with their outputs: empty, or one each).
 using ShareDecoder = std::function<std::vector<BatchResult>(
-    std::size_t k, std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o)>;
+    std::size_t k, std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o)>;
 
 /// Splits the files into `shares` contiguous shares of about equal bytes (share_by_bytes) and
-/// decodes them concurrently; a share that throws gives its files that error.
+/// decodes them concurrently; a share that throws gives its files that error. `outs` as for
+/// decode_batch_into.
 std::vector<BatchResult> decode_batch_in_shares(
-    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o,
-    std::size_t shares, const ShareDecoder& decode_share);
+    std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o, std::size_t shares,
+    const ShareDecoder& decode_share);
 
 /// The cuda backend over o.devices: decode_in_parts and decode_batch_in_shares with a
 /// leased engine per part on devices[k % devices.size()]; `out` as for decode_in_parts.
 Decoded decode_multi_device(std::span<const std::uint8_t> file, const DecodeOptions& o,
                             std::span<std::uint8_t> out = {});
 std::vector<BatchResult> decode_batch_multi_device(
-    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o);
+    std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o);
 
 }  // namespace sigpu::flac

@@ -6,6 +6,8 @@
 
 #include <sigpu/flac.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "support/var_encoder.hpp"
 
 #ifdef SIGPU_HAVE_CUDA
+#include "core/cuda/buffer.hpp"
 #include "flac/cuda/decode_path.hpp"
 #endif
 
@@ -85,6 +88,66 @@ void expect_batch_matches_single(const Corpus& c, const DecodeOptions& o) {
   }
 }
 
+/// decode_batch_into over `arena` (at least the sum of the outputs): every good file but every
+/// fifth gets an output of its single decode's size, which must receive the PCM (its result
+/// without bytes); every fifth gets one a sample short, which must be left alone (the PCM in
+/// its result's bytes, as decode_into does).
+void expect_batch_into_matches_single(const Corpus& c, const DecodeOptions& o,
+                                      std::uint8_t* arena) {
+  std::vector<std::span<const std::uint8_t>> spans(c.files.begin(), c.files.end());
+  std::vector<Decoded> alone(c.files.size());
+  std::vector<std::span<std::uint8_t>> outs(c.files.size());
+  for (std::size_t i = 0, at = 0; i < c.files.size(); ++i) {
+    if (c.bad[i]) continue;
+    DecodeOptions single = o;
+    single.backend = o.backend == Backend::cpu_parallel ? Backend::cpu : o.backend;
+    alone[i] = decode(c.files[i], single);
+    const std::size_t bytes = alone[i].pcm.bytes.size() - (i % 5 == 4 ? 4 : 0);
+    std::memset(arena + at, 0x5A, bytes);
+    outs[i] = {arena + at, bytes};
+    at += bytes;
+  }
+  const std::vector<BatchResult> batch = decode_batch_into(spans, outs, o);
+  ASSERT_EQ(batch.size(), c.files.size());
+  for (std::size_t i = 0; i < c.files.size(); ++i) {
+    SCOPED_TRACE("file " + std::to_string(i));
+    if (c.bad[i]) {
+      EXPECT_FALSE(batch[i].error.empty());
+      continue;
+    }
+    ASSERT_TRUE(batch[i].error.empty()) << batch[i].error;
+    const Decoded& got = batch[i].decoded;
+    EXPECT_EQ(got.pcm.samples, alone[i].pcm.samples);
+    EXPECT_EQ(got.report.md5, alone[i].report.md5);
+    EXPECT_EQ(got.report.damage.size(), alone[i].report.damage.size());
+    if (i % 5 == 4 || alone[i].pcm.bytes.empty()) {
+      EXPECT_TRUE(twin::equal(alone[i].pcm.bytes, got.pcm.bytes)) << "PCM differs";
+      EXPECT_TRUE(std::all_of(outs[i].begin(), outs[i].end(), [](auto b) { return b == 0x5A; }))
+          << "an output of the wrong size was written";
+    } else {
+      EXPECT_TRUE(got.pcm.bytes.empty()) << "the PCM did not land in the output";
+      EXPECT_TRUE(twin::equal(alone[i].pcm.bytes, ByteBuffer(outs[i].begin(), outs[i].end())))
+          << "PCM differs";
+    }
+  }
+}
+
+std::size_t arena_bytes(const Corpus& c) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < c.files.size(); ++i)
+    if (!c.bad[i]) bytes += decode(c.files[i], {.backend = Backend::cpu}).pcm.bytes.size();
+  return bytes;
+}
+
+TEST(FlacBatch, IntoTheCallersOutputs) {
+  const Corpus c = make_corpus(12);
+  ByteBuffer arena(arena_bytes(c));
+  expect_batch_into_matches_single(c, {.backend = Backend::cpu_parallel}, arena.data());
+  std::vector<std::span<const std::uint8_t>> spans(c.files.begin(), c.files.end());
+  std::vector<std::span<std::uint8_t>> too_few(2);
+  EXPECT_THROW(decode_batch_into(spans, too_few, {}), UsageError);
+}
+
 TEST(FlacBatch, CpuParallelMatchesSingleDecodes) {
   const Corpus c = make_corpus(12);
   expect_batch_matches_single(c, {.backend = Backend::cpu_parallel});
@@ -123,6 +186,21 @@ TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
       expect_batch_matches_single(c, {.backend = Backend::cuda, .format = fmt});
   }
   expect_batch_matches_single(c, {.backend = Backend::cuda, .layout = Layout::planar});
+}
+
+// Pageable outputs come down through staging, pinned ones by DMA; the devices split the batch.
+TEST_F(FlacBatchGpu, IntoTheCallersOutputs) {
+  const Corpus c = make_corpus(30);
+  const std::size_t bytes = arena_bytes(c);
+  ByteBuffer pageable(bytes);
+  sigpu::cuda::PinnedBuffer<std::uint8_t> pinned(bytes);
+  std::vector<int> devices;
+  for (const auto& d : cuda_devices()) devices.push_back(d.index);
+  for (auto* arena : {pageable.data(), pinned.get()}) {
+    SCOPED_TRACE(arena == pinned.get() ? "pinned" : "pageable");
+    expect_batch_into_matches_single(c, {.backend = Backend::cuda}, arena);
+    expect_batch_into_matches_single(c, {.backend = Backend::cuda, .devices = devices}, arena);
+  }
 }
 
 TEST_F(FlacBatchGpu, LibflacClipsOfOneShape) {

@@ -1,11 +1,13 @@
 // CudaEngine::decode_batch: many files, packed into shared launches. The host parses,
-// searches and indexes every file (one per core); files of one channel count and bit depth are
+// searches and indexes every file (one per core, a wave of files ahead of the device); files of
+// one channel count and bit depth are
 // then laid side by side in one device buffer, their frames in one list (each frame knowing its
 // file's span, so reads stop where the file ends, as for the file alone), and decoded by one set
 // of kernels into one interleaved output, from which every file's PCM is copied back.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
 
 #include "core/timer.hpp"
@@ -28,7 +30,8 @@ struct PlannedFile {
 }  // namespace
 
 std::vector<EngineFile> CudaEngine::decode_batch(
-    std::span<const std::span<const std::uint8_t>> files, const DecodeOptions& o) {
+    std::span<const std::span<const std::uint8_t>> files,
+    std::span<const std::span<std::uint8_t>> outs, const DecodeOptions& o) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   Stopwatch clock;
   ThreadPool& pool = host_pool();
@@ -36,42 +39,47 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   std::vector<EngineFile> out(n);
   std::vector<PlannedFile> plan(n);
   // The host's part, one file per core: parse, search (each file alone), index.
-  pool.parallel_for(
-      n,
-      [&](std::size_t b, std::size_t e) {
-        ThreadPool alone(1);
-        for (std::size_t i = b; i < e; ++i) {
-          try {
-            PlannedFile& p = plan[i];
-            p.stream = parse_stream(files[i]);
-            std::vector<Candidate> cands = search_frames_cpu(files[i], p.stream, alone);
-            p.index =
-                build_frame_index(cands, p.stream, o.params, files[i].size(), host_probe(files[i]));
-            output_bytes(p.index, o.format, o.max_output_bytes);  // throws over the limit
-            // Packed files share one interleaved output; planar output is per file.
-            p.packed = o.layout == Layout::interleaved && !p.index.frames.empty();
-          } catch (const std::exception& ex) {
-            out[i].error = ex.what();
+  auto plan_files = [&](std::size_t first, std::size_t end) {
+    pool.parallel_for(
+        end - first,
+        [&](std::size_t b, std::size_t e) {
+          ThreadPool alone(1);
+          for (std::size_t i = first + b; i < first + e; ++i) {
+            try {
+              PlannedFile& p = plan[i];
+              p.stream = parse_stream(files[i]);
+              std::vector<Candidate> cands = search_frames_cpu(files[i], p.stream, alone);
+              p.index = build_frame_index(cands, p.stream, o.params, files[i].size(),
+                                          host_probe(files[i]));
+              output_bytes(p.index, o.format, o.max_output_bytes);  // throws over the limit
+              // Packed files share one interleaved output; planar output is per file.
+              p.packed = o.layout == Layout::interleaved && !p.index.frames.empty();
+            } catch (const std::exception& ex) {
+              out[i].error = ex.what();
+            }
           }
-        }
-      },
-      1);
+        },
+        1);
+  };
+  // The files in waves of about kWaveBytes: the next wave is planned on the host while this
+  // one's packs are copied and decoded.
+  constexpr std::uint64_t kWaveBytes = std::uint64_t{256} << 20;
+  std::vector<std::size_t> waves{0};
+  for (std::uint64_t i = 0, bytes = 0; i < n; ++i) {
+    bytes += files[i].size();
+    if (bytes >= kWaveBytes && i + 1 < n) {
+      waves.push_back(i + 1);
+      bytes = 0;
+    }
+  }
+  waves.push_back(n);
 
   std::vector<std::size_t> alone;  // decoded by decode(): planar output, empty, or relinked
-  ShapeGroups groups;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!out[i].error.empty()) continue;
-    if (plan[i].packed)
-      groups[{plan[i].index.channels, plan[i].index.bits_per_sample}].push_back(i);
-    else
-      alone.push_back(i);
-  }
   DecodeSlot& slot = main;
   const std::size_t value_bytes = bytes_per_sample(o.format);
   // SIGPU_TRACE=1: where a batch's time goes (the host's plan, and per stage over all packs).
   const bool traced = std::getenv("SIGPU_TRACE") != nullptr;
-  const double t_plan = clock.seconds();
-  double t_up = 0, t_decode = 0, t_down = 0;
+  double t_plan = 0, t_up = 0, t_decode = 0, t_down = 0;
   std::size_t packs = 0;
 
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
@@ -141,7 +149,8 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     stage.restart();
 
     std::vector<DecodeOutput> decoded(pack.size());
-    // Every file's PCM comes down in one pass (a relinked file's share is skipped).
+    // Every file's PCM comes down in one pass (a relinked file's share is skipped), into the
+    // caller's output where it has the PCM's size.
     std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const FrameIndex& index = plan[pack[j]].index;
@@ -168,10 +177,29 @@ std::vector<EngineFile> CudaEngine::decode_batch(
       r.warnings = index.warnings;
       r.frames = index.frames.size();
       r.frames_numbered = index.frames_numbered;
-      r.pcm.bytes.resize(out_pieces[j].size);
-      out_pieces[j].data = r.pcm.bytes.data();
+      const std::span<std::uint8_t> dst = outs.empty() ? std::span<std::uint8_t>{} : outs[pack[j]];
+      if (!dst.empty() && dst.size() == out_pieces[j].size) {
+        out_pieces[j].data = dst.data();
+      } else {
+        r.pcm.bytes.resize(out_pieces[j].size);
+        out_pieces[j].data = r.pcm.bytes.data();
+      }
     }
-    staging().download(out_pieces, slot.output.get(), s(), pool);
+    // Outputs in pinned memory come down by DMA, each where it is; any other through staging.
+    const bool dma = std::all_of(out_pieces.begin(), out_pieces.end(),
+                                 [&](const auto& p) { return !p.data || pinned(p.data); });
+    if (dma) {
+      std::uint64_t at = 0;
+      for (const auto& p : out_pieces) {
+        if (p.data)
+          SIGPU_CUDA_CHECK(
+              cudaMemcpyAsync(p.data, slot.output.get() + at, p.size, cudaMemcpyDeviceToHost, s()));
+        at += p.size;
+      }
+      main.stream.synchronize();
+    } else {
+      staging().download(out_pieces, slot.output.get(), s(), pool);
+    }
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const std::size_t i = pack[j];
       if (!plan[i].packed) continue;
@@ -187,16 +215,34 @@ std::vector<EngineFile> CudaEngine::decode_batch(
            index.total_samples * index.channels *
                (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
   };
-  for_each_pack(groups, need, run_pack);
+  std::future<void> planned = std::async(std::launch::async, plan_files, waves[0], waves[1]);
+  for (std::size_t w = 0; w + 1 < waves.size(); ++w) {
+    Stopwatch wait;
+    planned.get();
+    t_plan += wait.seconds();
+    if (w + 2 < waves.size())
+      planned = std::async(std::launch::async, plan_files, waves[w + 1], waves[w + 2]);
+    ShapeGroups groups;
+    for (std::size_t i = waves[w]; i < waves[w + 1]; ++i) {
+      if (!out[i].error.empty()) continue;
+      if (plan[i].packed)
+        groups[{plan[i].index.channels, plan[i].index.bits_per_sample}].push_back(i);
+      else
+        alone.push_back(i);
+    }
+    for_each_pack(groups, need, run_pack);
+  }
   if (traced)
     std::fprintf(stderr,
-                 "sigpu cuda batch: %zu files; plan %.1f ms; %zu packs: upload %.1f ms, decode "
-                 "%.1f ms, download %.1f ms; %zu alone\n",
-                 n, t_plan * 1e3, packs, t_up * 1e3, t_decode * 1e3, t_down * 1e3, alone.size());
+                 "sigpu cuda batch: %zu files in %zu waves, %.1f ms; waiting for plans %.1f ms; "
+                 "%zu packs: upload %.1f ms, decode %.1f ms, download %.1f ms; %zu alone\n",
+                 n, waves.size() - 1, clock.seconds() * 1e3, t_plan * 1e3, packs, t_up * 1e3,
+                 t_decode * 1e3, t_down * 1e3, alone.size());
   for (std::size_t i : alone) {
     try {
       out[i].stream = parse_stream(files[i]);
-      out[i].out = decode(files[i], out[i].stream, o, {}, {});
+      out[i].out = decode(files[i], out[i].stream, o,
+                          outs.empty() ? std::span<std::uint8_t>{} : outs[i], {});
     } catch (const std::exception& ex) {
       out[i].error = ex.what();
     }

@@ -224,6 +224,7 @@ struct CudaEngine final : GpuEngine {
   DecodeOutput decode_streaming(std::span<const std::uint8_t> file, const Stream& stream,
                                 const DecodeOptions& o) override;
   std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
+                                       std::span<const std::span<std::uint8_t>> outs,
                                        const DecodeOptions& o) override;
   std::vector<bool> decode_clips(std::span<const ClipWindow> windows,
                                  const ClipTarget& target) override;
