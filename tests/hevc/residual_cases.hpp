@@ -30,13 +30,14 @@ struct ResidualCase {
 
 /// Random 4:2:0 records over a picture of 128x128 luma samples: each plane tiled by transform
 /// blocks of every size, most coded, intra and inter, transform skip at every size, bypass,
-/// every qP of the bit depth, levels from small to the 16-bit extremes, sparse and dense, at
-/// bit depths 8, 10 and 12 by seed, scaling lists (random factors) on for odd seeds.
+/// every qP of the bit depth, levels from small to the 16-bit extremes, sparse and dense; luma
+/// and chroma bit depths of 8, 10 or 12 by seed; scaling lists (random factors) on for odd seeds.
 ResidualCase random_case(std::uint64_t seed);
 
 /// The records of the first picture (intra) or the second (inter) of x265 streams of
 /// streams.hpp: 8 to 12 bits, transform skip, lossless CUs, scaling lists, extreme QPs, mono.
-/// Empty without x265 and FFmpeg.
+/// Those cached or made here: none without the cache (or the GPU machine's bundle) and without
+/// x265 and FFmpeg.
 std::vector<ResidualCase> stream_cases();
 
 /// residual_stage_cpu's planes, every sample first twin::poisoned (as the kernel's outputs).

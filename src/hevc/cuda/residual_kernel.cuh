@@ -61,6 +61,7 @@ struct ResidualStorage {
     bool used;
   } slots[kMaxTusPerTile];
 };
+static_assert(sizeof(ResidualStorage) <= 48 * 1024, "static shared memory is at most 48 KB");
 
 /// One thread block's tile of transform blocks of 1 << Log2 samples a side.
 template <int Log2>
