@@ -8,20 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "hevc/errors.hpp"
-#include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/parsed_pictures.hpp"
 #include "hevc/pcm_stream.hpp"
 #include "hevc/picture.hpp"
-#include "hevc/plane_pool.hpp"
-#include "hevc/slice_decoder.hpp"
-#include "hevc/slice_header.hpp"
 #include "hevc/streams.hpp"
 
 namespace sigpu::hevc {
