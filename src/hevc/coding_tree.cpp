@@ -62,11 +62,8 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
       sh_(sh),
       slice_index_(slice_index),
       st_(st),
-      rec_(pic.records) {
-  if (sps_.scaling_list_enabled) {
-    scaling_ = (pps_.scaling_list_present ? pps_.scaling_list : sps_.scaling_list).factors();
-    scaling_on_ = true;
-  }
+      rec_(pic.records),
+      params_(residual_params(sps_, pps_, scaling_)) {
   log2_min_qg_ = sps_.log2_ctb - pps_.diff_cu_qp_delta_depth;
   if (sh.slice_type == 2) return;
   if (!refs) fail("slice_type", "P or B slice without reference picture lists");

@@ -254,8 +254,7 @@ ScalingFactors ScalingListData::factors() const {
   for (int s = 0; s < 4; ++s) {
     const int n = 4 << s;
     for (int m = 0; m < 6; ++m) {
-      auto& out = f.m[s][m];
-      out.assign(static_cast<std::size_t>(n) * n, 16);
+      std::uint8_t* out = f.table.data() + scaling_offset(s + 2, m);
       const int coefs = s == 0 ? 16 : 64;
       const int log2 = s == 0 ? 2 : 3;
       const int up = s <= 1 ? 1 : (1 << (s - 1));  // replication of the 8x8 list

@@ -9,12 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "hevc/tu_residual.hpp"
+
 namespace sigpu::hevc {
 
 /// ScalingFactor (7.4.5) for sizeId 0..3 (4x4 .. 32x32) and matrixId 0..5 (intra Y, Cb, Cr,
-/// inter Y, Cb, Cr), each stored row-major [y][x] at its full size.
+/// inter Y, Cb, Cr), each stored row-major [y][x] at its full size, in the flat layout the
+/// residual stage reads on both sides (tu_residual.hpp).
 struct ScalingFactors {
-  std::array<std::array<std::vector<std::uint8_t>, 6>, 4> m;
+  std::array<std::uint8_t, kScalingFactorBytes> table{};
+  const std::uint8_t* matrix(int log2, int id) const {
+    return table.data() + scaling_offset(log2, id);
+  }
 };
 
 struct ScalingListData {

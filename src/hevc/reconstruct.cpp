@@ -6,22 +6,11 @@
 
 #include "hevc/inter_pred.hpp"
 #include "hevc/intra_pred.hpp"
+#include "hevc/residual_stage.hpp"
 #include "hevc/slice_decoder.hpp"
 #include "hevc/transform.hpp"
 
 namespace sigpu::hevc {
-namespace {
-
-// Zeroes the first `rows` rows of an n-wide block over a constant width W <= n (the coded
-// columns rounded up), so that the compiler writes a few vector stores instead of calling
-// memset for each row.
-template <int W>
-void clear_rows(std::int32_t* c, int n, int rows) {
-  for (int j = 0; j < rows; ++j) std::fill_n(c + j * n, W, 0);
-}
-
-}  // namespace
-
 void SliceDecoder::reconstruct_ctu(std::size_t cu_begin) {
   const CuRecords& cu = rec_.cu;
   const PuRecords& pu = rec_.pu;
@@ -199,49 +188,13 @@ void SliceDecoder::predict_intra(int c, int x, int y, int log2, int mode, std::u
 }
 
 void SliceDecoder::add_recorded_residual(std::size_t t, std::uint16_t* dst, int stride) {
-  const TuRecords& tu = rec_.tu;
-  const int c = tu.comp[t], log2 = tu.log2[t], n = 1 << log2, flags = tu.flags[t];
-  const int cols = tu.cols[t], rows = tu.rows[t];
-  const bool intra = flags & kTuIntra, bypass = flags & kTuBypass, tskip = flags & kTuSkip;
-  const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-  const std::uint32_t* levels = rec_.coeffs.data() + tu.coeff_begin[t];
-  const int count = tu.coeff_count[t];
-  if (bypass) {
-    for (int k = 0; k < count; ++k) coeffs_[coeff_index(levels[k])] = coeff_level(levels[k]);
-  } else {
-    const Dequantizer scale(log2, tu.qp[t], bit_depth,
-                            scaling_on_ && !(tskip && n > 4)
-                                ? scaling_.m[log2 - 2][intra ? c : 3 + c].data()
-                                : nullptr);
-    for (int k = 0; k < count; ++k) {
-      const int i = coeff_index(levels[k]);
-      coeffs_[i] = scale(coeff_level(levels[k]), i);
-    }
-  }
-  const int max_val = (1 << bit_depth) - 1;
-  const bool dst_4x4 = intra && c == 0 && log2 == 2;
-  if (bypass || tskip) {
-    if (!bypass) transform_skip_residual(coeffs_, log2, bit_depth);
-    add_residual(dst, stride, coeffs_, log2, max_val);
-    std::fill_n(coeffs_, n * n, 0);
-    return;
-  }
-  if (cols == 1 && rows == 1 && !dst_4x4) {  // DC only: a constant residual
-    add_constant(dst, stride, inverse_dc(coeffs_[0], bit_depth), log2, max_val);
-    coeffs_[0] = 0;
-    return;
-  }
-  inverse_transform(coeffs_, residual_, log2, dst_4x4, bit_depth, cols, rows);
-  add_residual(dst, stride, residual_, log2, max_val);
-  // Back to all zero for the next block: only the region that held coefficients.
-  if (cols <= 4)
-    clear_rows<4>(coeffs_, n, rows);
-  else if (cols <= 8)
-    clear_rows<8>(coeffs_, n, rows);
-  else if (cols <= 16)
-    clear_rows<16>(coeffs_, n, rows);
+  const TuView tu = tu_arrays(rec_.tu)[t];
+  const BlockResidual r = residual_.compute(tu, rec_.coeffs.data() + tu.coeff_begin, params_);
+  const int max_val = (1 << tu_bit_depth(params_, tu)) - 1;
+  if (r.samples)
+    add_residual(dst, stride, r.samples, tu.log2, max_val);
   else
-    clear_rows<32>(coeffs_, n, rows);
+    add_constant(dst, stride, r.value, tu.log2, max_val);
 }
 
 void SliceDecoder::predict_inter(int x, int y, int w, int h, const MvField& m) {

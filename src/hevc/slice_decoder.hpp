@@ -13,6 +13,7 @@
 #include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
+#include "hevc/residual_stage.hpp"
 #include "hevc/slice_header.hpp"
 
 namespace sigpu::hevc {
@@ -128,8 +129,8 @@ class SliceDecoder {
   int slice_index_;
   PictureParseState& st_;
   PictureRecords& rec_;
-  ScalingFactors scaling_;
-  bool scaling_on_ = false;
+  ScalingFactors scaling_;  ///< where params_.scaling points, when scaling lists are on
+  ResidualParams params_;
 
   Cabac cabac_;
   ContextSet ctx_{};
@@ -163,9 +164,8 @@ class SliceDecoder {
     std::uint32_t left = 0, top = 0;
     bool corner = false;
   } cb_av_;
-  std::uint32_t levels_[32 * 32];      ///< a transform block's coefficients as parsed
-  std::int32_t coeffs_[32 * 32] = {};  ///< zero between transform blocks
-  std::int32_t residual_[32 * 32];
+  std::uint32_t levels_[32 * 32];  ///< a transform block's coefficients as parsed
+  ResidualBlock residual_;
 };
 
 }  // namespace sigpu::hevc

@@ -13,57 +13,10 @@
 namespace sigpu::hevc {
 namespace {
 
-constexpr std::int32_t kCoeffMin = -32768, kCoeffMax = 32767;
-
-// The 32-point DCT matrix of 8.6.4.2: row k (frequency), column n (sample). Its entries are
-// the 31 magnitudes below placed by the symmetry of cos((2n + 1) k pi / 64).
-struct DctMatrix {
-  std::array<std::array<std::int8_t, 32>, 32> m{};
-  DctMatrix() {
-    // Magnitude for angle index a = 0..32 in units of pi/64 (a = 0 is row 0's 64).
-    constexpr int kMag[33] = {64, 90, 90, 90, 89, 88, 87, 85, 83, 82, 80, 78, 75, 73, 70, 67, 64,
-                              61, 57, 54, 50, 46, 43, 38, 36, 31, 25, 22, 18, 13, 9,  4,  0};
-    for (int k = 0; k < 32; ++k)
-      for (int n = 0; n < 32; ++n) {
-        int a = ((2 * n + 1) * k) % 128;
-        int sign = 1;
-        if (a > 64) a = 128 - a;
-        if (a > 32) {
-          a = 64 - a;
-          sign = -1;
-        }
-        m[k][n] = static_cast<std::int8_t>(sign * (k == 0 ? 64 : kMag[a]));
-      }
-  }
-};
-
-const DctMatrix& dct() {
-  static const DctMatrix d;
-  return d;
-}
-
-constexpr std::int8_t kDst[4][4] = {
-    {29, 55, 74, 84}, {74, 74, 0, -74}, {84, -29, -74, 55}, {55, -84, 74, -29}};
-
-// The matrices per size as int16 rows (row j = frequency j, N columns), so that a row times a
-// coefficient vectorises without widening bytes.
-struct Matrices {
-  std::int16_t m[4][32 * 32] = {};  ///< by log2 - 2
-  std::int16_t dst[4 * 4] = {};
-  Matrices() {
-    for (int l = 0; l < 4; ++l) {
-      const int n = 4 << l, step = 32 / n;
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) m[l][j * n + i] = dct().m[j * step][i];
-    }
-    for (int j = 0; j < 4; ++j)
-      for (int i = 0; i < 4; ++i) dst[j * 4 + i] = kDst[j][i];
-  }
-};
-
-const Matrices& matrices() {
-  static const Matrices m;
-  return m;
+// The matrices per size as int16 rows (tu_residual.hpp), so that a row times a coefficient
+// vectorises without widening bytes.
+const TransformMatrices& matrices() {
+  return kTransformMatrices;
 }
 
 // One inverse 1-D transform: out[i] = sum_k M[j][i] * in[j * stride] over the inputs j =
@@ -122,14 +75,11 @@ template <int N>
   for (int x = 0; x < cols; ++x) {
     if (!inverse_1d<N>(m, c + x, N, kIdentity.j, rows, col)) continue;
     coded[n_coded++] = static_cast<std::uint8_t>(x);
-    for (int y = 0; y < N; ++y)
-      tmp[x * N + y] = std::clamp((col[y] + 64) >> 7, kCoeffMin, kCoeffMax);
+    for (int y = 0; y < N; ++y) tmp[x * N + y] = first_pass(col[y]);
   }
-  const int bd_shift = 20 - bit_depth;
-  const std::int32_t round = 1 << (bd_shift - 1);
   for (int y = 0; y < N; ++y) {
     inverse_1d<N>(m, tmp + y, N, coded, n_coded, col);
-    for (int x = 0; x < N; ++x) out[y * N + x] = (col[x] + round) >> bd_shift;
+    for (int x = 0; x < N; ++x) out[y * N + x] = second_pass(col[x], bit_depth);
   }
 }
 
@@ -149,17 +99,15 @@ template <int N>
       const std::int32_t w = m[j * N + y];
       for (int x = 0; x < N; ++x) s[x] += w * c[j * N + x];
     }
-    for (int x = 0; x < N; ++x) tmp[y * N + x] = std::clamp((s[x] + 64) >> 7, kCoeffMin, kCoeffMax);
+    for (int x = 0; x < N; ++x) tmp[y * N + x] = first_pass(s[x]);
   }
-  const int bd_shift = 20 - bit_depth;
-  const std::int32_t round = 1 << (bd_shift - 1);
   for (int y = 0; y < N; ++y) {
     std::int32_t s[N] = {};
     for (int j = 0; j < cols; ++j) {
       const std::int32_t v = tmp[y * N + j];
       for (int i = 0; i < N; ++i) s[i] += std::int32_t{m[j * N + i]} * v;
     }
-    for (int i = 0; i < N; ++i) out[y * N + i] = (s[i] + round) >> bd_shift;
+    for (int i = 0; i < N; ++i) out[y * N + i] = second_pass(s[i], bit_depth);
   }
 }
 
@@ -215,7 +163,7 @@ struct MaddTables {
 
 template <int N>
 const MaddTables<N>& madd_tables() {
-  static const MaddTables<N> t(matrices().m[N == 8 ? 1 : (N == 16 ? 2 : 3)]);
+  static const MaddTables<N> t(matrices().dct[N == 8 ? 1 : (N == 16 ? 2 : 3)]);
   return t;
 }
 
@@ -348,7 +296,7 @@ struct Madd4x4Tables {
   alignas(16) std::int16_t rows[2][2][8];  ///< [dst][h]: (M[2h][i], M[2h+1][i]), i = 0..3
   Madd4x4Tables() {
     for (int d = 0; d < 2; ++d) {
-      const std::int16_t* m = d ? matrices().dst : matrices().m[0];
+      const std::int16_t* m = d ? matrices().dst : matrices().dct[0];
       for (int h = 0; h < 2; ++h)
         for (int i = 0; i < 4; ++i) {
           const std::int16_t lo = m[2 * h * 4 + i], hi = m[(2 * h + 1) * 4 + i];
@@ -408,9 +356,7 @@ void inverse_transform(std::int32_t* c, int log2, bool dst, int bit_depth) {
 
 std::int32_t inverse_dc(std::int32_t dc, int bit_depth) {
   // Both passes give one value, M[0][i] = 64 everywhere.
-  const int bd_shift = 20 - bit_depth;
-  const std::int32_t t = std::clamp((64 * dc + 64) >> 7, kCoeffMin, kCoeffMax);
-  return (64 * t + (1 << (bd_shift - 1))) >> bd_shift;
+  return second_pass(64 * first_pass(64 * dc), bit_depth);
 }
 
 namespace {
@@ -458,30 +404,26 @@ SIGPU_HEVC_SIMD_CLONES
 void inverse_transform_portable(const std::int32_t* in, std::int32_t* out, int log2, bool dst,
                                 int bit_depth, int cols, int rows) {
   if (trivial_block(in, out, log2, dst, bit_depth, cols, rows)) return;
-  const Matrices& m = matrices();
+  const TransformMatrices& m = matrices();
   switch (log2) {
     case 2:
-      inverse_4x4(in, out, dst ? m.dst : m.m[0], cols, rows, bit_depth);
+      inverse_4x4(in, out, dst ? m.dst : m.dct[0], cols, rows, bit_depth);
       break;
     case 3:
-      inverse_2d<8>(in, out, m.m[1], cols, rows, bit_depth);
+      inverse_2d<8>(in, out, m.dct[1], cols, rows, bit_depth);
       break;
     case 4:
-      inverse_2d<16>(in, out, m.m[2], cols, rows, bit_depth);
+      inverse_2d<16>(in, out, m.dct[2], cols, rows, bit_depth);
       break;
     default:
-      inverse_2d<32>(in, out, m.m[3], cols, rows, bit_depth);
+      inverse_2d<32>(in, out, m.dct[3], cols, rows, bit_depth);
       break;
   }
 }
 
-void transform_skip_residual(std::int32_t* c, int log2, int bit_depth) {
+void transform_skip_residual(const std::int32_t* in, std::int32_t* out, int log2, int bit_depth) {
   const int n = 1 << log2;
-  const int ts_shift = 5 + log2;
-  const int bd_shift = 20 - bit_depth;
-  const std::int64_t round = std::int64_t{1} << (bd_shift - 1);
-  for (int i = 0; i < n * n; ++i)
-    c[i] = static_cast<std::int32_t>(((std::int64_t{c[i]} << ts_shift) + round) >> bd_shift);
+  for (int i = 0; i < n * n; ++i) out[i] = transform_skip_sample(in[i], log2, bit_depth);
 }
 
 namespace {

@@ -1,36 +1,14 @@
-// Scaling (8.6.2, 8.6.3) and the inverse transforms (8.6.4): DST 4x4, DCT 4 to 32, transform
-// skip, written as the specification's integer arithmetic with its intermediate clipping.
+// The CPU's inverse transforms (8.6.4): DST 4x4, DCT 4 to 32, transform skip, with the
+// specification's integer arithmetic and intermediate clipping (the formulas and matrices of
+// tu_residual.hpp, shared with the GPU), and the addition of a residual to the prediction.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "hevc/tu_residual.hpp"
+
 namespace sigpu::hevc {
-
-/// Scaling of TransCoeffLevel to d[x][y] (8.6.2, 8.6.3) for one transform block, applied to
-/// each coefficient as it is parsed (most are zero and never touched). `factors` is ScalingFactor
-/// for this size and matrix (row-major [y][x]), or null for the flat m = 16.
-class Dequantizer {
- public:
-  Dequantizer(int log2, int qp, int bit_depth, const std::uint8_t* factors)
-      : factors_(factors),
-        scale_(std::int64_t{kLevelScale[qp % 6]} << (qp / 6)),
-        shift_(bit_depth + log2 - 5),
-        round_(std::int64_t{1} << (shift_ - 1)) {}
-  /// The scaled coefficient at index i = y * n + x of a level (already within 16 bits).
-  std::int32_t operator()(std::int32_t level, int i) const {
-    const std::int64_t m = factors_ ? factors_[i] : 16;
-    const std::int64_t v = (level * m * scale_ + round_) >> shift_;
-    return static_cast<std::int32_t>(v < -32768 ? -32768 : (v > 32767 ? 32767 : v));
-  }
-
- private:
-  static constexpr int kLevelScale[6] = {40, 45, 51, 57, 64, 72};
-  const std::uint8_t* factors_;
-  std::int64_t scale_;
-  int shift_;
-  std::int64_t round_;
-};
 
 /// Residual from scaled coefficients: inverse DST (dst) or DCT, in place.
 void inverse_transform(std::int32_t* c, int log2, bool dst, int bit_depth);
@@ -51,7 +29,7 @@ void add_residual(std::uint16_t* dst, std::ptrdiff_t stride, const std::int32_t*
 /// The same for a residual that is r at every sample.
 void add_constant(std::uint16_t* dst, std::ptrdiff_t stride, std::int32_t r, int log2, int max_val);
 
-/// Residual of a transform-skipped block, in place.
-void transform_skip_residual(std::int32_t* c, int log2, int bit_depth);
+/// Residual of a transform-skipped block from its scaled coefficients (out may be in).
+void transform_skip_residual(const std::int32_t* in, std::int32_t* out, int log2, int bit_depth);
 
 }  // namespace sigpu::hevc

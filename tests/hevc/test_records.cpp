@@ -8,97 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "hevc/errors.hpp"
-#include "hevc/nal.hpp"
 #include "hevc/parameter_sets.hpp"
+#include "hevc/parsed_pictures.hpp"
 #include "hevc/pcm_stream.hpp"
 #include "hevc/picture.hpp"
-#include "hevc/plane_pool.hpp"
-#include "hevc/slice_decoder.hpp"
-#include "hevc/slice_header.hpp"
 #include "hevc/streams.hpp"
 
 namespace sigpu::hevc {
 namespace {
-
-// The first pictures of a stream, parsed and reconstructed slice by slice as the decoder does.
-// Every reference of a later picture is the first picture: right for the second picture of a
-// stream, which has no other to predict from. `cut_last_slice` bytes are dropped from the last
-// slice segment of the last picture.
-struct Parsed {
-  std::shared_ptr<Sps> sps;
-  std::shared_ptr<Pps> pps;
-  std::vector<std::shared_ptr<DecodedPicture>> pics;
-  int failed_slices = 0;
-};
-
-std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, std::size_t count,
-                                       std::size_t cut_last_slice = 0) {
-  auto out = std::make_unique<Parsed>();
-  std::vector<std::vector<NalUnit>> slices;
-  for (const NalSpan& s : split_annexb(bytes)) {
-    NalUnit nal = parse_nal(std::span(bytes).subspan(s.begin, s.end - s.begin));
-    if (nal.type == 33) {
-      out->sps = std::make_shared<Sps>();
-      parse_sps(nal.rbsp, *out->sps);
-    } else if (nal.type == 34) {
-      out->pps = std::make_shared<Pps>();
-      parse_pps(nal.rbsp, *out->pps);
-    } else if (nal.type < 32) {
-      if (nal.rbsp[0] & 0x80) {  // first_slice_segment_in_pic_flag
-        if (slices.size() == count) break;
-        slices.emplace_back();
-      }
-      if (!slices.empty()) slices.back().push_back(std::move(nal));
-    }
-  }
-  if (!out->sps || !out->pps || slices.size() != count) return nullptr;
-  if (cut_last_slice) {
-    auto& r = slices.back().back().rbsp;
-    r.resize(r.size() > cut_last_slice ? r.size() - cut_last_slice : 1);
-  }
-  out->pps->geometry = derive_geometry(*out->pps, *out->sps);
-  out->pps->geometry_sps = out->sps.get();
-  const Pps* pps_table[64] = {};
-  const Sps* sps_table[16] = {};
-  pps_table[out->pps->id] = out->pps.get();
-  sps_table[out->sps->id] = out->sps.get();
-  for (const auto& picture : slices) {
-    auto pic = std::make_shared<DecodedPicture>();
-    pic->start(out->sps, out->pps);
-    pic->allocate(std::make_unique<PlaneStore>(DecodedPicture::samples(*out->sps), false));
-    PictureParseState state;
-    SliceHeader independent;
-    RefPicLists refs;
-    int slice_index = -1;
-    for (const NalUnit& nal : picture) {
-      try {
-        const SliceHeader sh = parse_slice_header(nal, pps_table, sps_table, &independent);
-        if (!sh.dependent) {
-          independent = sh;
-          ++slice_index;
-          pic->info.slices.emplace_back();
-          pic->poc = sh.poc_lsb;
-          for (int l = 0; l < 2; ++l) {
-            refs.size[l] = sh.slice_type == 2 ? 0 : sh.num_ref_idx[l];
-            for (int i = 0; i < refs.size[l]; ++i) refs.pic[l][i] = out->pics.front();
-          }
-        }
-        SliceDecoder(*pic, sh, slice_index, state, sh.slice_type == 2 ? nullptr : &refs)
-            .decode(nal);
-      } catch (const DecodeError&) {
-        ++out->failed_slices;
-      }
-    }
-    out->pics.push_back(std::move(pic));
-  }
-  return out;
-}
 
 // Each check names what failed; the first failure ends the check.
 ::testing::AssertionResult records_describe_picture(const DecodedPicture& pic) {
@@ -277,7 +198,7 @@ TEST(HevcRecords, DescribeIntraPictures) {
     ASSERT_NE(spec, all.end());
     const auto path = testing::stream_path(*spec);
     ASSERT_FALSE(path.empty());
-    const auto f = parse_pictures(testing::read_file(path), 1);
+    const auto f = testing::parse_pictures(testing::read_file(path), 1);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->failed_slices, 0);
     const DecodedPicture& pic = *f->pics[0];
@@ -298,7 +219,7 @@ TEST(HevcRecords, DescribeInterPictures) {
     ASSERT_NE(spec, all.end());
     const auto path = testing::stream_path(*spec);
     ASSERT_FALSE(path.empty());
-    const auto f = parse_pictures(testing::read_file(path), 2);
+    const auto f = testing::parse_pictures(testing::read_file(path), 2);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->failed_slices, 0);
     const DecodedPicture& pic = *f->pics[1];
@@ -316,7 +237,7 @@ TEST(HevcRecords, DescribePcmTilesAndWpp) {
   c.wpp = true;
   c.dependent_from_ctb = 7;
   const auto s = testing::make_pcm_stream(c);
-  const auto f = parse_pictures(s.bytes, 1);
+  const auto f = testing::parse_pictures(s.bytes, 1);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->failed_slices, 0);
   const DecodedPicture& pic = *f->pics[0];
@@ -332,7 +253,7 @@ TEST(HevcRecords, DamagedSliceKeepsCompleteCtbsOnly) {
   ASSERT_NE(spec, all.end());
   const auto path = testing::stream_path(*spec);
   ASSERT_FALSE(path.empty());
-  const auto f = parse_pictures(testing::read_file(path), 1, 40);
+  const auto f = testing::parse_pictures(testing::read_file(path), 1, 40);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->failed_slices, 1);
   const DecodedPicture& pic = *f->pics[0];

@@ -73,7 +73,7 @@ TEST(HevcUnits, DstAndTransformSkip) {
       EXPECT_EQ(c[y * 4 + x], (v * col0[x] + 2048) >> 12);
     }
   std::int32_t t[16] = {5, -7};
-  transform_skip_residual(t, 2, 10);
+  transform_skip_residual(t, t, 2, 10);
   EXPECT_EQ(t[0], (5 * 128 + 512) >> 10);
   EXPECT_EQ(t[1], (-7 * 128 + 512) >> 10);
 }
@@ -215,13 +215,13 @@ TEST(HevcUnits, DefaultScalingFactors) {
   const ScalingFactors f = ScalingListData::defaults().factors();
   // Table 7-6 as a matrix: intra 8x8 row 7 ends with 115; 16x16 repeats each entry 2x2 with
   // DC 16; 32x32 4x4.
-  EXPECT_EQ(f.m[1][0][7 * 8 + 7], 115);
-  EXPECT_EQ(f.m[1][3][7 * 8 + 7], 91);
-  EXPECT_EQ(f.m[1][0][0 * 8 + 4], 17);
-  EXPECT_EQ(f.m[2][0][15 * 16 + 15], 115);
-  EXPECT_EQ(f.m[2][0][0], 16);
-  EXPECT_EQ(f.m[3][0][31 * 32 + 28], 115);
-  EXPECT_EQ(f.m[0][0][15], 16);
+  EXPECT_EQ(f.matrix(3, 0)[7 * 8 + 7], 115);
+  EXPECT_EQ(f.matrix(3, 3)[7 * 8 + 7], 91);
+  EXPECT_EQ(f.matrix(3, 0)[0 * 8 + 4], 17);
+  EXPECT_EQ(f.matrix(4, 0)[15 * 16 + 15], 115);
+  EXPECT_EQ(f.matrix(4, 0)[0], 16);
+  EXPECT_EQ(f.matrix(5, 0)[31 * 32 + 28], 115);
+  EXPECT_EQ(f.matrix(2, 0)[15], 16);
 }
 
 }  // namespace

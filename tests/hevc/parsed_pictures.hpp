@@ -1,0 +1,29 @@
+// The first pictures of a stream parsed into their records and reconstructed slice by slice as
+// the decoder does, for tests of the records and of the stages that read them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hevc/parameter_sets.hpp"
+#include "hevc/picture.hpp"
+
+namespace sigpu::hevc::testing {
+
+struct Parsed {
+  std::shared_ptr<Sps> sps;
+  std::shared_ptr<Pps> pps;
+  std::vector<std::shared_ptr<DecodedPicture>> pics;
+  int failed_slices = 0;
+};
+
+/// The first `count` pictures of an Annex B stream (one SPS and PPS). Every reference of a
+/// later picture is the first picture: right for the second picture of a stream, which has no
+/// other to predict from. `cut_last_slice` bytes are dropped from the last slice segment of the
+/// last picture. Null when the stream has fewer pictures or no parameter sets.
+std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, std::size_t count,
+                                       std::size_t cut_last_slice = 0);
+
+}  // namespace sigpu::hevc::testing
