@@ -3,10 +3,9 @@
 // for files of different shapes (16 and 24 bits; 1, 2 and 3 channels; fixed and variable
 // blocks), clips at a file's start, at its end and past it, in both layouts; the cuda batch,
 // written on the device, equals the CPU's value for value, a damaged window included, and is
-// written only after the events it is told to wait for. The host's
-// plan (plan_ranges) is checked on its own: every window it finds starts at a frame, holds its
-// range and, where its frames have verified successors, carries an index that decodes to the
-// range's samples.
+// written only after the events it is told to wait for. The host's plan (plan_ranges) is checked
+// on its own: every window it finds starts at a frame, holds its range and, where its frames have
+// verified successors, carries an index that decodes to the range's samples.
 #include <gtest/gtest.h>
 
 #include <sigpu/flac.hpp>
