@@ -175,13 +175,13 @@ DeviceMemory::~DeviceMemory() {
   if (cacheable && !users_.empty()) {
     DeviceScope on(device_);
     for (void* stream : users_) {
-      if (!cacheable) break;
       cudaEvent_t e = nullptr;
       cacheable = cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess;
       if (!cacheable) break;
       b.events.push_back(e);
-      // Fails on a stream destroyed meanwhile (its work is then past or queued on the device).
+      // Fails on a stream destroyed meanwhile: cudaFree then waits for what it had queued.
       cacheable = cudaEventRecord(e, static_cast<cudaStream_t>(stream)) == cudaSuccess;
+      if (!cacheable) break;
     }
   }
   if (cacheable)
