@@ -289,8 +289,12 @@ struct ClipsReport {
 /// it) goes up once and the frames of all windows decode in shared launches straight into the
 /// batch; a window that fails its own index (damage) takes decode_ranges' general way, with the
 /// same samples as every backend. The cuda batch is complete when the call returns.
+/// `after` (cuda): CUDA events (cudaEvent_t of options.device) recorded after other work that
+/// still uses `out`, e.g. a consumer's kernels reading memory a caller hands out again for the
+/// next batch: the decode's stream waits for them before it first writes `out` (its uploads and
+/// frame decoding do not), and nothing waits for the device. Unused on the CPU backends.
 ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
-                         const DecodeOptions& options = {});
+                         const DecodeOptions& options = {}, std::span<void* const> after = {});
 
 /// Frees the GPU decoders the free functions keep between calls (the device memory and pinned
 /// host memory they hold). Decoders in use finish first and are freed when they return.

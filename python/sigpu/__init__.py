@@ -4,6 +4,8 @@ Every decoded result is a :class:`sigpu.Array` that NumPy, CuPy and PyTorch take
 (``np.asarray(x)``, ``cupy.asarray(x)``, ``torch.from_dlpack(x)``).
 """
 
+import atexit
+
 from . import _sigpu
 from ._sigpu import (
     Array,
@@ -15,8 +17,15 @@ from ._sigpu import (
     UsageError,
     cuda_compiled,
     cuda_devices,
+    gpu_cache_info,
+    release_gpu_cache,
+    set_gpu_cache_budget,
     version,
 )
+
+# At exit the cache frees what it holds and keeps nothing more, while the CUDA runtime is still
+# there to take it.
+atexit.register(set_gpu_cache_budget, 0)
 
 __version__ = version()
 __all__ = [
@@ -29,7 +38,10 @@ __all__ = [
     "UsageError",
     "cuda_compiled",
     "cuda_devices",
+    "gpu_cache_info",
     "info",
+    "release_gpu_cache",
+    "set_gpu_cache_budget",
     "version",
 ]
 

@@ -6,9 +6,7 @@
 #include <mutex>
 #include <numeric>
 
-#if SIGPU_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "cuda_check.hpp"
 
 namespace sigpu::python {
 
@@ -61,11 +59,6 @@ std::shared_ptr<void> keep_object(py::object o) {
 }
 
 #if SIGPU_HAVE_CUDA
-void check(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw CudaError(std::string(call) + ": " + cudaGetErrorString(e));
-}
-#define PY_CUDA_CHECK(call) check(call, #call)
-
 // One non-blocking stream per device for the copies the extension makes, so that they wait for
 // no other work on the device.
 cudaStream_t copy_stream(int device) {
@@ -88,6 +81,16 @@ cudaStream_t consumer_stream(const py::object& stream) {
   if (s == 0 || s == 1) return cudaStreamLegacy;
   if (s == 2) return cudaStreamPerThread;
   return reinterpret_cast<cudaStream_t>(s);
+}
+
+// Notes a DLPack consumer's stream on the memory, for its reuse. -1 (the consumer orders its
+// own work) and the per-thread default stream (the thread that lets go may not be the one that
+// consumed) cannot be named when the memory is let go.
+void note_consumer(const Array& a, const py::object& stream) {
+  if (!a.memory) return;
+  const bool unnamed = !stream.is_none() && stream.cast<std::intptr_t>() == -1;
+  cudaStream_t s = unnamed ? nullptr : consumer_stream(stream);
+  a.memory->used_on(s == cudaStreamPerThread ? nullptr : s);
 }
 #endif
 
@@ -126,6 +129,9 @@ py::capsule to_dlpack(const Array& a, const py::object& stream, const py::object
     if (d.first != a.device.device_type || d.second != a.device.device_id)
       throw py::buffer_error("this array lives on another device");
   }
+#if SIGPU_HAVE_CUDA
+  if (a.device.device_type == kDLCUDA) note_consumer(a, stream);
+#endif
   if (a.device.device_type == kDLCUDA && a.ready) {
 #if SIGPU_HAVE_CUDA
     if (stream.is_none() || stream.cast<std::intptr_t>() != -1) {
@@ -300,38 +306,25 @@ Placement parse_device(const std::string& device) {
                    "\"");
 }
 
-std::shared_ptr<void> device_alloc(std::size_t bytes, int device) {
-#if SIGPU_HAVE_CUDA
-  PY_CUDA_CHECK(cudaSetDevice(device));
-  void* p = nullptr;
-  PY_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)));
-  return std::shared_ptr<void>(p, [device](void* p) {
-    cudaSetDevice(device);
-    cudaFree(p);
-  });
-#else
-  (void)bytes, (void)device;
-  no_cuda();
-#endif
-}
-
 namespace {
 /// A copy between host and device on `device`'s copy stream, waited for.
-void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, bool to_device) {
+void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, bool to_device,
+                    DeviceMemory* written = nullptr) {
 #if SIGPU_HAVE_CUDA
   cudaStream_t s = copy_stream(device);
+  if (written) written->wait_on(s);
   PY_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes,
                                 to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s));
   PY_CUDA_CHECK(cudaStreamSynchronize(s));
 #else
-  (void)dst, (void)src, (void)bytes, (void)device, (void)to_device;
+  (void)dst, (void)src, (void)bytes, (void)device, (void)to_device, (void)written;
   no_cuda();
 #endif
 }
 }  // namespace
 
-void copy_to_device(void* dst, const void* src, std::size_t bytes, int device) {
-  copy_on_device(dst, src, bytes, device, true);
+void copy_to_device(DeviceMemory& dst, const void* src, std::size_t bytes) {
+  copy_on_device(dst.data(), src, bytes, dst.device(), true, &dst);
 }
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device) {
@@ -342,14 +335,17 @@ Array device_array(const void* src, std::size_t bytes, std::vector<std::int64_t>
                    DLDataType dtype, int device) {
 #if SIGPU_HAVE_CUDA
   Array a;
-  a.owner = device_alloc(bytes, device);
-  a.data = a.owner.get();
+  a.memory = device_alloc(bytes, device);
+  a.owner = a.memory;
+  a.data = a.memory->data();
   a.shape = std::move(shape);
   a.dtype = dtype;
   a.device = {kDLCUDA, device};
-  // The copy runs on the extension's stream; the array's consumers wait for its event, not for
-  // the copy here. From pageable memory the call returns once `src` has been staged.
+  // The copy runs on the extension's stream, after the memory's previous users; the array's
+  // consumers wait for its event, not for the copy here. From pageable memory the call returns
+  // once `src` has been staged.
   cudaStream_t s = copy_stream(device);
+  a.memory->wait_on(s);
   PY_CUDA_CHECK(cudaMemcpyAsync(a.data, src, bytes, cudaMemcpyHostToDevice, s));
   cudaEvent_t event = nullptr;
   PY_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
@@ -403,6 +399,9 @@ DLPack consumer view it without a copy; the memory lives until the last of them 
 #if SIGPU_HAVE_CUDA
             // The interface cannot carry an event: wait for this one (not for the device).
             if (a.ready) PY_CUDA_CHECK(cudaEventSynchronize(cudaEvent_t(a.ready.get())));
+            // Its consumers (CuPy, Numba) say nothing of their streams: the legacy default
+            // stream, which follows every blocking stream's work, stands for them.
+            if (a.memory) a.memory->used_on(cudaStreamLegacy);
 #endif
             py::dict d = interface(a);
             d["stream"] = py::none();

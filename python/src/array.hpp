@@ -3,8 +3,10 @@
 // An Array views memory it shares with the C++ result that produced it (a std::shared_ptr
 // owner): NumPy (__array_interface__), CuPy and Numba (__cuda_array_interface__), and any DLPack
 // consumer (__dlpack__: PyTorch, JAX, NumPy >= 1.22) take it without a copy, and the memory is
-// freed when the last of them lets go. GPU memory may carry a CUDA event recorded after the
+// let go when the last of them does. GPU memory may carry a CUDA event recorded after the
 // producer's last write: a consumer's stream is made to wait on it, nothing waits for the device.
+// GPU memory the extension allocates comes from its cache (device_cache.hpp), and goes back there
+// after the work of the streams its consumers named (__dlpack__ notes the stream it is given).
 #pragma once
 
 #include <dlpack/dlpack.h>
@@ -18,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "device_cache.hpp"
+
 namespace sigpu::python {
 
 namespace py = pybind11;
@@ -30,6 +34,9 @@ struct Array {
   DLDevice device{kDLCPU, 0};
   /// A cudaEvent_t recorded after the last write to `data` (null: complete when made).
   std::shared_ptr<void> ready;
+  /// The cache's block behind `data` when it is one (`owner` holds it too), whose consumers'
+  /// streams are noted on it.
+  std::shared_ptr<DeviceMemory> memory;
 
   std::size_t size() const;    ///< elements
   std::size_t nbytes() const;  ///< bytes
@@ -95,10 +102,9 @@ Placement parse_device(const std::string& device);
 
 // ---- CUDA helpers (they throw sigpu::Error in builds without CUDA) ----------------------------
 
-/// Device memory of `bytes` on `device`, freed with the last owner.
-std::shared_ptr<void> device_alloc(std::size_t bytes, int device);
-/// Copies host to device and waits for the copy (on a stream of its own, not the device).
-void copy_to_device(void* dst, const void* src, std::size_t bytes, int device);
+/// Copies host memory into `dst` after its previous users and waits for the copy (on a stream
+/// of its own, not the device).
+void copy_to_device(DeviceMemory& dst, const void* src, std::size_t bytes);
 /// Copies device to host and waits for the copy.
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device);
 /// A device array filled from host memory by a copy on the extension's stream: consumers wait

@@ -153,15 +153,15 @@ Audio decode_device(const InputBytes& in, const Settings& s) {
   const int device = in.device.device_type == kDLCUDA ? in.device.device_id : s.where.index;
   flac::Stream stream =
       in.device.device_type == kDLCUDA ? parse_device_stream(in) : flac::parse_stream(in.bytes);
-  std::shared_ptr<void> staged;
+  std::shared_ptr<DeviceMemory> staged;  // read by the decode, which has finished on return
   const std::uint8_t* d_file = in.bytes.data();
   if (in.device.device_type == kDLCUDA) {
     if (reinterpret_cast<std::uintptr_t>(d_file) % 4)
       throw UsageError("a FLAC stream in GPU memory must start 4-byte aligned");
   } else {
     staged = device_alloc(in.bytes.size(), device);
-    copy_to_device(staged.get(), in.bytes.data(), in.bytes.size(), device);
-    d_file = static_cast<const std::uint8_t*>(staged.get());
+    copy_to_device(*staged, in.bytes.data(), in.bytes.size());
+    d_file = static_cast<const std::uint8_t*>(staged->data());
   }
   flac::DecodeOptions o = s.options;
   o.device = device;
@@ -263,13 +263,20 @@ Audio decode_clips(const py::sequence& srcs, const std::vector<std::uint64_t>& s
   const std::size_t bytes = inputs.size() * length * channels * width;
   Audio a;
   if (s.where.cuda) {
-    a.owner = device_alloc(bytes, s.where.index);
+    a.memory = device_alloc(bytes, s.where.index);
+    a.owner = a.memory;
+    a.data = a.memory->data();
     a.device = {kDLCUDA, s.where.index};
   } else {
-    a.owner = std::make_shared<flac::ByteBuffer>(bytes);
+    auto host = std::make_shared<flac::ByteBuffer>(bytes);
+    a.data = host->data();
+    a.owner = host;
   }
-  a.data = s.where.cuda ? a.owner.get() : static_cast<flac::ByteBuffer*>(a.owner.get())->data();
-  const flac::ClipsReport r = flac::decode_clips(ranges, a.data, mono, s.options);
+  // On the GPU the batch is written after the memory's previous users (their events), and is
+  // complete on return.
+  const flac::ClipsReport r = flac::decode_clips(
+      ranges, a.data, mono, s.options, a.memory ? a.memory->after() : std::span<void* const>{});
+  if (a.memory) a.memory->waited();
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!r.errors[i].empty()) throw Error(name(i) + ": " + r.errors[i]);
   a.sample_rate = r.sample_rate;

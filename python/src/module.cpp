@@ -3,6 +3,7 @@
 #include <sigpu/core.hpp>
 
 #include "array.hpp"
+#include "device_cache.hpp"
 #include "modules.hpp"
 
 namespace {
@@ -87,6 +88,41 @@ PYBIND11_MODULE(_sigpu, m) {
         return out;
       },
       "The CUDA devices this process sees (empty without CUDA or a GPU), one dict each.");
+
+  m.def(
+      "gpu_cache_info",
+      [](int device) {
+        const DeviceCacheInfo i = device_cache_info(device);
+        py::dict d;
+        d["bytes"] = i.bytes;
+        d["blocks"] = i.blocks;
+        d["budget"] = i.budget;
+        d["reused"] = i.reused;
+        d["allocated"] = i.allocated;
+        return d;
+      },
+      py::arg("device") = 0, R"doc(
+The cache of GPU memory behind sigpu's GPU arrays on `device`: bytes and blocks held idle for
+reuse, the budget it keeps them under, and how many allocations it served (reused) or made
+(allocated, cudaMalloc).
+)doc");
+  m.def(
+      "set_gpu_cache_budget",
+      [](std::uint64_t bytes) {
+        py::gil_scoped_release nogil;
+        set_device_cache_budget(bytes);
+      },
+      py::arg("bytes"), R"doc(
+The bytes of idle GPU memory the cache may keep per device for the next arrays (default: an
+eighth of the device's memory); the oldest blocks over it are freed. 0 keeps none.
+)doc");
+  m.def(
+      "release_gpu_cache",
+      [] {
+        py::gil_scoped_release nogil;
+        release_device_cache();
+      },
+      "Frees the idle GPU memory the cache keeps (arrays in use keep theirs).");
 
   bind_array(m);
   py::list modules;

@@ -111,7 +111,8 @@ ClipsReport clips_on_cpu(std::span<const FileRange> clips, void* out, bool mono,
 }
 
 ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, void* out, bool mono,
-                         const DecodeOptions& o, std::uint64_t length) {
+                         const DecodeOptions& o, std::uint64_t length,
+                         std::span<void* const> after) {
   if (clips.size() == 1) {
     // One clip's window is decoded by the host's cores and its clip uploaded: its few frames
     // cannot fill the GPU, whose restore of a frame is a serial recurrence over its samples, and
@@ -120,7 +121,10 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
     ho.backend = Backend::cpu_parallel;
     ByteBuffer host;
     ClipsReport r = clips_on_cpu(clips, nullptr, mono, ho, length, &host);
-    if (r.errors[0].empty()) engine.upload(out, host.data(), host.size());
+    if (r.errors[0].empty()) {
+      engine.wait(after);
+      engine.upload(out, host.data(), host.size());
+    }
     return r;
   }
   Stopwatch clock;
@@ -143,7 +147,7 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
       windows.push_back({clips[i].file.subspan(w.begin, w.end - w.begin), &w.index,
                          clips[i].range.first - w.first_sample, i});
   }
-  const std::vector<bool> ok = engine.decode_clips(windows, t);
+  const std::vector<bool> ok = engine.decode_clips(windows, t, after);
   const double t_engine = clock.seconds();
   std::vector<std::uint64_t> frames(clips.size(), 0);
   std::vector<bool> done(clips.size(), false);
@@ -161,6 +165,7 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
     ro.format = SampleFormat::raw32;
     ro.layout = Layout::interleaved;
     std::vector<BatchResult> got = decode_windows(clips, plan, rest, ro);
+    engine.wait(after);  // when no window went through decode_clips, which waits for them
     ByteBuffer host(clip_bytes(t));
     ClipTarget on_host = t;
     on_host.data = host.data();
@@ -192,7 +197,7 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
 }  // namespace
 
 ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
-                         const DecodeOptions& options) {
+                         const DecodeOptions& options, std::span<void* const> after) {
   if (clips.empty()) throw UsageError("decode_clips needs at least one clip");
   if (!out) throw UsageError("decode_clips needs memory for the batch");
   const std::uint64_t length = clips[0].range.count;
@@ -204,7 +209,7 @@ ClipsReport decode_clips(std::span<const FileRange> clips, void* out, bool mono,
   o.verify_md5 = false;  // a clip never holds a whole stream
   if (o.backend == Backend::cuda) {
     EngineLease engine(o.device);
-    if (engine->on_device(out)) return clips_on_gpu(*engine, clips, out, mono, o, length);
+    if (engine->on_device(out)) return clips_on_gpu(*engine, clips, out, mono, o, length, after);
     // Left to choose, the batch is written where it lives: host memory by the host's cores.
     if (options.backend != Backend::automatic)
       throw UsageError("decode_clips on cuda writes the batch into device memory of device " +

@@ -89,9 +89,14 @@ class GpuEngine {
   /// count and depth), each one's samples [first, first + target.length) written as clip `clip`
   /// of `target`, in this engine's device memory (store_clip_sample; zeros past the window's
   /// output). Result k: whether windows[k]'s frames all decoded as its index says; a window that
-  /// did not leaves its clip unwritten. Returns when the batch is written.
+  /// did not leaves its clip unwritten. Returns when the batch is written. The batch is first
+  /// written after the CUDA events `after` (see flac::decode_clips).
   virtual std::vector<bool> decode_clips(std::span<const ClipWindow> windows,
-                                         const ClipTarget& target) = 0;
+                                         const ClipTarget& target,
+                                         std::span<void* const> after) = 0;
+  /// Makes the work queued on this engine from now on wait for the CUDA events `events`
+  /// (cudaEvent_t of its device), without waiting on the host.
+  virtual void wait(std::span<void* const> events) = 0;
   /// Copies `bytes` of host memory to this engine's device memory (through its staging).
   virtual void upload(void* device, const std::uint8_t* host, std::size_t bytes) = 0;
   /// Copies `bytes` of this engine's device memory to host memory (through its staging).

@@ -2,16 +2,18 @@
 // the API says: float32 scaled by 2^-(bits-1), channels averaged for mono, zeros past the end),
 // for files of different shapes (16 and 24 bits; 1, 2 and 3 channels; fixed and variable
 // blocks), clips at a file's start, at its end and past it, in both layouts; the cuda batch,
-// written on the device, equals the CPU's value for value, a damaged window included. The host's
-// plan (plan_ranges) is checked on its own: every window it finds starts at a frame, holds its
-// range and, where its frames have verified successors, carries an index that decodes to the
-// range's samples.
+// written on the device, equals the CPU's value for value, a damaged window included, and is
+// written only after the events it is told to wait for. The host's plan (plan_ranges) is checked
+// on its own: every window it finds starts at a frame, holds its range and, where its frames have
+// verified successors, carries an index that decodes to the range's samples.
 #include <gtest/gtest.h>
 
 #include <sigpu/flac.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "flac/backends.hpp"
@@ -306,6 +308,39 @@ TEST(FlacClipsGpu, EqualTheCpu) {
   EXPECT_TRUE(twin::equal(expected(stereo, length, true, false), host));
 }
 
+// `after`: the batch is written only once the events' work is done. Here that work holds its
+// stream (a host function sleeping), then poisons the batch: a batch written before it would end
+// poisoned. One clip (uploaded) and a batch of them (clips at and past a file's end, uploaded
+// the general way, the others written by the engine).
+TEST(FlacClipsGpu, WritesWaitForTheEventsAfter) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
+  const Sources& s = sources();
+  const std::uint64_t length = 44100;
+  const auto many = some_clips({&s.stereo16}, length, 18);
+  for (const std::vector<Clip>& clips : {std::vector<Clip>{many[4]}, many}) {
+    DeviceBatch batch(clips.size() * length * 2);
+    cudaStream_t other = nullptr;
+    cudaEvent_t done = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(cudaLaunchHostFunc(
+                  other, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); },
+                  nullptr),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(batch.p, 0x7f, batch.n * sizeof(float), other), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(done, other), cudaSuccess);
+    void* after[] = {done};
+    decode_clips(ranges_of(clips, length), batch.p, false,
+                 {.backend = Backend::cuda, .format = SampleFormat::f32, .layout = Layout::planar},
+                 after);
+    EXPECT_EQ(cudaEventQuery(done), cudaSuccess);
+    EXPECT_TRUE(twin::equal(expected(clips, length, true, false), batch.read()));
+    cudaEventDestroy(done);
+    cudaStreamDestroy(other);
+  }
+}
+
 // A clip whose window holds a damaged frame takes the general way (its damage reported as the
 // CPU reports it); the batch's other clips still come from their indexes.
 TEST(FlacClipsGpu, DamagedWindowFallsBack) {
@@ -354,7 +389,7 @@ TEST(FlacClipsGpu, EngineRefusesAWindowItsIndexDoesNotFit) {
   broken[plan.windows[1].begin + f.pos] = 0x00;
   DeviceBatch batch(clips.size() * length * 2);
   const ClipTarget t{batch.p, SampleFormat::f32, Layout::planar, 2, length, false};
-  const std::vector<bool> ok = GpuEngine::create(0)->decode_clips(windows, t);
+  const std::vector<bool> ok = GpuEngine::create(0)->decode_clips(windows, t, {});
   EXPECT_EQ(ok, (std::vector<bool>{true, false, true}));
   const std::vector<float> got = batch.read();
   const std::vector<float> want = expected(clips, length, true, false);

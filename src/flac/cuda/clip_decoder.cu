@@ -4,6 +4,7 @@
 // batch in its format and layout. No PCM passes through the host.
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "flac/clip_store.hpp"
 #include "flac/cuda/decoder_impl.cuh"
@@ -33,7 +34,7 @@ __global__ void ClipStoreKernel(const std::int32_t* pcm, const ClipSourceDevice*
 }  // namespace
 
 std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
-                                           const ClipTarget& target) {
+                                           const ClipTarget& target, std::span<void* const> after) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   std::vector<bool> ok(windows.size(), false);
   if (windows.empty() || !target.length) return ok;
@@ -109,6 +110,9 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(sources.get(), stored.data(),
                                      stored.size() * sizeof(ClipSourceDevice),
                                      cudaMemcpyHostToDevice, s()));
+    // Only the batch's writes wait for its other users: the uploads and the decoding above
+    // overlap their work.
+    wait(std::exchange(after, {}));
     const auto* pcm = reinterpret_cast<const std::int32_t*>(slot.output.get());
     const auto blocks = static_cast<unsigned>((target.length + kClipBlock - 1) / kClipBlock);
     for (std::size_t at = 0; at < stored.size(); at += kClipsPerLaunch) {

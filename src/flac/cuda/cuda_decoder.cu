@@ -814,6 +814,11 @@ std::optional<DecodeOutput> CudaEngine::decode_index(std::span<const std::uint8_
   return out;
 }
 
+void CudaEngine::wait(std::span<void* const> events) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
+  for (void* e : events) SIGPU_CUDA_CHECK(cudaStreamWaitEvent(s(), static_cast<cudaEvent_t>(e)));
+}
+
 void CudaEngine::upload(void* device, const std::uint8_t* host, std::size_t bytes) {
   SIGPU_CUDA_CHECK(cudaSetDevice(device_id));
   staging().upload(device, host, bytes, s(), host_pool());

@@ -226,8 +226,9 @@ struct CudaEngine final : GpuEngine {
   std::vector<EngineFile> decode_batch(std::span<const std::span<const std::uint8_t>> files,
                                        std::span<const std::span<std::uint8_t>> outs,
                                        const DecodeOptions& o) override;
-  std::vector<bool> decode_clips(std::span<const ClipWindow> windows,
-                                 const ClipTarget& target) override;
+  std::vector<bool> decode_clips(std::span<const ClipWindow> windows, const ClipTarget& target,
+                                 std::span<void* const> after) override;
+  void wait(std::span<void* const> events) override;
   void upload(void* device, const std::uint8_t* host, std::size_t bytes) override;
   void download(std::uint8_t* host, const void* device, std::size_t bytes) override;
   DeviceOutput decode_device(const std::uint8_t* d_file, std::size_t size, const Stream& stream,
