@@ -4,7 +4,8 @@
 //   using Llr, Lane, V;              the LLR type, the metric lane type, the vector of lanes
 //   kLanes, kNeg, kMax               lanes per vector, an unreachable state's metric, the
 //                                    extrinsics' bound
-//   zero, set1, add, sub, max        lane-wise
+//   kNormalise                       trellis steps between normalisations (divides kWindow)
+//   zero, set1, add, sub, max        lane-wise (add and sub saturate in 8-bit lanes)
 //   load, store                      kLanes metrics at a pointer
 //   widen, narrow                    kLanes LLRs at a pointer, to and from metrics
 //   extrinsic(le, q)                 FixedTraits::extrinsic lane-wise: (le q) >> 4, within kMax
@@ -14,12 +15,15 @@
 // recursion over the whole block, keeping alpha at the start of every window, then the backward
 // recursion with the extrinsics window by window, each window's alpha computed again from its
 // checkpoint: the scalar sub-decoder's work for P = 1 (map_decoder.hpp has the trellis), with the
-// block's alpha never leaving L1. The arithmetic is exact integer arithmetic in either lane width,
-// so where the scalar decoder normalises its metrics does not change a result: the extrinsics and
-// decisions are differences in which any offset common to the 8 states cancels. 16-bit lanes hold
-// int8 LLRs' metrics without overflow: a step changes a metric by at most |A| + |Lp| <= 383, the 8
-// states stay within three steps' worth of each other, and the metrics are renormalised every 8
-// steps.
+// block's alpha never leaving L1.
+//
+// In 16- and 32-bit lanes the arithmetic is exact, so where the scalar decoder normalises its
+// metrics does not change a result: the extrinsics and decisions are differences in which any
+// offset common to the 8 states cancels. 16-bit lanes hold int8 LLRs' metrics without overflow: a
+// step changes a metric by at most |A| + |Lp| <= 383, the 8 states stay within three steps' worth
+// of each other, and the metrics are renormalised every 8 steps. In 8-bit lanes every sum
+// saturates and the metrics are normalised after every step (tail steps included): the
+// arithmetic of saturating_decoder.hpp, whose twin must give the same bits, step for step.
 //
 // Included only between a target push and pop (#pragma GCC target / clang attribute), after the
 // headers below, so that this algorithm and not the standard library's inline functions is built
@@ -115,7 +119,7 @@ template <class L, bool kExtrinsic>
   return L::sub(l0, l1);
 }
 
-/// Steps per window of the backward pass (a multiple of the normalisation's 8).
+/// Steps per window of the backward pass (a multiple of every kNormalise).
 constexpr int kWindow = 32;
 
 /// The lane-interleaved working arrays of one group (kLanes values per position).
@@ -166,7 +170,7 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
     if (k % kWindow == 0)
       for (int s = 0; s < 8; ++s) L::store(ckpt + (std::size_t(k / kWindow) * 8 + s) * W, al[s]);
     forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), L::widen(par + k * W)));
-    if ((k + 1) % 8 == 0) normalise<L>(al);
+    if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
   }
   // beta at K from the three tail steps of component c (tail_beta_from's order).
   for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
@@ -174,6 +178,7 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
     const int mx = 2 * j, mz = 2 * j + 1;
     backward<L, false>(be, nullptr, L::widen(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
                        L::widen(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
+    normalise<L>(be);
   }
   // Backward window by window from the last: each window's alpha again from its checkpoint
   // (the same steps, so the same values) into a buffer that stays in L1.
@@ -185,13 +190,13 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
       L::store(abuf + (k - k0) * W, A);
       for (int s = 0; s < 8; ++s) L::store(alpha + (std::size_t(k - k0) * 8 + s) * W, al[s]);
       forward<L>(al, branch<L>(A, L::widen(par + k * W)));
-      if ((k + 1) % 8 == 0) normalise<L>(al);
+      if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
     }
     for (int k = k1 - 1; k >= k0; --k) {
       const Vec<L> A = L::load(abuf + (k - k0) * W);
       const Vec<L> le =
           backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, L::widen(par + k * W));
-      if (k % 8 == 0) normalise<L>(be);
+      if (k % L::kNormalise == 0) normalise<L>(be);
       const std::size_t n = static_cast<std::size_t>(bit(k)) * W;
       L::narrow(ext_out + n, L::extrinsic(le, q));
       if constexpr (kDecide) L::store(app + n, L::add(A, le));
