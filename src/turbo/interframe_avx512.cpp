@@ -47,6 +47,7 @@ struct Avx512Lanes8 {
   static constexpr int kNeg = -128;
   static constexpr int kMax = 127;
   static constexpr int kNormalise = 1;
+  static constexpr int kIn = 63;  // saturating_decoder.hpp's bound
   static V zero() { return _mm512_setzero_si512(); }
   static V set1(int x) { return _mm512_set1_epi8(static_cast<char>(x)); }
   static V add(V a, V b) { return _mm512_adds_epi8(a, b); }
@@ -56,6 +57,7 @@ struct Avx512Lanes8 {
   static void store(Lane* p, V x) { _mm512_storeu_si512(p, x); }
   static V widen(const Llr* p) { return load(p); }
   static void narrow(Llr* p, V x) { store(p, x); }
+  static V bound(V x) { return _mm512_max_epi8(_mm512_min_epi8(x, set1(kIn)), set1(-kIn)); }
   static V extrinsic(V le, int q) {
     const V qq = _mm512_set1_epi16(static_cast<short>(q));
     const V lo = _mm512_srai_epi16(
@@ -77,6 +79,7 @@ struct Avx512Lanes16 {
   static constexpr int kNeg = -8192;  // an unreachable state: loses every max to a reachable one
   static constexpr int kMax = 127;
   static constexpr int kNormalise = 8;
+  static V bound(V x) { return x; }
   static V zero() { return _mm512_setzero_si512(); }
   static V set1(int x) { return _mm512_set1_epi16(static_cast<short>(x)); }
   static V add(V a, V b) { return _mm512_add_epi16(a, b); }
@@ -111,6 +114,7 @@ struct Avx512Lanes32 {
   static constexpr int kNeg = -(1 << 24);
   static constexpr int kMax = 32767;
   static constexpr int kNormalise = 8;
+  static V bound(V x) { return x; }
   static V zero() { return _mm512_setzero_si512(); }
   static V set1(int x) { return _mm512_set1_epi32(x); }
   static V add(V a, V b) { return _mm512_add_epi32(a, b); }

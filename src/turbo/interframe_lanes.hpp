@@ -8,6 +8,8 @@
 //   zero, set1, add, sub, max        lane-wise (add and sub saturate in 8-bit lanes)
 //   load, store                      kLanes metrics at a pointer
 //   widen, narrow                    kLanes LLRs at a pointer, to and from metrics
+//   bound(x)                         an LLR within what the metrics' headroom takes (8-bit
+//                                    lanes: +-kIn) or x itself
 //   extrinsic(le, q)                 FixedTraits::extrinsic lane-wise: (le q) >> 4, within kMax
 //
 // Each group holds up to kLanes code blocks of the same K; their LLRs are laid out
@@ -22,8 +24,9 @@
 // offset common to the 8 states cancels. 16-bit lanes hold int8 LLRs' metrics without overflow: a
 // step changes a metric by at most |A| + |Lp| <= 383, the 8 states stay within three steps' worth
 // of each other, and the metrics are renormalised every 8 steps. In 8-bit lanes every sum
-// saturates and the metrics are normalised after every step (tail steps included): the
-// arithmetic of saturating_decoder.hpp, whose twin must give the same bits, step for step.
+// saturates, the channel and a-priori LLRs are bounded and the metrics are normalised after every
+// step (tail steps included): the arithmetic of saturating_decoder.hpp, whose twin must give the
+// same bits, step for step. Either way the metrics are normalised to their maximum.
 //
 // Included only between a target push and pop (#pragma GCC target / clang attribute), after the
 // headers below, so that this algorithm and not the standard library's inline functions is built
@@ -74,8 +77,9 @@ template <class L>
 
 template <class L>
 [[gnu::always_inline]] inline void normalise(Vec<L> (&m)[8]) {
-  const Vec<L> m0 = m[0];
-  for (int s = 0; s < 8; ++s) m[s] = L::sub(m[s], m0);
+  const Vec<L> top = L::max(L::max(L::max(m[0], m[1]), L::max(m[2], m[3])),
+                            L::max(L::max(m[4], m[5]), L::max(m[6], m[7])));
+  for (int s = 0; s < 8; ++s) m[s] = L::sub(m[s], top);
 }
 
 /// alpha_{k+1} from alpha_k: next state n = a r0 r1 has the predecessors r0 r1 r2, so states
@@ -140,7 +144,13 @@ template <class L>
 [[gnu::always_inline]] inline Vec<L> a_priori(const typename L::Llr* d0,
                                               const typename L::Llr* ext_in, int n) {
   const std::size_t at = static_cast<std::size_t>(n) * L::kLanes;
-  return L::add(L::widen(d0 + at), L::widen(ext_in + at));
+  return L::bound(L::add(L::widen(d0 + at), L::widen(ext_in + at)));
+}
+
+/// The kLanes channel LLRs at p, bounded.
+template <class L>
+[[gnu::always_inline]] inline Vec<L> channel(const typename L::Llr* p) {
+  return L::bound(L::widen(p));
 }
 
 /// One component decoder's half-iteration over a group: component c reads the systematic LLRs
@@ -169,15 +179,15 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
   for (int k = 0; k < K; ++k) {
     if (k % kWindow == 0)
       for (int s = 0; s < 8; ++s) L::store(ckpt + (std::size_t(k / kWindow) * 8 + s) * W, al[s]);
-    forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), L::widen(par + k * W)));
+    forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), channel<L>(par + k * W)));
     if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
   }
   // beta at K from the three tail steps of component c (tail_beta_from's order).
   for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
   for (int j = 2; j >= 0; --j) {
     const int mx = 2 * j, mz = 2 * j + 1;
-    backward<L, false>(be, nullptr, L::widen(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
-                       L::widen(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
+    backward<L, false>(be, nullptr, channel<L>(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
+                       channel<L>(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
     normalise<L>(be);
   }
   // Backward window by window from the last: each window's alpha again from its checkpoint
@@ -189,13 +199,13 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
       const Vec<L> A = a_priori<L>(d0, ext_in, bit(k));
       L::store(abuf + (k - k0) * W, A);
       for (int s = 0; s < 8; ++s) L::store(alpha + (std::size_t(k - k0) * 8 + s) * W, al[s]);
-      forward<L>(al, branch<L>(A, L::widen(par + k * W)));
+      forward<L>(al, branch<L>(A, channel<L>(par + k * W)));
       if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
     }
     for (int k = k1 - 1; k >= k0; --k) {
       const Vec<L> A = L::load(abuf + (k - k0) * W);
       const Vec<L> le =
-          backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, L::widen(par + k * W));
+          backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, channel<L>(par + k * W));
       if (k % L::kNormalise == 0) normalise<L>(be);
       const std::size_t n = static_cast<std::size_t>(bit(k)) * W;
       L::narrow(ext_out + n, L::extrinsic(le, q));

@@ -41,6 +41,11 @@ struct Trellis {
 const Trellis kTrellis;
 
 constexpr std::int8_t kUnreachable = -128;
+constexpr int kBound = 63;
+
+std::int8_t bound(std::int8_t x) {
+  return static_cast<std::int8_t>(std::clamp<int>(x, -kBound, kBound));
+}
 
 Metrics start() {
   Metrics m;
@@ -50,8 +55,8 @@ Metrics start() {
 }
 
 void normalise(Metrics& m) {
-  const std::int8_t m0 = m[0];
-  for (auto& x : m) x = subs(x, m0);
+  const std::int8_t top = *std::max_element(m.begin(), m.end());
+  for (auto& x : m) x = subs(x, top);
 }
 
 Metrics forward_step(const Metrics& al, std::int8_t A, std::int8_t Lp) {
@@ -103,7 +108,8 @@ struct Block {
   std::vector<Metrics> alpha;
   std::vector<std::int8_t> A;
 
-  std::int8_t d(int stream, int n) const { return llr[stream * (K + 4) + n]; }
+  /// Channel LLR n of stream 0, 1 or 2, bounded.
+  std::int8_t d(int stream, int n) const { return bound(llr[stream * (K + 4) + n]); }
 
   /// Component c's half-iteration: the extrinsics of c from the other's, and the a-posteriori
   /// LLRs (by information bit) where decide.
@@ -113,7 +119,7 @@ struct Block {
     Metrics al = start();
     for (int k = 0; k < K; ++k) {
       alpha[k] = al;
-      A[k] = adds(d(0, bit(k)), ext_in[bit(k)]);
+      A[k] = bound(adds(llr[bit(k)], ext_in[bit(k)]));
       al = forward_step(al, A[k], d(1 + c, k));
     }
     Metrics be = start();

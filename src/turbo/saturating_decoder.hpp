@@ -3,17 +3,21 @@
 // its bits, LLRs and iterations exactly, and what runs where the CPU has no such lanes.
 //
 // Every value is an int8: the branch metrics, alpha, beta, the extrinsics and the a-posteriori
-// LLRs. Sums and differences saturate to [-128, 127] (x86's adds/subs_epi8); alpha and beta are
-// normalised after every trellis step by subtracting state 0's metric, so that they stay near
-// 0 and saturate only where a state is already far less likely than state 0; the extrinsic is
-// (le q) >> 4 (q: the scaling in 1/16 steps, 12 for 0.75) within +-127. Where a saturating sum is
-// taken in two steps, the order is part of the arithmetic, and the twins keep it:
+// LLRs. Sums and differences saturate to [-128, 127] (x86's adds/subs_epi8). The channel LLRs and
+// the a-priori sum A = Ls + La are bounded to +-63 and alpha and beta are normalised after every
+// trellis step by subtracting the largest of the 8, so that they lie in [-128, 0]: a step adds
+// at most 126, so no metric ever saturates upwards, and one saturates downwards only where its
+// state is already 128 LSBs (32 at 2 fractional bits) less likely than the best, where it no
+// longer decides a maximum. The extrinsic is (le q) >> 4 (q: the scaling in 1/16 steps, 12 for
+// 0.75) within +-127. Where a saturating sum is taken in two steps, the order is part of the
+// arithmetic, and the twins keep it:
 //   forward  alpha_{k+1}(n) = max over its two branches of alpha_k(s) + g(u, p), with
 //            g(1, 0) = 0 - A, g(0, 1) = 0 - Lp, g(1, 1) = (0 - A) - Lp (g(0, 0) = 0 adds nothing)
 //   backward t(s, u) = beta_{k+1}(next(s, u)) - p(s, u) Lp,
 //            beta_k(s) = max(t(s, 0), t(s, 1) - A),
 //            l(u) = max_s alpha_k(s) + t(s, u), le = l(0) - l(1), app = A + le
-// with A = Ls + La. The trellis is beta's from the three tail steps, each normalised too.
+// with A = bound(Ls + La) and Lp = bound(Lp). beta starts from the three tail steps (their
+// LLRs bounded), each normalised too.
 #pragma once
 
 #include <cstdint>
