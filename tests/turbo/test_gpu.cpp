@@ -56,8 +56,11 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
     turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
     for (int P : {1, 8, 64, 768, K}) {
       for (int it : {1, 3}) {
-        turbo::DecoderOptions o{
-            .backend = Backend::cpu_parallel, .iterations = it, .subdecoders = P};
+        // int8: the CPU's exact metrics, the GPU's arithmetic (not its default 8-bit lanes).
+        turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
+                                .iterations = it,
+                                .subdecoders = P,
+                                .int8_metrics = turbo::Int8Metrics::exact};
         turbo::DecoderOptions g = o;
         g.backend = Backend::cuda;
         const std::string at = twin::label("K", K, "P", P, "it", it);
