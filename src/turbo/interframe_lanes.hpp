@@ -231,13 +231,13 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
   g.alpha.resize(static_cast<std::size_t>(kWindow) * 8 * W);
   g.a.resize(static_cast<std::size_t>(kWindow) * W);
   g.app.resize(static_cast<std::size_t>(K) * W);
-  for (int i = 0; i < n_lanes; ++i) {
-    const typename L::Llr* src = llr + plan.blocks[members[i]].llr_offset;
-    for (int s = 0; s < 3; ++s)
-      for (int n = 0; n < K + 4; ++n)
-        g.d[s][static_cast<std::size_t>(n) * W + i] =
-            src[static_cast<std::size_t>(s) * (K + 4) + n];
-  }
+  // Through local pointers, which the int8 stores cannot change (a vector's could).
+  for (int i = 0; i < n_lanes; ++i)
+    for (int s = 0; s < 3; ++s) {
+      const typename L::Llr* src = llr + plan.blocks[members[i]].llr_offset + s * (K + 4);
+      typename L::Llr* dst = g.d[s].data() + i;
+      for (int n = 0; n < K + 4; ++n) dst[static_cast<std::size_t>(n) * W] = src[n];
+    }
   const std::uint16_t* pi = plan.pi.data() + first.perm_offset;
   const int q = scale_q4(o.scaling);
   std::vector<int> done_at(n_lanes, 0);
@@ -255,10 +255,13 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
       for (int i = 0; i < n_lanes; ++i) {
         if (done_at[i]) continue;
         const std::size_t at = plan.blocks[members[i]].bit_offset;
+        const Lane* app = g.app.data() + i;
+        std::uint8_t* bits = r.bits.data() + at;
+        float* llrs = o.output_llrs ? r.llr.data() + at : nullptr;
         for (int n = 0; n < K; ++n) {
-          const Lane v = g.app[static_cast<std::size_t>(n) * W + i];
-          r.bits[at + n] = v < 0 ? 1 : 0;
-          if (o.output_llrs) r.llr[at + n] = static_cast<float>(v);
+          const Lane v = app[static_cast<std::size_t>(n) * W];
+          bits[n] = v < 0 ? 1 : 0;
+          if (llrs) llrs[n] = static_cast<float>(v);
         }
       }
     }
