@@ -38,10 +38,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
 
+#include "turbo/interframe_transpose.hpp"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -231,13 +233,18 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
   g.alpha.resize(static_cast<std::size_t>(kWindow) * 8 * W);
   g.a.resize(static_cast<std::size_t>(kWindow) * W);
   g.app.resize(static_cast<std::size_t>(K) * W);
-  // Through local pointers, which the int8 stores cannot change (a vector's could).
-  for (int i = 0; i < n_lanes; ++i)
-    for (int s = 0; s < 3; ++s) {
-      const typename L::Llr* src = llr + plan.blocks[members[i]].llr_offset + s * (K + 4);
-      typename L::Llr* dst = g.d[s].data() + i;
-      for (int n = 0; n < K + 4; ++n) dst[static_cast<std::size_t>(n) * W] = src[n];
+  for (int s = 0; s < 3; ++s) {
+    const typename L::Llr* src[W];
+    for (int i = 0; i < n_lanes; ++i)
+      src[i] = llr + plan.blocks[members[i]].llr_offset + s * (K + 4);
+    typename L::Llr* dst = g.d[s].data();
+    if constexpr (std::is_same_v<typename L::Llr, std::int8_t> && W % 16 == 0) {
+      interleave_bytes(src, n_lanes, K + 4, dst, W);
+    } else {
+      for (int i = 0; i < n_lanes; ++i)
+        for (int n = 0; n < K + 4; ++n) dst[static_cast<std::size_t>(n) * W + i] = src[i][n];
     }
+  }
   const std::uint16_t* pi = plan.pi.data() + first.perm_offset;
   const int q = scale_q4(o.scaling);
   std::vector<int> done_at(n_lanes, 0);
