@@ -259,6 +259,15 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
       }
       half_iteration<L, true>(g, K, c, pi, q);
       // Each lane's decisions (and LLRs) into its block, unless it stopped earlier.
+      if constexpr (std::is_same_v<Lane, std::int8_t> && W % 16 == 0) {
+        if (!o.output_llrs) {
+          std::uint8_t* bits[W];
+          for (int i = 0; i < n_lanes; ++i)
+            bits[i] = done_at[i] ? nullptr : r.bits.data() + plan.blocks[members[i]].bit_offset;
+          sign_bits(g.app.data(), W, n_lanes, K, bits);
+          continue;
+        }
+      }
       for (int i = 0; i < n_lanes; ++i) {
         if (done_at[i]) continue;
         const std::size_t at = plan.blocks[members[i]].bit_offset;

@@ -1,5 +1,6 @@
-// Interleaving int8 LLRs into the inter-frame decoder's lanes (interframe_lanes.hpp) 16 x 16
-// bytes at a time with SSE2 unpacks: byte by byte, the stores cost as much as an iteration.
+// Interleaving int8 LLRs into the inter-frame decoder's lanes (interframe_lanes.hpp), and the
+// hard decisions of int8 LLRs out of them, 16 x 16 bytes at a time with SSE2 unpacks: byte by
+// byte, the stores cost as much as an iteration.
 // x86-64 only, included where interframe_lanes.hpp is.
 #pragma once
 
@@ -56,6 +57,31 @@ inline void interleave_bytes(const std::int8_t* const* src, int lanes, int len, 
     }
     for (int n = whole; n < len; ++n)
       for (int j = 0; j < m; ++j) dst[std::size_t(n) * W + i0 + j] = src[i0 + j][n];
+  }
+}
+
+/// The hard decisions of lane-interleaved int8 LLRs: bits[i][n] = 1 where src[n W + i] < 0, else
+/// 0, for n < len and each lane i < lanes whose bits[i] is not null.
+inline void sign_bits(const std::int8_t* src, int W, int lanes, int len,
+                      std::uint8_t* const* bits) {
+  const int whole = len / 16 * 16;
+  const __m128i one = _mm_set1_epi8(1);
+  for (int i0 = 0; i0 < lanes; i0 += 16) {
+    const int m = std::min(16, lanes - i0);
+    for (int n0 = 0; n0 < whole; n0 += 16) {
+      __m128i r[16];
+      for (int j = 0; j < 16; ++j)
+        r[j] =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + std::size_t(n0 + j) * W + i0));
+      transpose16x16(r);
+      for (int j = 0; j < m; ++j)
+        if (bits[i0 + j])
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(bits[i0 + j] + n0),
+                           _mm_and_si128(_mm_cmplt_epi8(r[j], _mm_setzero_si128()), one));
+    }
+    for (int j = 0; j < m; ++j)
+      if (bits[i0 + j])
+        for (int n = whole; n < len; ++n) bits[i0 + j][n] = src[std::size_t(n) * W + i0 + j] < 0;
   }
 }
 
