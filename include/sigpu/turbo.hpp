@@ -241,7 +241,8 @@ struct DecodeResult {
 
 /// Decodes code blocks of sizes `K` (mixed sizes allowed) from their LLRs, concatenated,
 /// llr_count(K[b]) per block. Fixed-point LLRs use max-log-map (metrics in int32, extrinsics
-/// saturated to the LLR type). Throws Error for an invalid K, a wrong LLR count, non-finite
+/// saturated to the LLR type; int8 on the CPU at P = 1 by default in saturating 8-bit metrics,
+/// DecoderOptions::int8_metrics). Throws Error for an invalid K, a wrong LLR count, non-finite
 /// LLRs, zero blocks or bad options, naming the value.
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o);
 DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr,

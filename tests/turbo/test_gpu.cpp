@@ -23,10 +23,12 @@ using sigpu::test::make_turbo_frames;
 using sigpu::test::make_turbo_transport_block;
 
 // Decodes f's float LLRs and q8 with o on the CPU parallel backend and on the GPU: the same
-// iterations, bits and LLRs for both types. Returns the GPU's float result.
+// iterations, bits and LLRs for both types (int8 in the GPU's exact metrics). Returns the GPU's
+// float result.
 turbo::DecodeResult expect_gpu_matches_cpu(const Frames& f, const std::vector<std::int8_t>& q8,
                                            turbo::DecoderOptions o) {
   o.backend = Backend::cpu_parallel;
+  o.int8_metrics = turbo::Int8Metrics::exact;
   turbo::DecoderOptions g = o;
   g.backend = Backend::cuda;
   const std::string at = " P = " + std::to_string(o.subdecoders);
