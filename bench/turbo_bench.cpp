@@ -7,6 +7,7 @@
 //
 //   turbo_bench [--no-cpu] [--no-gpu] [--reps N] [--batches 1,8,96,1536] [--p 64,128:8,768:16]
 //               [--iterations N] [--early-termination] [--ebn0 X] [--no-fer-check]
+//               [--cpu-fer-check] [--int8-metrics auto|exact|saturating]
 //               [--log-map]   (float LLRs, log-MAP instead of max-log-MAP 0.75)
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +35,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: turbo_bench [--no-cpu] [--no-gpu] [--reps N] [--batches list] [--p "
                "P[:iterations],...] [--iterations N] [--early-termination] [--ebn0 X] "
-               "[--no-fer-check] [--log-map]\n");
+               "[--no-fer-check] [--cpu-fer-check] [--int8-metrics auto|exact|saturating] "
+               "[--log-map]\n");
   return 2;
 }
 
@@ -54,7 +56,17 @@ int main(int argc, char** argv) {
       o.early_termination = true;
     else if (a == "--no-fer-check")
       o.fer_check = false;
-    else if (a == "--reps" && value)
+    else if (a == "--cpu-fer-check")
+      o.cpu_fer_check = true;
+    else if (a == "--int8-metrics" && value) {
+      const std::string m = argv[++i];
+      if (m == "exact")
+        o.int8_metrics = turbo::Int8Metrics::exact;
+      else if (m == "saturating")
+        o.int8_metrics = turbo::Int8Metrics::saturating;
+      else if (m != "auto")
+        return usage();
+    } else if (a == "--reps" && value)
       o.reps = std::atoi(argv[++i]);
     else if (a == "--batches" && value)
       o.batches = parse_list(argv[++i]);

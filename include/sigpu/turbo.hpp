@@ -197,6 +197,14 @@ enum class Sync {
 /// of a segmented transport block, CRC24A where the transport block is one code block.
 enum class BlockCrc { crc24b, crc24a };
 
+/// The metrics of int8 LLRs on the CPU (P = 1, max-log-map): exact, or in saturating 8-bit
+/// lanes, twice as many blocks per SIMD vector at a small cost in error rate (docs/turbo.md).
+enum class Int8Metrics {
+  automatic,   ///< saturating on the CPU where it applies (P = 1, max-log-map), else exact
+  exact,       ///< never overflow: the scalar and GPU decoders' output, bit for bit
+  saturating,  ///< 8-bit saturating arithmetic (CPU only; needs P = 1 and max-log-map)
+};
+
 struct DecoderOptions {
   Backend backend = Backend::automatic;
   Algorithm algorithm = Algorithm::max_log_map;
@@ -218,6 +226,7 @@ struct DecoderOptions {
   BlockCrc crc = BlockCrc::crc24b;
   /// Also return the a-posteriori LLRs of the information bits (DecodeResult::llr).
   bool output_llrs = false;
+  Int8Metrics int8_metrics = Int8Metrics::automatic;  ///< int8 LLRs only
 };
 
 struct DecodeResult {
@@ -232,7 +241,8 @@ struct DecodeResult {
 
 /// Decodes code blocks of sizes `K` (mixed sizes allowed) from their LLRs, concatenated,
 /// llr_count(K[b]) per block. Fixed-point LLRs use max-log-map (metrics in int32, extrinsics
-/// saturated to the LLR type). Throws Error for an invalid K, a wrong LLR count, non-finite
+/// saturated to the LLR type; int8 on the CPU at P = 1 by default in saturating 8-bit metrics,
+/// DecoderOptions::int8_metrics). Throws Error for an invalid K, a wrong LLR count, non-finite
 /// LLRs, zero blocks or bad options, naming the value.
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o);
 DecodeResult decode(std::span<const int> K, std::span<const std::int16_t> llr,
@@ -244,11 +254,12 @@ DecodeResult decode(std::span<const int> K, std::span<const std::int8_t> llr,
 enum class LlrType { f32, i16, i8 };
 
 /// The CPU decoder that decode() runs (cpu and cpu-parallel backends) for LLRs of type t with
-/// options o: "inter-frame avx512 (32 blocks int8)" where whole blocks decode side by side in
-/// SIMD lanes (P = 1, max-log-map, int8 or int16 LLRs, a CPU with AVX2 or AVX-512BW), else
-/// "scalar". The environment's SIGPU_TURBO_ISA (scalar, avx2, avx512) narrows the choice; one
-/// this CPU lacks is an UnsupportedError, another value a UsageError, here and in decode() where
-/// it would apply.
+/// options o: "inter-frame avx512 (64 blocks int8, 8-bit saturating metrics)" or "inter-frame
+/// avx2 (8 blocks int16)" where whole blocks decode side by side in SIMD lanes (P = 1,
+/// max-log-map, int8 or int16 LLRs, a CPU with AVX2 or AVX-512BW), else "scalar" (with int8
+/// saturating metrics: "scalar (8-bit saturating metrics)"). The environment's SIGPU_TURBO_ISA
+/// (scalar, avx2, avx512) narrows the choice; one this CPU lacks is an UnsupportedError, another
+/// value a UsageError, here and in decode() where it would apply.
 std::string cpu_decoder(LlrType t, const DecoderOptions& o);
 
 /// The GPU decoder with its LLRs kept in device memory, for repeated decoding (benchmarks).
@@ -492,14 +503,19 @@ struct BenchOptions {
   bool early_termination = false;
   bool cpu = true;  ///< measure the CPU parallel decoder for the ratio
   bool gpu = true;  ///< needs a device
-  int reps = 10;    ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
+  Int8Metrics int8_metrics = Int8Metrics::automatic;  ///< the CPU's (the GPU's are exact)
+  int reps = 10;  ///< GPU repetitions per point (median reported); CPU: max(1, reps / 5)
   /// With the GPU: the Eb/N0 where each (LLR type, config) reaches FER fer_target (K-bit
   /// blocks, BPSK/AWGN, simulated on the GPU) against that of the serial decoder (P = 1,
   /// `iterations`, max-log-MAP 0.75, float LLRs); a row is at full quality when it is at most
   /// fer_margin_db above. fer_crossing() finds each: the reference from 0.6 dB, the others from
   /// just below the reference's crossing, 0.05 dB steps, every decoder on the same frames, each
   /// point until fer_min_errors frame errors or fer_max_frames frames.
+  /// The CPU decoder's own check for each type (P = 1, `iterations`, cpu-parallel: the CPU
+  /// column), against the same reference: with the GPU and fer_check always; without it, only
+  /// with cpu_fer_check, the reference then decoded on the CPU (the same bits).
   bool fer_check = true;
+  bool cpu_fer_check = false;
   double fer_target = 1e-2, fer_margin_db = 0.1;
   std::uint64_t fer_max_frames = 40000;
   std::uint64_t fer_min_errors = 100;
@@ -512,6 +528,7 @@ std::vector<BenchConfig> parse_bench_configs(std::string_view list, int default_
 /// One FER check: the serial reference, or a timed configuration.
 struct BenchCheck {
   bool reference = false;
+  bool cpu = false;  ///< the CPU decoder's check (the CPU column), else a GPU configuration's
   LlrType type = LlrType::f32;
   BenchConfig config;
   bool early_termination = false;
@@ -539,6 +556,9 @@ struct BenchRow {
   double fer_ebn0_db = 0;    ///< BenchCheck's crossing (NaN: not found)
   double fer_delta_db = 0;   ///< BenchCheck::delta_db
   bool full_quality = false;
+  bool cpu_fer_checked = false;  ///< the same for the CPU decoder (BenchCheck::cpu)
+  double cpu_fer_delta_db = 0;
+  bool cpu_full_quality = false;
 };
 
 /// What benchmark() checks before it starts: throws Error, naming the value, for an invalid K,
@@ -547,9 +567,10 @@ struct BenchRow {
 /// without a device.
 void check_bench_options(const BenchOptions& o);
 /// Runs the benchmark: LLRs in device memory, every block of a batch a distinct frame. With
-/// the GPU and fer_check, first the FER checks (the reference, then each LLR type and config;
-/// on_check after each), then the timed points (on_row after each). Without the GPU, one CPU
-/// row per batch and type. Throws Error as check_bench_options() does.
+/// the GPU and fer_check, first the FER checks (the reference, then each LLR type and config,
+/// then the CPU decoder of each type; on_check after each), then the timed points (on_row after
+/// each). Without the GPU, one CPU row per batch and type, checked with cpu_fer_check. Throws Error
+/// as check_bench_options() does.
 std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row = {},
                                 const std::function<void(const BenchCheck&)>& on_check = {});

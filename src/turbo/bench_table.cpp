@@ -46,9 +46,13 @@ std::string cell(bool measured, int width, const char* f, double v) {
   return measured ? fmt(f, width, v) : fmt("%*s", width, "-");
 }
 
-std::string quality(const BenchRow& r) {
-  if (!r.fer_checked) return "-";
-  return r.full_quality ? "ok" : "FAIL *";
+std::string quality(bool checked, bool full_quality) {
+  if (!checked) return "-";
+  return full_quality ? "ok" : "FAIL *";
+}
+
+DecoderOptions cpu_options(const BenchOptions& o) {
+  return {.algorithm = o.algorithm, .int8_metrics = o.int8_metrics};
 }
 
 }  // namespace
@@ -73,7 +77,8 @@ std::vector<BenchConfig> parse_bench_configs(std::string_view list, int default_
 
 std::string bench_check_line(const BenchOptions& o, const BenchCheck& c) {
   std::string s = "FER check, " + std::string(c.reference ? "serial reference " : "") +
-                  config_name(c.type, c.config, c.early_termination) + ": ";
+                  (c.cpu ? "CPU " : "") + config_name(c.type, c.config, c.early_termination) +
+                  (c.cpu ? " (" + cpu_decoder(c.type, cpu_options(o)) + ")" : "") + ": ";
   if (!c.crossing.found)
     s += fmt("FER %.0e not bracketed", o.fer_target);
   else if (c.reference)
@@ -100,15 +105,15 @@ std::string bench_header(const BenchOptions& o, const BenchCheck* reference) {
            o.gpu && !devices.empty() ? devices[0].name.c_str() : "not used", o.iterations,
            o.cpu ? fmt("%u threads", ThreadPool::shared().size()).c_str() : "not used");
   if (o.cpu) {
-    const DecoderOptions d{.algorithm = o.algorithm};
+    const DecoderOptions d = cpu_options(o);
     s += "cpu decoder:";
     for (const LlrType& t : o.types)
       s += fmt("%s %s %s", &t == o.types.data() ? "" : ";", std::string(to_string(t)).c_str(),
                cpu_decoder(t, d).c_str());
     s += "\n";
   }
-  if (!o.gpu)
-    s += "quality: not checked (the FER check runs on the GPU)\n";
+  if (o.fer_check && !o.gpu && !o.cpu_fer_check)
+    s += "quality: not checked (the FER check runs with the GPU, or on the CPU when asked)\n";
   else if (!o.fer_check || !reference)
     s += "quality: not checked (FER check off)\n";
   else if (!reference->crossing.found)
@@ -117,13 +122,16 @@ std::string bench_header(const BenchOptions& o, const BenchCheck* reference) {
   else
     s +=
         fmt("quality: ok = FER %.0e (K = %d, BPSK/AWGN) within %.2f dB of the serial decoder's "
-            "%.3f dB (P = 1, %d iterations, max-log-map 0.75, float); loose mode is not checked\n",
+            "%.3f dB (P = 1, %d iterations, max-log-map 0.75, float); loose mode is not checked; "
+            "CPU dB/q: the CPU decoder's own check\n",
             o.fer_target, o.K, o.fer_margin_db, reference->crossing.ebn0_db, o.iterations);
   const bool et = o.early_termination;
-  s += fmt("%-6s %6s %5s %3s%s | %9s %9s %9s %7s %-15s | %10s | %9s%s %7s | %4s | %7s %7s %s\n",
-           "llr", "blocks", "P", "it", et ? " avg it" : "", "strict ms", "min ms", "max ms", "Gbps",
-           "kernel", "loose Gbps", "CPU Mbps", et ? " CPU it" : "", "GPU/CPU", "same", "FER dB",
-           "delta", "quality");
+  s +=
+      fmt("%-6s %6s %5s %3s%s | %9s %9s %9s %7s %-15s | %10s | %9s%s %7s %-6s %7s | %4s | %7s %7s "
+          "%s\n",
+          "llr", "blocks", "P", "it", et ? " avg it" : "", "strict ms", "min ms", "max ms", "Gbps",
+          "kernel", "loose Gbps", "CPU Mbps", et ? " CPU it" : "", "CPU dB", "CPU q", "GPU/CPU",
+          "same", "FER dB", "delta", "quality");
   return s;
 }
 
@@ -149,12 +157,15 @@ std::string bench_row(const BenchOptions& o, const BenchRow& r) {
   col(" | ", cell(r.loose_median > 0, 10, "%*.3f", bits / r.loose_median / 1e9));
   col(" | ", cell(cpu, 9, "%*.1f", cpu_bps / 1e6));
   if (et) col(" ", cell(cpu, 6, "%*.2f", r.cpu_iterations));
+  col(" ",
+      cell(r.cpu_fer_checked && !std::isnan(r.cpu_fer_delta_db), 7, "%+*.3f", r.cpu_fer_delta_db));
+  col(" ", fmt("%-6s", quality(r.cpu_fer_checked, r.cpu_full_quality).c_str()));
   col(" ", cell(gpu && cpu, 7, "%*.1f", strict_bps / cpu_bps));
   col(" | ", fmt("%4s", gpu && cpu ? (r.strict_matches_cpu_p ? "yes" : "NO") : "-"));
   col(" | ",
       r.fer_checked && !crossed ? fmt("%7s", "none") : cell(crossed, 7, "%*.3f", r.fer_ebn0_db));
   col(" ", cell(r.fer_checked && !std::isnan(r.fer_delta_db), 7, "%+*.3f", r.fer_delta_db));
-  col(" ", quality(r));
+  col(" ", quality(r.fer_checked, r.full_quality));
   return s + "\n";
 }
 

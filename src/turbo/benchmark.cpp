@@ -99,7 +99,8 @@ DecoderOptions decoder_options(const BenchOptions& o, const BenchConfig& c, Back
           .subdecoders = c.P,
           .early_termination = o.early_termination,
           .min_iterations = 1,
-          .crc = BlockCrc::crc24b};
+          .crc = BlockCrc::crc24b,
+          .int8_metrics = backend == Backend::cuda ? Int8Metrics::automatic : o.int8_metrics};
 }
 
 // The GPU decoder of one LLR type, and which frames it holds.
@@ -168,7 +169,8 @@ Timed time_cpu(const BenchOptions& o, const FramePool& p, LlrType type) {
 // of the last repetition).
 bool matches_cpu(const BenchOptions& o, const FramePool& p, const BenchRow& row,
                  const Timed& strict) {
-  const DecoderOptions d = decoder_options(o, row.config, Backend::cpu_parallel);
+  DecoderOptions d = decoder_options(o, row.config, Backend::cpu_parallel);
+  d.int8_metrics = Int8Metrics::exact;  // the GPU's
   const auto ref = with_llrs(p, row.type, strict.first, std::min(p.blocks, kMinPool),
                              [&](auto K, auto llr) { return decode(K, llr, d); });
   return std::equal(ref.bits.begin(), ref.bits.end(), strict.bits.begin());
@@ -209,7 +211,7 @@ BenchCheck reference_check(const BenchOptions& o) {
   BenchCheck c;
   c.reference = true;
   c.config = {1, o.iterations};
-  const DecoderOptions d{.backend = Backend::cuda,
+  const DecoderOptions d{.backend = o.gpu ? Backend::cuda : Backend::cpu_parallel,
                          .algorithm = Algorithm::max_log_map,
                          .iterations = o.iterations,
                          .subdecoders = 1};
@@ -219,14 +221,17 @@ BenchCheck reference_check(const BenchOptions& o) {
   return c;
 }
 
+// A GPU configuration's check, or with cpu the CPU decoder's (config P = 1, o.iterations).
 BenchCheck config_check(const BenchOptions& o, const BenchCheck& ref, LlrType type,
-                        const BenchConfig& config) {
+                        const BenchConfig& config, bool cpu) {
   BenchCheck c;
+  c.cpu = cpu;
   c.type = type;
   c.config = config;
   c.early_termination = o.early_termination;
   const double from = ref.crossing.found ? ref.crossing.ebn0_db - kCheckStep : kReferenceFrom;
-  c.crossing = fer_crossing(check_options(o, type, decoder_options(o, config, Backend::cuda)),
+  const Backend backend = cpu ? Backend::cpu_parallel : Backend::cuda;
+  c.crossing = fer_crossing(check_options(o, type, decoder_options(o, config, backend)),
                             o.fer_target, from, kCheckStep);
   const bool both = ref.crossing.found && c.crossing.found;
   c.delta_db = both ? c.crossing.ebn0_db - ref.crossing.ebn0_db : kNone;
@@ -235,27 +240,47 @@ BenchCheck config_check(const BenchOptions& o, const BenchCheck& ref, LlrType ty
 }
 
 bool same_config(const BenchCheck& c, LlrType type, const BenchConfig& config) {
-  return c.type == type && c.config.P == config.P && c.config.iterations == config.iterations;
+  return !c.cpu && c.type == type && c.config.P == config.P &&
+         c.config.iterations == config.iterations;
 }
 
-// The reference, then each distinct (type, config), each reported as it finishes.
+// The reference, then each distinct (type, config) on the GPU, then the CPU decoder of each
+// type, each reported as it finishes.
 std::vector<BenchCheck> run_checks(const BenchOptions& o,
                                    const std::function<void(const BenchCheck&)>& on_check) {
   std::vector<BenchCheck> checks{reference_check(o)};
   if (on_check) on_check(checks.front());
-  for (LlrType t : o.types)
+  for (LlrType t : o.gpu ? o.types : std::vector<LlrType>{})
     for (const BenchConfig& c : o.configs) {
       const bool seen = std::any_of(checks.begin() + 1, checks.end(),
                                     [&](const BenchCheck& k) { return same_config(k, t, c); });
       if (seen) continue;
-      checks.push_back(config_check(o, checks.front(), t, c));
+      checks.push_back(config_check(o, checks.front(), t, c, false));
       if (on_check) on_check(checks.back());
     }
+  for (LlrType t : o.cpu ? o.types : std::vector<LlrType>{}) {
+    if (t == LlrType::f32 && o.algorithm == Algorithm::max_log_map && !o.early_termination) {
+      // The reference's own decoder and frames, bit for bit on every backend: its crossing.
+      BenchCheck same = checks.front();
+      same.reference = false;
+      same.cpu = true;
+      same.delta_db = same.crossing.found ? 0.0 : kNone;
+      checks.push_back(same);
+    } else {
+      checks.push_back(config_check(o, checks.front(), t, {1, o.iterations}, true));
+    }
+    if (on_check) on_check(checks.back());
+  }
   return checks;
 }
 
 void apply_check(const std::vector<BenchCheck>& checks, BenchRow& row) {
   for (auto it = checks.begin() + 1; it != checks.end(); ++it) {
+    if (it->cpu && it->type == row.type) {
+      row.cpu_fer_checked = true;
+      row.cpu_fer_delta_db = it->delta_db;
+      row.cpu_full_quality = it->full_quality;
+    }
     if (!same_config(*it, row.type, row.config)) continue;
     row.fer_checked = true;
     row.fer_ebn0_db = it->crossing.found ? it->crossing.ebn0_db : kNone;
@@ -295,8 +320,9 @@ std::vector<BenchRow> benchmark(const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& on_row,
                                 const std::function<void(const BenchCheck&)>& on_check) {
   check_bench_options(o);
-  const std::vector<BenchCheck> checks =
-      o.gpu && o.fer_check ? run_checks(o, on_check) : std::vector<BenchCheck>{};
+  const std::vector<BenchCheck> checks = o.fer_check && (o.gpu || o.cpu_fer_check)
+                                             ? run_checks(o, on_check)
+                                             : std::vector<BenchCheck>{};
   const std::vector<BenchConfig> configs =
       o.gpu ? o.configs : std::vector<BenchConfig>{{1, o.iterations}};
   std::vector<BenchRow> rows;

@@ -12,6 +12,7 @@
 #include "turbo/cpu_decoder.hpp"
 #include "turbo/interframe.hpp"
 #include "turbo/plan.hpp"
+#include "turbo/saturating_decoder.hpp"
 
 namespace sigpu::turbo {
 namespace {
@@ -26,6 +27,8 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   check_llrs(plan, llr);
   if (!std::is_same_v<T, float> && o.algorithm == Algorithm::log_map)
     throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
+  bool saturating = false;
+  if constexpr (std::is_same_v<T, std::int8_t>) saturating = saturating_metrics(o);
   DecodeResult r;
   r.backend = resolve(o.backend);
   if (r.backend == Backend::cuda) {
@@ -47,6 +50,10 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
       decode_cpu<FloatTraits, true>(plan, llr.data(), o, pool, r);
   } else if constexpr (std::is_same_v<T, float>) {
     decode_cpu<FloatTraits, false>(plan, llr.data(), o, pool, r);
+  } else if (saturating) {
+    if constexpr (std::is_same_v<T, std::int8_t>)
+      if (!decode_interframe_saturating(plan, llr.data(), o, pool, r, interframe_isa()))
+        decode_saturating(plan, llr.data(), o, pool, r);
   } else {
     // Whole blocks side by side in SIMD lanes where the CPU has them: the same output.
     if (o.subdecoders != 1 || !decode_interframe(plan, llr.data(), o, pool, r, interframe_isa()))
@@ -59,11 +66,16 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
 }  // namespace
 
 std::string cpu_decoder(LlrType t, const DecoderOptions& o) {
+  DecoderOptions cpu = o;
+  cpu.backend = Backend::cpu_parallel;
+  const bool saturating = t == LlrType::i8 && saturating_metrics(cpu);
+  const std::string metrics = saturating ? ", 8-bit saturating metrics" : "";
   const Isa isa = interframe_isa();
-  const int lanes = interframe_lanes(isa, t);
-  if (o.subdecoders != 1 || o.algorithm == Algorithm::log_map || lanes == 0) return "scalar";
+  const int lanes = interframe_lanes(isa, t, saturating);
+  if (o.subdecoders != 1 || o.algorithm == Algorithm::log_map || lanes == 0)
+    return saturating ? "scalar (8-bit saturating metrics)" : "scalar";
   return "inter-frame " + std::string(to_string(isa)) + " (" + std::to_string(lanes) + " blocks " +
-         std::string(to_string(t)) + ")";
+         std::string(to_string(t)) + metrics + ")";
 }
 
 DecodeResult decode(std::span<const int> K, std::span<const float> llr, const DecoderOptions& o) {

@@ -113,8 +113,8 @@ Isa interframe_isa() {
   return isa;
 }
 
-int interframe_lanes(Isa isa, LlrType t) {
-  if (t == LlrType::i8) return kernels(isa).i8.lanes;
+int interframe_lanes(Isa isa, LlrType t, bool saturating) {
+  if (t == LlrType::i8) return saturating ? kernels(isa).i8s.lanes : kernels(isa).i8.lanes;
   if (t == LlrType::i16) return kernels(isa).i16.lanes;
   return 0;
 }
@@ -126,6 +126,11 @@ bool decode_interframe(const BatchPlan& plan, const std::int8_t* llr, const Deco
 bool decode_interframe(const BatchPlan& plan, const std::int16_t* llr, const DecoderOptions& o,
                        ThreadPool* pool, DecodeResult& r, Isa isa) {
   return cpu_supports(isa) && decode_groups(kernels(isa).i16, plan, llr, o, pool, r);
+}
+bool decode_interframe_saturating(const BatchPlan& plan, const std::int8_t* llr,
+                                  const DecoderOptions& o, ThreadPool* pool, DecodeResult& r,
+                                  Isa isa) {
+  return cpu_supports(isa) && decode_groups(kernels(isa).i8s, plan, llr, o, pool, r);
 }
 
 }  // namespace sigpu::turbo

@@ -2,7 +2,9 @@
 // code blocks of one size decode side by side in the lanes of SIMD vectors, one instruction
 // stepping every block's trellis at once (interframe_lanes.hpp). AVX2 holds 16 blocks in
 // 16-bit lanes for int8 LLRs and 8 in 32-bit lanes for int16; AVX-512 twice as many. Its output
-// is the scalar decoder's (decode_cpu), bit for bit, in every instruction set.
+// is the scalar decoder's (decode_cpu), bit for bit, in every instruction set. With saturating
+// metrics (Int8Metrics::saturating) int8 LLRs take 8-bit lanes, 32 blocks in AVX2 and 64 in
+// AVX-512, and give decode_saturating's output (saturating_decoder.hpp) instead.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,9 @@ bool cpu_supports(Isa isa);
 /// another value, UnsupportedError for an instruction set this CPU lacks.
 Isa interframe_isa();
 
-/// Blocks decoded side by side in isa for LLRs of type t (0: scalar or float LLRs).
-int interframe_lanes(Isa isa, LlrType t);
+/// Blocks decoded side by side in isa for LLRs of type t (0: scalar or float LLRs), in 8-bit
+/// lanes where saturating (int8 only).
+int interframe_lanes(Isa isa, LlrType t, bool saturating = false);
 
 /// Decodes every block of plan (each with P = 1) as decode_cpu<FixedTraits<T>, false> does,
 /// into r (sized as for it), in isa, the groups of blocks spread over pool when given. Returns
@@ -39,5 +42,9 @@ bool decode_interframe(const BatchPlan& plan, const std::int8_t* llr, const Deco
                        ThreadPool* pool, DecodeResult& r, Isa isa);
 bool decode_interframe(const BatchPlan& plan, const std::int16_t* llr, const DecoderOptions& o,
                        ThreadPool* pool, DecodeResult& r, Isa isa);
+/// The same in saturating 8-bit lanes: decode_saturating's output.
+bool decode_interframe_saturating(const BatchPlan& plan, const std::int8_t* llr,
+                                  const DecoderOptions& o, ThreadPool* pool, DecodeResult& r,
+                                  Isa isa);
 
 }  // namespace sigpu::turbo

@@ -23,6 +23,7 @@ struct GroupKernel {
 
 struct IsaKernels {
   GroupKernel<std::int8_t> i8;    ///< int8 LLRs, metrics in 16-bit lanes
+  GroupKernel<std::int8_t> i8s;   ///< int8 LLRs, saturating metrics in 8-bit lanes
   GroupKernel<std::int16_t> i16;  ///< int16 LLRs, metrics in 32-bit lanes
 };
 

@@ -4,9 +4,12 @@
 //   using Llr, Lane, V;              the LLR type, the metric lane type, the vector of lanes
 //   kLanes, kNeg, kMax               lanes per vector, an unreachable state's metric, the
 //                                    extrinsics' bound
-//   zero, set1, add, sub, max        lane-wise
+//   kNormalise                       trellis steps between normalisations (divides kWindow)
+//   zero, set1, add, sub, max        lane-wise (add and sub saturate in 8-bit lanes)
 //   load, store                      kLanes metrics at a pointer
 //   widen, narrow                    kLanes LLRs at a pointer, to and from metrics
+//   bound(x)                         an LLR within what the metrics' headroom takes (8-bit
+//                                    lanes: +-kIn) or x itself
 //   extrinsic(le, q)                 FixedTraits::extrinsic lane-wise: (le q) >> 4, within kMax
 //
 // Each group holds up to kLanes code blocks of the same K; their LLRs are laid out
@@ -14,12 +17,16 @@
 // recursion over the whole block, keeping alpha at the start of every window, then the backward
 // recursion with the extrinsics window by window, each window's alpha computed again from its
 // checkpoint: the scalar sub-decoder's work for P = 1 (map_decoder.hpp has the trellis), with the
-// block's alpha never leaving L1. The arithmetic is exact integer arithmetic in either lane width,
-// so where the scalar decoder normalises its metrics does not change a result: the extrinsics and
-// decisions are differences in which any offset common to the 8 states cancels. 16-bit lanes hold
-// int8 LLRs' metrics without overflow: a step changes a metric by at most |A| + |Lp| <= 383, the 8
-// states stay within three steps' worth of each other, and the metrics are renormalised every 8
-// steps.
+// block's alpha never leaving L1.
+//
+// In 16- and 32-bit lanes the arithmetic is exact, so where the scalar decoder normalises its
+// metrics does not change a result: the extrinsics and decisions are differences in which any
+// offset common to the 8 states cancels. 16-bit lanes hold int8 LLRs' metrics without overflow: a
+// step changes a metric by at most |A| + |Lp| <= 383, the 8 states stay within three steps' worth
+// of each other, and the metrics are renormalised every 8 steps. In 8-bit lanes every sum
+// saturates, the channel and a-priori LLRs are bounded and the metrics are normalised after every
+// step (tail steps included): the arithmetic of saturating_decoder.hpp, whose twin must give the
+// same bits, step for step. Either way the metrics are normalised to their maximum.
 //
 // Included only between a target push and pop (#pragma GCC target / clang attribute), after the
 // headers below, so that this algorithm and not the standard library's inline functions is built
@@ -31,10 +38,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
 
+#include "turbo/interframe_transpose.hpp"
 #include "turbo/plan.hpp"
 
 namespace sigpu::turbo {
@@ -70,8 +79,9 @@ template <class L>
 
 template <class L>
 [[gnu::always_inline]] inline void normalise(Vec<L> (&m)[8]) {
-  const Vec<L> m0 = m[0];
-  for (int s = 0; s < 8; ++s) m[s] = L::sub(m[s], m0);
+  const Vec<L> top = L::max(L::max(L::max(m[0], m[1]), L::max(m[2], m[3])),
+                            L::max(L::max(m[4], m[5]), L::max(m[6], m[7])));
+  for (int s = 0; s < 8; ++s) m[s] = L::sub(m[s], top);
 }
 
 /// alpha_{k+1} from alpha_k: next state n = a r0 r1 has the predecessors r0 r1 r2, so states
@@ -115,7 +125,7 @@ template <class L, bool kExtrinsic>
   return L::sub(l0, l1);
 }
 
-/// Steps per window of the backward pass (a multiple of the normalisation's 8).
+/// Steps per window of the backward pass (a multiple of every kNormalise).
 constexpr int kWindow = 32;
 
 /// The lane-interleaved working arrays of one group (kLanes values per position).
@@ -136,7 +146,13 @@ template <class L>
 [[gnu::always_inline]] inline Vec<L> a_priori(const typename L::Llr* d0,
                                               const typename L::Llr* ext_in, int n) {
   const std::size_t at = static_cast<std::size_t>(n) * L::kLanes;
-  return L::add(L::widen(d0 + at), L::widen(ext_in + at));
+  return L::bound(L::add(L::widen(d0 + at), L::widen(ext_in + at)));
+}
+
+/// The kLanes channel LLRs at p, bounded.
+template <class L>
+[[gnu::always_inline]] inline Vec<L> channel(const typename L::Llr* p) {
+  return L::bound(L::widen(p));
 }
 
 /// One component decoder's half-iteration over a group: component c reads the systematic LLRs
@@ -165,15 +181,16 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
   for (int k = 0; k < K; ++k) {
     if (k % kWindow == 0)
       for (int s = 0; s < 8; ++s) L::store(ckpt + (std::size_t(k / kWindow) * 8 + s) * W, al[s]);
-    forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), L::widen(par + k * W)));
-    if ((k + 1) % 8 == 0) normalise<L>(al);
+    forward<L>(al, branch<L>(a_priori<L>(d0, ext_in, bit(k)), channel<L>(par + k * W)));
+    if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
   }
   // beta at K from the three tail steps of component c (tail_beta_from's order).
   for (int s = 0; s < 8; ++s) be[s] = L::set1(s == 0 ? 0 : L::kNeg);
   for (int j = 2; j >= 0; --j) {
     const int mx = 2 * j, mz = 2 * j + 1;
-    backward<L, false>(be, nullptr, L::widen(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
-                       L::widen(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
+    backward<L, false>(be, nullptr, channel<L>(g.d[mx % 3].data() + (K + 2 * c + mx / 3) * W),
+                       channel<L>(g.d[mz % 3].data() + (K + 2 * c + mz / 3) * W));
+    normalise<L>(be);
   }
   // Backward window by window from the last: each window's alpha again from its checkpoint
   // (the same steps, so the same values) into a buffer that stays in L1.
@@ -184,14 +201,14 @@ void half_iteration(Group<L>& g, int K, int c, const std::uint16_t* pi, int q) {
       const Vec<L> A = a_priori<L>(d0, ext_in, bit(k));
       L::store(abuf + (k - k0) * W, A);
       for (int s = 0; s < 8; ++s) L::store(alpha + (std::size_t(k - k0) * 8 + s) * W, al[s]);
-      forward<L>(al, branch<L>(A, L::widen(par + k * W)));
-      if ((k + 1) % 8 == 0) normalise<L>(al);
+      forward<L>(al, branch<L>(A, channel<L>(par + k * W)));
+      if ((k + 1) % L::kNormalise == 0) normalise<L>(al);
     }
     for (int k = k1 - 1; k >= k0; --k) {
       const Vec<L> A = L::load(abuf + (k - k0) * W);
       const Vec<L> le =
-          backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, L::widen(par + k * W));
-      if (k % 8 == 0) normalise<L>(be);
+          backward<L, true>(be, alpha + std::size_t(k - k0) * 8 * W, A, channel<L>(par + k * W));
+      if (k % L::kNormalise == 0) normalise<L>(be);
       const std::size_t n = static_cast<std::size_t>(bit(k)) * W;
       L::narrow(ext_out + n, L::extrinsic(le, q));
       if constexpr (kDecide) L::store(app + n, L::add(A, le));
@@ -216,12 +233,17 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
   g.alpha.resize(static_cast<std::size_t>(kWindow) * 8 * W);
   g.a.resize(static_cast<std::size_t>(kWindow) * W);
   g.app.resize(static_cast<std::size_t>(K) * W);
-  for (int i = 0; i < n_lanes; ++i) {
-    const typename L::Llr* src = llr + plan.blocks[members[i]].llr_offset;
-    for (int s = 0; s < 3; ++s)
-      for (int n = 0; n < K + 4; ++n)
-        g.d[s][static_cast<std::size_t>(n) * W + i] =
-            src[static_cast<std::size_t>(s) * (K + 4) + n];
+  for (int s = 0; s < 3; ++s) {
+    const typename L::Llr* src[W];
+    for (int i = 0; i < n_lanes; ++i)
+      src[i] = llr + plan.blocks[members[i]].llr_offset + s * (K + 4);
+    typename L::Llr* dst = g.d[s].data();
+    if constexpr (std::is_same_v<typename L::Llr, std::int8_t> && W % 16 == 0) {
+      interleave_bytes(src, n_lanes, K + 4, dst, W);
+    } else {
+      for (int i = 0; i < n_lanes; ++i)
+        for (int n = 0; n < K + 4; ++n) dst[static_cast<std::size_t>(n) * W + i] = src[i][n];
+    }
   }
   const std::uint16_t* pi = plan.pi.data() + first.perm_offset;
   const int q = scale_q4(o.scaling);
@@ -237,13 +259,25 @@ void decode_group(const BatchPlan& plan, const typename L::Llr* llr, std::span<c
       }
       half_iteration<L, true>(g, K, c, pi, q);
       // Each lane's decisions (and LLRs) into its block, unless it stopped earlier.
+      if constexpr (std::is_same_v<Lane, std::int8_t> && W % 16 == 0) {
+        if (!o.output_llrs) {
+          std::uint8_t* bits[W];
+          for (int i = 0; i < n_lanes; ++i)
+            bits[i] = done_at[i] ? nullptr : r.bits.data() + plan.blocks[members[i]].bit_offset;
+          sign_bits(g.app.data(), W, n_lanes, K, bits);
+          continue;
+        }
+      }
       for (int i = 0; i < n_lanes; ++i) {
         if (done_at[i]) continue;
         const std::size_t at = plan.blocks[members[i]].bit_offset;
+        const Lane* app = g.app.data() + i;
+        std::uint8_t* bits = r.bits.data() + at;
+        float* llrs = o.output_llrs ? r.llr.data() + at : nullptr;
         for (int n = 0; n < K; ++n) {
-          const Lane v = g.app[static_cast<std::size_t>(n) * W + i];
-          r.bits[at + n] = v < 0 ? 1 : 0;
-          if (o.output_llrs) r.llr[at + n] = static_cast<float>(v);
+          const Lane v = app[static_cast<std::size_t>(n) * W];
+          bits[n] = v < 0 ? 1 : 0;
+          if (llrs) llrs[n] = static_cast<float>(v);
         }
       }
     }

@@ -1,6 +1,7 @@
 // The benchmark's quality check and table on the CPU: fer_crossing() brackets and interpolates
 // the FER target, the P[:iterations] list parses or is refused naming the entry, benchmark()
-// runs the CPU rows with early termination, and the table marks a row that fails the check.
+// runs the CPU rows with early termination and checks the CPU decoders' FER on request, and the
+// table marks a row that fails the check.
 #include <gtest/gtest.h>
 #include "support/turbo_frames.hpp"
 
@@ -140,13 +141,51 @@ TEST(TurboBench, CpuRowsWithEarlyTermination) {
     EXPECT_GE(r.cpu_iterations, 1.0);
     EXPECT_LT(r.cpu_iterations, o.iterations);
     EXPECT_EQ(r.strict_median, 0);
-    EXPECT_FALSE(r.fer_checked);  // the check needs the GPU
+    EXPECT_FALSE(r.fer_checked);      // the check needs the GPU
+    EXPECT_FALSE(r.cpu_fer_checked);  // or cpu_fer_check
   }
   o.early_termination = false;
   o.types = {turbo::LlrType::f32};
   const auto fixed = turbo::benchmark(o);
   ASSERT_EQ(fixed.size(), 1u);
   EXPECT_EQ(fixed[0].cpu_iterations, o.iterations);
+}
+
+// Without a GPU, cpu_fer_check runs the reference and each CPU decoder's check on the CPU: the
+// float decoder is the reference's own (delta 0), the int8 one (saturating metrics) has its
+// own crossing, and each row carries its type's.
+TEST(TurboBench, ChecksTheCpuDecodersOnRequest) {
+  turbo::BenchOptions o;
+  o.K = 104;
+  o.batches = {8};
+  o.types = {turbo::LlrType::f32, turbo::LlrType::i8};
+  o.gpu = false;
+  o.reps = 5;
+  o.cpu_fer_check = true;
+  o.fer_target = kTarget;
+  o.fer_max_frames = 400;
+  o.fer_min_errors = 40;
+  std::vector<turbo::BenchCheck> checks;
+  const auto rows =
+      turbo::benchmark(o, {}, [&](const turbo::BenchCheck& c) { checks.push_back(c); });
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_TRUE(checks[0].reference);
+  ASSERT_TRUE(checks[0].crossing.found);
+  EXPECT_TRUE(checks[1].cpu);
+  EXPECT_EQ(checks[1].delta_db, 0.0);
+  EXPECT_TRUE(checks[2].cpu);
+  EXPECT_EQ(checks[2].type, turbo::LlrType::i8);
+  ASSERT_TRUE(checks[2].crossing.found);
+  EXPECT_NEAR(checks[2].delta_db, checks[2].crossing.ebn0_db - checks[0].crossing.ebn0_db, 1e-12);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.cpu_fer_checked);
+    EXPECT_FALSE(r.fer_checked);
+  }
+  EXPECT_EQ(rows[1].cpu_fer_delta_db, checks[2].delta_db);
+  EXPECT_NE(turbo::bench_check_line(o, checks[2]).find("8-bit saturating metrics"),
+            std::string::npos)
+      << turbo::bench_check_line(o, checks[2]);
 }
 
 TEST(TurboBench, RefusesBadOptions) {
@@ -201,4 +240,14 @@ TEST(TurboBench, TableMarksRowsThatFailTheCheck) {
   r.fer_checked = r.full_quality = false;
   const std::string unchecked = turbo::bench_row(o, r);
   EXPECT_EQ(unchecked.substr(unchecked.size() - 3), " -\n") << unchecked;
+  EXPECT_EQ(unchecked.find("FAIL"), std::string::npos) << unchecked;
+
+  // The CPU decoder's own check, in its columns.
+  r.cpu_fer_checked = true;
+  r.cpu_fer_delta_db = 0.15;
+  const std::string cpu_fail = turbo::bench_row(o, r);
+  EXPECT_NE(cpu_fail.find("+0.150 FAIL *"), std::string::npos) << cpu_fail;
+  r.cpu_full_quality = true;
+  r.cpu_fer_delta_db = 0.02;
+  EXPECT_NE(turbo::bench_row(o, r).find("+0.020 ok"), std::string::npos) << turbo::bench_row(o, r);
 }

@@ -156,11 +156,6 @@ TEST(TurboCli, BenchRefusesAMalformedConfiguration) {
 // SIGPU_TURBO_ISA narrows the CPU decoder's instruction set, which the "cpu decoder" line names,
 // and the frames decode the same in each; one wider than the CPU's exits 4, a name of none 2.
 TEST(TurboCli, TurboIsaNarrowsTheCpuDecoderWithTheSameResults) {
-  std::string sim = " ";  // appended to, not " " + ...: GCC 12 warns (-Wrestrict) on that
-  sim += sigpu::test::quoted(sigpu::test::kSigpuBinary);
-  sim +=
-      " turbo sim -K 1024 --llr int8 --backend cpu-parallel -n 48 --batch 48 --ebn0-from 0.6 "
-      "--ebn0-to 0.6";
   // The table's last row without its timing (the last column).
   const auto row = [](const std::string& out) {
     const std::size_t end = out.find_last_not_of(" \n");
@@ -168,26 +163,48 @@ TEST(TurboCli, TurboIsaNarrowsTheCpuDecoderWithTheSameResults) {
     const std::size_t cut = out.find_last_not_of(' ', out.find_last_of(' ', end));
     return out.substr(line, cut + 1 - line);
   };
-  const auto widest = sigpu::test::run_command("env -u SIGPU_TURBO_ISA" + sim);
-  ASSERT_EQ(widest.code, 0) << widest.output;
-  const std::vector<std::pair<std::string, std::string>> isas{
-      {"scalar", "scalar"},
-      {"avx2", "inter-frame avx2 (16 blocks int8)"},
-      {"avx512", "inter-frame avx512 (32 blocks int8)"}};
-  bool wider = false;  // past the widest, which the default run names
-  for (const auto& [isa, name] : isas) {
-    const auto r = sigpu::test::run_command("SIGPU_TURBO_ISA=" + isa + sim);
-    if (wider) {
-      EXPECT_EQ(r.code, 4) << isa << "\n" << r.output;
-      EXPECT_NE(r.output.find("SIGPU_TURBO_ISA=" + isa), std::string::npos) << r.output;
-      continue;
+  // int8 in saturating 8-bit metrics (the default) and in exact ones, each named per ISA.
+  const std::string s8 = ", 8-bit saturating metrics";
+  for (const std::string metrics : {"saturating", "exact"}) {
+    const bool sat = metrics == "saturating";
+    std::string sim = " ";  // appended to, not " " + ...: GCC 12 warns (-Wrestrict) on that
+    sim += sigpu::test::quoted(sigpu::test::kSigpuBinary);
+    sim +=
+        " turbo sim -K 1024 --llr int8 --backend cpu-parallel -n 48 --batch 48 --ebn0-from 0.6 "
+        "--ebn0-to 0.6 --int8-metrics ";
+    sim += metrics;
+    const auto widest = sigpu::test::run_command("env -u SIGPU_TURBO_ISA" + sim);
+    ASSERT_EQ(widest.code, 0) << widest.output;
+    const std::vector<std::pair<std::string, std::string>> isas{
+        {"scalar", sat ? "scalar (8-bit saturating metrics)" : "scalar"},
+        {"avx2",
+         sat ? "inter-frame avx2 (32 blocks int8" + s8 + ")" : "inter-frame avx2 (16 blocks int8)"},
+        {"avx512", sat ? "inter-frame avx512 (64 blocks int8" + s8 + ")"
+                       : "inter-frame avx512 (32 blocks int8)"}};
+    bool wider = false;  // past the widest, which the default run names
+    for (const auto& [isa, name] : isas) {
+      const auto r = sigpu::test::run_command("SIGPU_TURBO_ISA=" + isa + sim);
+      if (wider) {
+        EXPECT_EQ(r.code, 4) << isa << "\n" << r.output;
+        EXPECT_NE(r.output.find("SIGPU_TURBO_ISA=" + isa), std::string::npos) << r.output;
+        continue;
+      }
+      ASSERT_EQ(r.code, 0) << isa << "\n" << r.output;
+      EXPECT_NE(r.output.find("\ncpu decoder: " + name + "\n"), std::string::npos) << r.output;
+      EXPECT_EQ(row(r.output), row(widest.output)) << isa << "\n" << r.output << widest.output;
+      wider = widest.output.find("\ncpu decoder: " + name + "\n") != std::string::npos;
     }
-    ASSERT_EQ(r.code, 0) << isa << "\n" << r.output;
-    EXPECT_NE(r.output.find("\ncpu decoder: " + name + "\n"), std::string::npos) << r.output;
-    EXPECT_EQ(row(r.output), row(widest.output)) << isa << "\n" << r.output << widest.output;
-    wider = widest.output.find("\ncpu decoder: " + name + "\n") != std::string::npos;
+    EXPECT_TRUE(wider) << "the default names none of " << widest.output;
   }
-  EXPECT_TRUE(wider) << "the default names none of " << widest.output;
+  // Saturating metrics where they do not apply (P > 1) are refused: exit 4, naming P.
+  std::string p4 = sigpu::test::quoted(sigpu::test::kSigpuBinary);
+  p4 += " turbo sim -K 1024 --llr int8 --backend cpu -n 4 -P 4 --int8-metrics saturating";
+  const auto refused = sigpu::test::run_command(p4);
+  EXPECT_EQ(refused.code, 4) << refused.output;
+  EXPECT_NE(refused.output.find("P = 4"), std::string::npos) << refused.output;
+  std::string sim = " ";
+  sim += sigpu::test::quoted(sigpu::test::kSigpuBinary);
+  sim += " turbo sim -K 1024 --llr int8 --backend cpu-parallel -n 48 --batch 48";
   const auto bad = sigpu::test::run_command("SIGPU_TURBO_ISA=sse2" + sim);
   EXPECT_EQ(bad.code, 2) << bad.output;
   EXPECT_NE(bad.output.find("\"sse2\""), std::string::npos) << bad.output;

@@ -23,10 +23,12 @@ using sigpu::test::make_turbo_frames;
 using sigpu::test::make_turbo_transport_block;
 
 // Decodes f's float LLRs and q8 with o on the CPU parallel backend and on the GPU: the same
-// iterations, bits and LLRs for both types. Returns the GPU's float result.
+// iterations, bits and LLRs for both types (int8 in the GPU's exact metrics). Returns the GPU's
+// float result.
 turbo::DecodeResult expect_gpu_matches_cpu(const Frames& f, const std::vector<std::int8_t>& q8,
                                            turbo::DecoderOptions o) {
   o.backend = Backend::cpu_parallel;
+  o.int8_metrics = turbo::Int8Metrics::exact;
   turbo::DecoderOptions g = o;
   g.backend = Backend::cuda;
   const std::string at = " P = " + std::to_string(o.subdecoders);
@@ -56,8 +58,11 @@ TEST(TurboGpu, StrictModeBitIdenticalToCpuParallel) {
     turbo::quantize(f.llr, 2, std::span<std::int8_t>(q8));
     for (int P : {1, 8, 64, 768, K}) {
       for (int it : {1, 3}) {
-        turbo::DecoderOptions o{
-            .backend = Backend::cpu_parallel, .iterations = it, .subdecoders = P};
+        // int8: the CPU's exact metrics, the GPU's arithmetic (not its default 8-bit lanes).
+        turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
+                                .iterations = it,
+                                .subdecoders = P,
+                                .int8_metrics = turbo::Int8Metrics::exact};
         turbo::DecoderOptions g = o;
         g.backend = Backend::cuda;
         const std::string at = twin::label("K", K, "P", P, "it", it);

@@ -1,5 +1,6 @@
-// The inter-frame SIMD decoder in each instruction set against its plain twin, the scalar
-// decoder (decode_cpu): the same bits, a-posteriori LLRs and iterations for int8 and int16 LLRs,
+// The inter-frame SIMD decoder in each instruction set against its plain twins, the scalar
+// decoder (decode_cpu) and, in saturating 8-bit lanes, the saturating scalar decoder
+// (decode_saturating): the same bits, a-posteriori LLRs and iterations for int8 and int16 LLRs,
 // batches of mixed sizes that leave groups part full, more blocks of one size than one group
 // holds, early termination, and LLRs at the ends of their range. An instruction set the CPU
 // lacks is skipped, by name.
@@ -10,12 +11,14 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <sigpu/turbo.hpp>
 
 #include "turbo/cpu_decoder.hpp"
 #include "turbo/interframe.hpp"
+#include "turbo/saturating_decoder.hpp"
 
 namespace sigpu::turbo {
 
@@ -60,6 +63,16 @@ class TurboInterframe : public testing::TestWithParam<Isa> {
     EXPECT_TRUE(twin::equal(want.bits, got.bits)) << "bits " << at;
     EXPECT_TRUE(twin::equal(want.llr, got.llr)) << "LLRs " << at;
     EXPECT_TRUE(twin::equal(want.iterations, got.iterations)) << "iterations " << at;
+    if constexpr (std::is_same_v<T, std::int8_t>) {
+      DecodeResult want8 = sized(plan, o), got8 = sized(plan, o);
+      decode_saturating(plan, llr.data(), o, nullptr, want8);
+      ASSERT_TRUE(decode_interframe_saturating(plan, llr.data(), o, &ThreadPool::shared(), got8,
+                                               GetParam()));
+      EXPECT_TRUE(twin::equal(want8.bits, got8.bits)) << "bits, 8-bit lanes, " << at;
+      EXPECT_TRUE(twin::equal(want8.llr, got8.llr)) << "LLRs, 8-bit lanes, " << at;
+      EXPECT_TRUE(twin::equal(want8.iterations, got8.iterations))
+          << "iterations, 8-bit lanes, " << at;
+    }
   }
 
   // Frames of sizes K over AWGN at ebn0, as int8 and int16 LLRs, with and without the LLR output.
@@ -83,9 +96,9 @@ TEST_P(TurboInterframe, MatchesTheScalarDecoder) {
 }
 
 TEST_P(TurboInterframe, MoreBlocksOfOneSizeThanAGroupHolds) {
-  // 40 blocks of one size (one full AVX-512 int8 group and part of another), then 70 of two
-  // sizes taken in turn, so that a group's blocks are not neighbours in the batch.
-  expect_twins(std::vector<int>(40, 1024), 0.8, 4);
+  // 70 blocks of one size (one full AVX-512 group of 8-bit lanes and part of another), then 70
+  // of two sizes taken in turn, so that a group's blocks are not neighbours in the batch.
+  expect_twins(std::vector<int>(70, 1024), 0.8, 4);
   std::vector<int> K;
   for (int i = 0; i < 70; ++i) K.push_back(i % 3 ? 512 : 2048);
   expect_twins(K, 0.8, 4);
@@ -102,7 +115,7 @@ TEST_P(TurboInterframe, EarlyTerminationStopsEachBlockWhereTheScalarDecoderDoes)
 
 TEST_P(TurboInterframe, LlrsAtTheEndsOfTheirRange) {
   std::mt19937 rng(3);
-  const std::vector<int> K(33, 2048);
+  const std::vector<int> K(65, 2048);
   const std::size_t n = llr_count(2048) * K.size();
   DecoderOptions o{.iterations = 4, .output_llrs = true};
   expect_twin(K, sigpu::test::random_values<std::int8_t>(n, rng, -128, 127), o, "int8");
@@ -118,34 +131,69 @@ INSTANTIATE_TEST_SUITE_P(, TurboInterframe, testing::Values(Isa::avx2, Isa::avx5
                          });
 
 // What decode() runs: the instruction set chosen once (the widest, or SIGPU_TURBO_ISA), named by
-// cpu_decoder(), and its output is the scalar decoder's; the scalar "instruction set" decodes
-// nothing itself.
-TEST(TurboInterframeChoice, DecodeUsesTheChosenInstructionSet) {
+// cpu_decoder(); int8 LLRs in saturating 8-bit metrics unless exact ones are asked for, each
+// giving its scalar twin's output; the scalar "instruction set" decodes nothing itself.
+TEST(TurboInterframeChoice, DecodeUsesTheChosenInstructionSetAndMetrics) {
   const Isa isa = interframe_isa();
   EXPECT_TRUE(cpu_supports(isa)) << to_string(isa);
   const DecoderOptions o{.backend = Backend::cpu_parallel, .iterations = 4};
-  const std::string name = cpu_decoder(LlrType::i8, o);
+  DecoderOptions exact = o;
+  exact.int8_metrics = Int8Metrics::exact;
+  const std::string simd = "inter-frame " + std::string(to_string(isa)) + " (";
   if (isa == Isa::scalar) {
-    EXPECT_EQ(name, "scalar");
+    EXPECT_EQ(cpu_decoder(LlrType::i8, o), "scalar (8-bit saturating metrics)");
+    EXPECT_EQ(cpu_decoder(LlrType::i8, exact), "scalar");
   } else {
-    EXPECT_EQ(name, "inter-frame " + std::string(to_string(isa)) + " (" +
-                        std::to_string(interframe_lanes(isa, LlrType::i8)) + " blocks int8)");
+    EXPECT_EQ(cpu_decoder(LlrType::i8, o),
+              simd + std::to_string(interframe_lanes(isa, LlrType::i8, true)) +
+                  " blocks int8, 8-bit saturating metrics)");
+    EXPECT_EQ(cpu_decoder(LlrType::i8, exact),
+              simd + std::to_string(interframe_lanes(isa, LlrType::i8)) + " blocks int8)");
+    EXPECT_EQ(cpu_decoder(LlrType::i16, o),
+              simd + std::to_string(interframe_lanes(isa, LlrType::i16)) + " blocks int16)");
   }
   EXPECT_EQ(cpu_decoder(LlrType::f32, o), "scalar");
   DecoderOptions p4 = o;
   p4.subdecoders = 4;
   EXPECT_EQ(cpu_decoder(LlrType::i16, p4), "scalar");
+  EXPECT_EQ(cpu_decoder(LlrType::i8, p4), "scalar");
 
   const std::vector<int> K(5, 1056);
   const auto f = sigpu::test::make_turbo_frames(K, 0.8, 2);
   const auto llr = quantized<std::int8_t>(f.llr, 2);
   const BatchPlan plan = make_plan(K, 1, llr.size());
-  DecodeResult want = sized(plan, o), unused = sized(plan, o);
+  DecodeResult want = sized(plan, o), want8 = sized(plan, o), unused = sized(plan, o);
   decode_cpu<FixedTraits<std::int8_t>, false>(plan, llr.data(), o, nullptr, want);
-  const DecodeResult got = decode(K, std::span<const std::int8_t>(llr), o);
+  decode_saturating(plan, llr.data(), o, nullptr, want8);
+  const DecodeResult got = decode(K, std::span<const std::int8_t>(llr), exact);
   EXPECT_TRUE(twin::equal(want.bits, got.bits));
   EXPECT_TRUE(twin::equal(want.iterations, got.iterations));
+  const DecodeResult got8 = decode(K, std::span<const std::int8_t>(llr), o);
+  EXPECT_TRUE(twin::equal(want8.bits, got8.bits));
   EXPECT_FALSE(decode_interframe(plan, llr.data(), o, nullptr, unused, Isa::scalar));
+  EXPECT_FALSE(decode_interframe_saturating(plan, llr.data(), o, nullptr, unused, Isa::scalar));
+
+  // Asked for where it does not apply, saturating metrics are refused, naming why.
+  DecoderOptions bad = p4;
+  bad.int8_metrics = Int8Metrics::saturating;
+  EXPECT_THROW(decode(K, std::span<const std::int8_t>(llr), bad), UnsupportedError);
+  bad = o;
+  bad.int8_metrics = Int8Metrics::saturating;
+  bad.algorithm = Algorithm::log_map;
+  EXPECT_THROW(cpu_decoder(LlrType::i8, bad), UnsupportedError);
+}
+
+// Saturating 8-bit metrics decode: at 1.5 dB, where the serial decoder's FER is far below 1e-3,
+// every frame comes back as sent (the error rate against the exact decoders is bench's check).
+TEST(TurboSaturating, DecodesFramesAtAHighSnrAsSent) {
+  const std::vector<int> K(12, 6144);
+  const auto f = sigpu::test::make_turbo_frames(K, 1.5, 4);
+  const auto llr = quantized<std::int8_t>(f.llr, 2);
+  const BatchPlan plan = make_plan(K, 1, llr.size());
+  const DecoderOptions o{.iterations = 6};
+  DecodeResult r = sized(plan, o);
+  decode_saturating(plan, llr.data(), o, &ThreadPool::shared(), r);
+  EXPECT_TRUE(twin::equal(f.info, r.bits));
 }
 
 }  // namespace

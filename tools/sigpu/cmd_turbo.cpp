@@ -22,6 +22,7 @@ struct SimArgs {
   int P = 1;
   float scaling = 0.75f;
   std::string llr = "float";
+  std::string int8_metrics = "auto";
   int frac_bits = -1;
   std::string backend = "auto";
   std::string modulation;  // empty: bpsk, or qpsk with --tbs
@@ -69,6 +70,12 @@ turbo::LlrType parse_llr(const std::string& s) {
                       : (s == "int8" ? turbo::LlrType::i8 : turbo::LlrType::f32);
 }
 
+turbo::Int8Metrics parse_int8_metrics(const std::string& s) {
+  return s == "exact"
+             ? turbo::Int8Metrics::exact
+             : (s == "saturating" ? turbo::Int8Metrics::saturating : turbo::Int8Metrics::automatic);
+}
+
 // Under a simulation's header where the CPU decodes: which of its decoders (docs/turbo.md).
 void print_cpu_decoder(turbo::LlrType t, const turbo::DecoderOptions& d) {
   if (resolve(d.backend) != Backend::cuda)
@@ -84,7 +91,8 @@ turbo::DecoderOptions decoder_options(const SimArgs& a) {
           .scaling = a.algorithm == "log-map" ? 1.0f : a.scaling,
           .sync = a.sync == "loose" ? turbo::Sync::loose : turbo::Sync::strict,
           .early_termination = a.early_termination,
-          .min_iterations = a.min_iterations};
+          .min_iterations = a.min_iterations,
+          .int8_metrics = parse_int8_metrics(a.int8_metrics)};
 }
 
 int run_tb_sim(const SimArgs& a) {
@@ -196,7 +204,9 @@ struct BenchArgs {
   int iterations = 6;
   int reps = 10;
   double ebn0 = 1.0;
+  std::string int8_metrics = "auto";
   bool no_cpu = false, no_gpu = false, early_termination = false, no_fer_check = false;
+  bool cpu_fer_check = false;
 };
 
 int run_bench(const BenchArgs& a) {
@@ -208,6 +218,8 @@ int run_bench(const BenchArgs& a) {
   o.ebn0_db = a.ebn0;
   o.early_termination = a.early_termination;
   o.fer_check = !a.no_fer_check;
+  o.cpu_fer_check = a.cpu_fer_check;
+  o.int8_metrics = parse_int8_metrics(a.int8_metrics);
   o.cpu = !a.no_cpu;
   o.gpu = !a.no_gpu && !cuda_devices().empty();
   if (!o.gpu && !o.cpu) throw UsageError("nothing to measure: no GPU in use and --no-cpu given");
@@ -247,6 +259,10 @@ void add_turbo_commands(CLI::App& app, Action& action) {
   cs->add_option("--scaling", sim->scaling, "Extrinsic scaling (max-log)")->capture_default_str();
   cs->add_option("--llr", sim->llr, "float, int16 or int8")
       ->check(CLI::IsMember({"float", "int16", "int8"}))
+      ->capture_default_str();
+  cs->add_option("--int8-metrics", sim->int8_metrics,
+                 "int8 LLRs on the CPU: auto, exact or saturating (8-bit lanes; P = 1, max-log)")
+      ->check(CLI::IsMember({"auto", "exact", "saturating"}))
       ->capture_default_str();
   cs->add_option("--frac-bits", sim->frac_bits,
                  "Fractional bits of fixed-point LLRs (default 6 int16, 2 int8)");
@@ -327,6 +343,12 @@ void add_turbo_commands(CLI::App& app, Action& action) {
                "Frames carry CRC24B; blocks stop once it passes (rows show the mean iterations)");
   cb->add_flag("--no-fer-check", bench->no_fer_check,
                "Skip the FER check of each configuration against the serial decoder");
+  cb->add_flag("--cpu-fer-check", bench->cpu_fer_check,
+               "Without a GPU: check the CPU decoder's FER too (the reference on the CPU)");
+  cb->add_option("--int8-metrics", bench->int8_metrics,
+                 "The CPU's int8 metrics: auto, exact or saturating (8-bit lanes)")
+      ->check(CLI::IsMember({"auto", "exact", "saturating"}))
+      ->capture_default_str();
   cb->add_flag("--no-cpu", bench->no_cpu, "Skip the CPU decoder");
   cb->add_flag("--no-gpu", bench->no_gpu, "Skip the GPU decoder");
   cb->callback([&action, bench] { action = [bench] { return run_bench(*bench); }; });

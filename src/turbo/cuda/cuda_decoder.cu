@@ -513,6 +513,8 @@ double CudaDecoder::run(const DecoderOptions& o) {
   check_options(o);
   if (o.algorithm == Algorithm::log_map && impl_->kind != LlrKind::f32)
     throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
+  if (o.int8_metrics == Int8Metrics::saturating && impl_->kind == LlrKind::i8)
+    throw UnsupportedError("turbo: saturating int8 metrics run on the CPU only, not with cuda");
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
   switch (impl_->kind) {
     case LlrKind::f32:
