@@ -75,7 +75,6 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   waves.push_back(n);
 
   std::vector<std::size_t> alone;  // decoded by decode(): planar output, empty, or relinked
-  DecodeSlot& slot = main;
   const std::size_t value_bytes = bytes_per_sample(o.format);
   // SIGPU_TRACE=1: where a batch's time goes (the host's plan, and per stage over all packs).
   const bool traced = std::getenv("SIGPU_TRACE") != nullptr;
@@ -111,23 +110,26 @@ std::vector<EngineFile> CudaEngine::decode_batch(
         entries[f++] = e;
       }
     }
+    // Packs take the two slots in turn: this one's upload and decode overlap the download of
+    // the one before, which is left in flight on the other slot.
+    DecodeSlot& slot = packs++ % 2 ? spare : main;
+    slot.stream.synchronize();
     Stopwatch stage;
-    ++packs;
     slot.file.reserve(in_bytes);
     // Files in pinned memory go up by DMA from where they are, without the host copies of
     // staging (which, for several engines at once, would share the host's memory bandwidth).
     const bool all_pinned = std::all_of(pack.begin(), pack.end(),
                                         [&](std::size_t i) { return pinned(files[i].data()); });
     if (all_pinned) {
-      SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.file.get(), 0, in_bytes, s()));
+      SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.file.get(), 0, in_bytes, slot.s()));
       for (std::size_t j = 0; j < pack.size(); ++j)
         SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(),
-                                         files[pack[j]].size(), cudaMemcpyHostToDevice, s()));
+                                         files[pack[j]].size(), cudaMemcpyHostToDevice, slot.s()));
     } else {
-      staging().upload(slot.file.get(), in_pieces, s(), pool);
+      staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
     if (traced) {
-      main.stream.synchronize();
+      slot.stream.synchronize();
       t_up += stage.seconds();
       stage.restart();
     }
@@ -135,12 +137,13 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     slot.frames.reserve(count);
     slot.file_spans.reserve(count);
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.frames.get(), entries.data(), count * sizeof(FrameEntry),
-                                     cudaMemcpyHostToDevice, s()));
+                                     cudaMemcpyHostToDevice, slot.s()));
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file_spans.get(), spans.data(),
-                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice, s()));
+                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice,
+                                     slot.s()));
     const std::uint64_t pcm_bytes = samples * channels * value_bytes;
     slot.output.reserve(pcm_bytes);
-    SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, s()));
+    SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, slot.s()));
     const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
                            channels,          bps,      samples};
     const FrameResults results = slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps,
@@ -192,13 +195,13 @@ std::vector<EngineFile> CudaEngine::decode_batch(
       std::uint64_t at = 0;
       for (const auto& p : out_pieces) {
         if (p.data)
-          SIGPU_CUDA_CHECK(
-              cudaMemcpyAsync(p.data, slot.output.get() + at, p.size, cudaMemcpyDeviceToHost, s()));
+          SIGPU_CUDA_CHECK(cudaMemcpyAsync(p.data, slot.output.get() + at, p.size,
+                                           cudaMemcpyDeviceToHost, slot.s()));
         at += p.size;
       }
-      main.stream.synchronize();
+      if (traced) slot.stream.synchronize();
     } else {
-      staging().download(out_pieces, slot.output.get(), s(), pool);
+      staging().download(out_pieces, slot.output.get(), slot.s(), pool);
     }
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const std::size_t i = pack[j];
@@ -215,6 +218,14 @@ std::vector<EngineFile> CudaEngine::decode_batch(
            index.total_samples * index.channels *
                (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
   };
+  // Downloads may still be landing in `outs` or the results when something throws.
+  struct Drain {
+    CudaEngine& e;
+    ~Drain() {
+      cudaStreamSynchronize(e.main.s());
+      cudaStreamSynchronize(e.spare.s());
+    }
+  } drain{*this};
   std::future<void> planned = std::async(std::launch::async, plan_files, waves[0], waves[1]);
   for (std::size_t w = 0; w + 1 < waves.size(); ++w) {
     Stopwatch wait;
@@ -232,6 +243,8 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     }
     for_each_pack(groups, need, run_pack);
   }
+  main.stream.synchronize();
+  spare.stream.synchronize();
   if (traced)
     std::fprintf(stderr,
                  "sigpu cuda batch: %zu files in %zu waves, %.1f ms; waiting for plans %.1f ms; "
