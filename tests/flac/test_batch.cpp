@@ -88,13 +88,17 @@ void expect_batch_matches_single(const Corpus& c, const DecodeOptions& o) {
   }
 }
 
-/// decode_batch_into over `arena` (at least the sum of the outputs): every good file but every
-/// fifth gets an output of its single decode's size, which must receive the PCM (its result
-/// without bytes); every fifth gets one a sample short, which must be left alone (the PCM in
-/// its result's bytes, as decode_into does).
-void expect_batch_into_matches_single(const Corpus& c, const DecodeOptions& o,
-                                      std::uint8_t* arena) {
-  std::vector<std::span<const std::uint8_t>> spans(c.files.begin(), c.files.end());
+/// decode_batch_into over `arena` (at least the sum of the outputs, which follow each other
+/// there): every good file gets an output of its single decode's size, which must receive the
+/// PCM (its result without bytes), but with `short_ones` every fifth gets one a sample short,
+/// which must be left alone (the PCM in its result's bytes, as decode_into does). The inputs
+/// are `inputs` when given (the corpus's files elsewhere), else the corpus's own.
+void expect_batch_into_matches_single(const Corpus& c, const DecodeOptions& o, std::uint8_t* arena,
+                                      bool short_ones = true,
+                                      std::vector<std::span<const std::uint8_t>> inputs = {}) {
+  std::vector<std::span<const std::uint8_t>> spans =
+      inputs.empty() ? std::vector<std::span<const std::uint8_t>>(c.files.begin(), c.files.end())
+                     : inputs;
   std::vector<Decoded> alone(c.files.size());
   std::vector<std::span<std::uint8_t>> outs(c.files.size());
   for (std::size_t i = 0, at = 0; i < c.files.size(); ++i) {
@@ -102,7 +106,8 @@ void expect_batch_into_matches_single(const Corpus& c, const DecodeOptions& o,
     DecodeOptions single = o;
     single.backend = o.backend == Backend::cpu_parallel ? Backend::cpu : o.backend;
     alone[i] = decode(c.files[i], single);
-    const std::size_t bytes = alone[i].pcm.bytes.size() - (i % 5 == 4 ? 4 : 0);
+    const bool shorter = short_ones && i % 5 == 4;
+    const std::size_t bytes = alone[i].pcm.bytes.size() - (shorter ? 4 : 0);
     std::memset(arena + at, 0x5A, bytes);
     outs[i] = {arena + at, bytes};
     at += bytes;
@@ -120,7 +125,7 @@ void expect_batch_into_matches_single(const Corpus& c, const DecodeOptions& o,
     EXPECT_EQ(got.pcm.samples, alone[i].pcm.samples);
     EXPECT_EQ(got.report.md5, alone[i].report.md5);
     EXPECT_EQ(got.report.damage.size(), alone[i].report.damage.size());
-    if (i % 5 == 4 || alone[i].pcm.bytes.empty()) {
+    if ((short_ones && i % 5 == 4) || alone[i].pcm.bytes.empty()) {
       EXPECT_TRUE(twin::equal(alone[i].pcm.bytes, got.pcm.bytes)) << "PCM differs";
       EXPECT_TRUE(std::all_of(outs[i].begin(), outs[i].end(), [](auto b) { return b == 0x5A; }))
           << "an output of the wrong size was written";
@@ -188,18 +193,34 @@ TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
   expect_batch_matches_single(c, {.backend = Backend::cuda, .layout = Layout::planar});
 }
 
-// Pageable outputs come down through staging, pinned ones by DMA; the devices split the batch.
+// Pageable outputs come down through staging, pinned ones by DMA (outputs and inputs that
+// follow each other in one copy each); the devices split the batch.
 TEST_F(FlacBatchGpu, IntoTheCallersOutputs) {
   const Corpus c = make_corpus(30);
   const std::size_t bytes = arena_bytes(c);
   ByteBuffer pageable(bytes);
   sigpu::cuda::PinnedBuffer<std::uint8_t> pinned(bytes);
+  std::size_t in_bytes = 0;
+  for (const auto& f : c.files) in_bytes += f.size();
+  sigpu::cuda::PinnedBuffer<std::uint8_t> pinned_in(in_bytes);
+  std::vector<std::span<const std::uint8_t>> inputs;
+  for (std::size_t i = 0, at = 0; i < c.files.size(); at += c.files[i++].size()) {
+    std::copy(c.files[i].begin(), c.files[i].end(), pinned_in.get() + at);
+    inputs.emplace_back(pinned_in.get() + at, c.files[i].size());
+  }
   std::vector<int> devices;
   for (const auto& d : cuda_devices()) devices.push_back(d.index);
   for (auto* arena : {pageable.data(), pinned.get()}) {
     SCOPED_TRACE(arena == pinned.get() ? "pinned" : "pageable");
-    expect_batch_into_matches_single(c, {.backend = Backend::cuda}, arena);
-    expect_batch_into_matches_single(c, {.backend = Backend::cuda, .devices = devices}, arena);
+    for (bool short_ones : {true, false}) {
+      SCOPED_TRACE(short_ones ? "some outputs short" : "every output its size");
+      const DecodeOptions one{.backend = Backend::cuda};
+      const DecodeOptions all{.backend = Backend::cuda, .devices = devices};
+      expect_batch_into_matches_single(c, one, arena, short_ones);
+      expect_batch_into_matches_single(c, all, arena, short_ones);
+      expect_batch_into_matches_single(c, one, arena, short_ones, inputs);
+      expect_batch_into_matches_single(c, all, arena, short_ones, inputs);
+    }
   }
 }
 

@@ -82,22 +82,29 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   std::size_t packs = 0;
 
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
+    // A file that follows the one before it in host memory follows it in device memory too, so
+    // that a run of them goes up in one copy; any other starts at an aligned offset.
+    auto follows = [&](std::size_t j) {
+      return j > 0 &&
+             files[pack[j]].data() == files[pack[j - 1]].data() + files[pack[j - 1]].size();
+    };
     std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
-    std::uint64_t in_bytes = 0, samples = 0, frames = 0;
+    std::uint64_t end = 0, samples = 0, frames = 0;
     for (std::size_t j = 0; j < pack.size(); ++j) {
-      in_at[j] = in_bytes;
+      in_at[j] = follows(j) ? end : align_up(end, kPackAlign);
+      end = in_at[j] + files[pack[j]].size();
       sample_at[j] = samples;
-      in_bytes = align_up(in_bytes + files[pack[j]].size(), kPackAlign);
       samples += plan[pack[j]].index.total_samples;
       frames += plan[pack[j]].index.frames.size();
     }
+    const std::uint64_t in_bytes = align_up(end, kPackAlign);
     // The files go up in place, without a packed host copy; the alignment gaps go up as zeros.
     std::vector<sigpu::cuda::HostPiece> in_pieces;
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const std::span<const std::uint8_t> f = files[pack[j]];
       in_pieces.push_back({const_cast<std::uint8_t*>(f.data()), f.size()});
       const std::uint64_t next = j + 1 < pack.size() ? in_at[j + 1] : in_bytes;
-      in_pieces.push_back({nullptr, next - in_at[j] - f.size()});
+      if (next > in_at[j] + f.size()) in_pieces.push_back({nullptr, next - in_at[j] - f.size()});
     }
     std::vector<FrameEntry> entries(frames);
     std::vector<FileSpanDevice> spans(frames);
@@ -122,9 +129,12 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                                         [&](std::size_t i) { return pinned(files[i].data()); });
     if (all_pinned) {
       SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.file.get(), 0, in_bytes, slot.s()));
-      for (std::size_t j = 0; j < pack.size(); ++j)
-        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(),
-                                         files[pack[j]].size(), cudaMemcpyHostToDevice, slot.s()));
+      for (std::size_t j = 0, k; j < pack.size(); j = k) {
+        std::uint64_t run = files[pack[j]].size();
+        for (k = j + 1; k < pack.size() && follows(k); ++k) run += files[pack[k]].size();
+        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(), run,
+                                         cudaMemcpyHostToDevice, slot.s()));
+      }
     } else {
       staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
@@ -192,12 +202,17 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     const bool dma = std::all_of(out_pieces.begin(), out_pieces.end(),
                                  [&](const auto& p) { return !p.data || pinned(p.data); });
     if (dma) {
+      // Outputs that follow each other in host memory come down in one copy.
       std::uint64_t at = 0;
-      for (const auto& p : out_pieces) {
-        if (p.data)
-          SIGPU_CUDA_CHECK(cudaMemcpyAsync(p.data, slot.output.get() + at, p.size,
+      for (std::size_t j = 0, k; j < out_pieces.size(); j = k) {
+        auto* first = static_cast<std::uint8_t*>(out_pieces[j].data);
+        std::uint64_t run = out_pieces[j].size;
+        for (k = j + 1; k < out_pieces.size() && first && out_pieces[k].data == first + run; ++k)
+          run += out_pieces[k].size;
+        if (first)
+          SIGPU_CUDA_CHECK(cudaMemcpyAsync(first, slot.output.get() + at, run,
                                            cudaMemcpyDeviceToHost, slot.s()));
-        at += p.size;
+        at += run;
       }
       if (traced) slot.stream.synchronize();
     } else {
