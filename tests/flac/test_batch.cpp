@@ -193,8 +193,8 @@ TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
   expect_batch_matches_single(c, {.backend = Backend::cuda, .layout = Layout::planar});
 }
 
-// Pageable outputs come down through staging, pinned ones by DMA (outputs and inputs that
-// follow each other in one copy each); the devices split the batch.
+// Pageable outputs come down through staging, pinned ones by DMA (outputs that follow each other
+// in one copy); inputs from pageable or pinned memory; the devices split the batch.
 TEST_F(FlacBatchGpu, IntoTheCallersOutputs) {
   const Corpus c = make_corpus(30);
   const std::size_t bytes = arena_bytes(c);

@@ -82,16 +82,11 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   std::size_t packs = 0;
 
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
-    // A file that follows the one before it in host memory follows it in device memory too, so
-    // that a run of them goes up in one copy; any other starts at an aligned offset.
-    auto follows = [&](std::size_t j) {
-      return j > 0 &&
-             files[pack[j]].data() == files[pack[j - 1]].data() + files[pack[j - 1]].size();
-    };
     std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
     std::uint64_t end = 0, samples = 0, frames = 0;
     for (std::size_t j = 0; j < pack.size(); ++j) {
-      in_at[j] = follows(j) ? end : align_up(end, kPackAlign);
+      // Every file starts aligned: the kernels read whole words from a file's start.
+      in_at[j] = align_up(end, kPackAlign);
       end = in_at[j] + files[pack[j]].size();
       sample_at[j] = samples;
       samples += plan[pack[j]].index.total_samples;
@@ -129,12 +124,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                                         [&](std::size_t i) { return pinned(files[i].data()); });
     if (all_pinned) {
       SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.file.get(), 0, in_bytes, slot.s()));
-      for (std::size_t j = 0, k; j < pack.size(); j = k) {
-        std::uint64_t run = files[pack[j]].size();
-        for (k = j + 1; k < pack.size() && follows(k); ++k) run += files[pack[k]].size();
-        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(), run,
-                                         cudaMemcpyHostToDevice, slot.s()));
-      }
+      for (std::size_t j = 0; j < pack.size(); ++j)
+        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(),
+                                         files[pack[j]].size(), cudaMemcpyHostToDevice, slot.s()));
     } else {
       staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
