@@ -7,13 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace sigpu::hevc {
+#include "hevc/inter_sample.hpp"
 
-/// A reference plane: samples, stride and size (positions outside are clamped to the edge).
-struct RefPlane {
-  const std::uint16_t* data = nullptr;
-  int stride = 0, width = 0, height = 0;
-};
+namespace sigpu::hevc {
 
 /// Interpolates the w x h block whose top-left integer position is (x, y) in `ref` with fraction
 /// (fx, fy) in units of 1/4 (luma) or 1/8 (chroma) sample into dst (row stride w): predSamplesLX
@@ -24,10 +20,6 @@ void interpolate(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h
 /// Weighted sample prediction (8.5.3.3.4) of a w x h block into dst (stride dst_stride). src1 is
 /// null for uni-prediction. Default weighting when `weights` is null, else explicit: {w0, o0,
 /// w1, o1} with log2_wd = denominator (o scaled to the bit depth).
-struct ExplicitWeights {
-  int log2_denom = 0;
-  int w0 = 1, o0 = 0, w1 = 1, o1 = 0;
-};
 void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1, int w, int h,
                          int bit_depth, const ExplicitWeights* weights, std::uint16_t* dst,
                          std::ptrdiff_t dst_stride);

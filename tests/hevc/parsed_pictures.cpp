@@ -7,7 +7,6 @@
 #include "hevc/nal.hpp"
 #include "hevc/plane_pool.hpp"
 #include "hevc/slice_decoder.hpp"
-#include "hevc/slice_header.hpp"
 
 namespace sigpu::hevc::testing {
 
@@ -50,12 +49,14 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
     SliceHeader independent;
     RefPicLists refs;
     int slice_index = -1;
+    out->headers.emplace_back();
     for (const NalUnit& nal : picture) {
       try {
         const SliceHeader sh = parse_slice_header(nal, pps_table, sps_table, &independent);
         if (!sh.dependent) {
           independent = sh;
           ++slice_index;
+          out->headers.back().push_back(sh);
           pic->info.slices.emplace_back();
           pic->poc = sh.poc_lsb;
           for (int l = 0; l < 2; ++l) {

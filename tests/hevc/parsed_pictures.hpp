@@ -9,6 +9,7 @@
 
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
+#include "hevc/slice_header.hpp"
 
 namespace sigpu::hevc::testing {
 
@@ -16,6 +17,8 @@ struct Parsed {
   std::shared_ptr<Sps> sps;
   std::shared_ptr<Pps> pps;
   std::vector<std::shared_ptr<DecodedPicture>> pics;
+  /// Each picture's independent slice segment headers (PuRecords::slice indexes them).
+  std::vector<std::vector<SliceHeader>> headers;
   int failed_slices = 0;
 };
 
