@@ -36,10 +36,10 @@ struct InterCase {
 /// three random reference pictures; 8 or 10 bit by seed, 4:0:0 for seeds 3 mod 4.
 InterCase random_inter_case(std::uint64_t seed);
 
-/// The records of the second picture (inter, predicting from the first) of x265 streams of
-/// streams.hpp: P and B slices, explicit weights, AMP, several slices, an odd
-/// picture size. Those cached or made here: none without the cache (or the GPU machine's
-/// bundle) and without x265 and FFmpeg.
+/// The records of an inter picture (the second, P, or the third, B, both predicting from the
+/// first) of x265 streams of streams.hpp: P and B slices, bi-prediction, explicit weights uni
+/// and bi, AMP, several slices, 10 bit, an odd picture size. Those cached or made here: none
+/// without the cache (or the GPU machine's bundle) and without x265 and FFmpeg.
 std::vector<InterCase> inter_stream_cases();
 
 /// inter_stage_cpu's planes, every sample first twin::poisoned (as the kernel's outputs).

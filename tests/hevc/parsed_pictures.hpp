@@ -24,8 +24,9 @@ struct Parsed {
 
 /// The first `count` pictures of an Annex B stream (one SPS and PPS). Every reference of a
 /// later picture is the first picture: right for the second picture of a stream, which has no
-/// other to predict from. `cut_last_slice` bytes are dropped from the last slice segment of the
-/// last picture. Null when the stream has fewer pictures or no parameter sets.
+/// other to predict from; later pictures get whole records (for tests of the stages that read
+/// them) but not the right samples. `cut_last_slice` bytes are dropped from the last slice segment
+/// of the last picture. Null when the stream has fewer pictures or no parameter sets.
 std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, std::size_t count,
                                        std::size_t cut_last_slice = 0);
 
