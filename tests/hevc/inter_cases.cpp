@@ -100,7 +100,7 @@ std::vector<RefPicture> InterCase::ref_table() const {
   return t;
 }
 
-InterCase random_inter_case(std::uint64_t seed) {
+InterCase random_inter_case(std::uint64_t seed, int width, int height) {
   Random r{std::mt19937_64(seed)};
   InterCase ic;
   ic.name = "random " + std::to_string(seed);
@@ -108,8 +108,8 @@ InterCase random_inter_case(std::uint64_t seed) {
   ic.params.bit_depth[1] = seed % 3 ? ic.params.bit_depth[0] : 18 - ic.params.bit_depth[0];
   ic.params.chroma_format = seed % 4 == 3 ? 0 : 1;
   ic.planes = ic.params.chroma_format ? 3 : 1;
-  ic.width[0] = 192;
-  ic.height[0] = 128;
+  ic.width[0] = width;
+  ic.height[0] = height;
   for (int c = 1; c < ic.planes; ++c) {
     ic.width[c] = ic.width[0] / 2;
     ic.height[c] = ic.height[0] / 2;

@@ -33,8 +33,9 @@ struct InterCase {
 /// by a random PartMode (AMP included): every fractional position, motion vectors from small
 /// to pointing far outside the picture, uni-prediction from either list and bi-prediction,
 /// three slices (one with default weighting, two with random explicit weights and offsets),
-/// three random reference pictures; 8 or 10 bit by seed, 4:0:0 for seeds 3 mod 4.
-InterCase random_inter_case(std::uint64_t seed);
+/// three random reference pictures; 8 or 10 bit by seed, 4:0:0 for seeds 3 mod 4. Other sizes
+/// (multiples of 64) for timing.
+InterCase random_inter_case(std::uint64_t seed, int width = 192, int height = 128);
 
 /// The records of an inter picture (the second, P, or the third, B, both predicting from the
 /// first) of x265 streams of streams.hpp: P and B slices, bi-prediction, explicit weights uni

@@ -1,6 +1,8 @@
 // Fractional sample interpolation against the equations of 8.5.3.3.3.1 (luma) and 8.5.3.3.3.2
 // (chroma) written out here one sample at a time: every fraction, block sizes from 2 to 64,
-// blocks inside the reference and reaching over each of its edges, 8 and 10 bits.
+// blocks inside the reference and reaching over each of its edges, 8 and 10 bits; the block
+// filters of the CPU decoder (interpolate) and the inter stage's one sample at a time
+// (interpolate_sample, inter_sample.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +83,13 @@ TEST(HevcInterpolation, MatchesTheSpecSampleBySample) {
                         << (luma ? "luma" : "chroma") << " " << bit_depth << " bit, " << w << "x"
                         << h << " at (" << x << ", " << y << ") frac (" << fx << ", " << fy
                         << "), sample (" << i << ", " << j << ")";
+                    // The inter stage's per-sample code (host and device) as well.
+                    const int one =
+                        luma ? interpolate_sample<8>(plane, x + i, y + j, fx, fy, bit_depth)
+                             : interpolate_sample<4>(plane, x + i, y + j, fx, fy, bit_depth);
+                    ASSERT_EQ(one, want) << "interpolate_sample, " << (luma ? "luma" : "chroma")
+                                         << " " << bit_depth << " bit, frac (" << fx << ", " << fy
+                                         << ") at (" << x + i << ", " << y + j << ")";
                   }
               }
         }

@@ -59,20 +59,6 @@ void check_emulated(const testing::InterCase& ic) {
   }
 }
 
-TEST(HevcInterStage, TapsAreTheSpecTables) {
-  // Tables 8-11 and 8-12 as printed.
-  const int luma[4][8] = {{0, 0, 0, 64, 0, 0, 0, 0},
-                          {-1, 4, -10, 58, 17, -5, 1, 0},
-                          {-1, 4, -11, 40, 40, -11, 4, -1},
-                          {0, 1, -5, 17, 58, -10, 4, -1}};
-  const int chroma[8][4] = {{0, 64, 0, 0},    {-2, 58, 10, -2}, {-4, 54, 16, -2}, {-6, 46, 28, -4},
-                            {-4, 36, 36, -4}, {-4, 28, 46, -6}, {-2, 16, 54, -4}, {-2, 10, 58, -2}};
-  for (int f = 0; f < 4; ++f)
-    for (int k = 0; k < 8; ++k) EXPECT_EQ(luma_tap(f, k), luma[f][k]) << f << " " << k;
-  for (int f = 0; f < 8; ++f)
-    for (int k = 0; k < 4; ++k) EXPECT_EQ(chroma_tap(f, k), chroma[f][k]) << f << " " << k;
-}
-
 // The twin writes every PU's samples and nothing else, and they are the decoder's.
 TEST(HevcInterStage, CpuTwinMatchesTheDecodersBlockFilters) {
   for (std::uint64_t seed : twin::seeds({1, 2, 3, 4})) {
