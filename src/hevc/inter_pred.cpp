@@ -7,14 +7,23 @@
 namespace sigpu::hevc {
 namespace {
 
-// fL (Table 8-11) and fC (Table 8-12) by fractional position.
-constexpr int kLumaTaps[4][8] = {{0, 0, 0, 64, 0, 0, 0, 0},
-                                 {-1, 4, -10, 58, 17, -5, 1, 0},
-                                 {-1, 4, -11, 40, 40, -11, 4, -1},
-                                 {0, 1, -5, 17, 58, -10, 4, -1}};
-constexpr int kChromaTaps[8][4] = {{0, 64, 0, 0},    {-2, 58, 10, -2}, {-4, 54, 16, -2},
-                                   {-6, 46, 28, -4}, {-4, 36, 36, -4}, {-4, 28, 46, -6},
-                                   {-2, 16, 54, -4}, {-2, 10, 58, -2}};
+// fL (Table 8-11) and fC (Table 8-12) by fractional position, as tables for the block filters.
+template <int Fractions, int Taps>
+struct TapTable {
+  int c[Fractions][Taps];
+};
+constexpr auto kLumaTaps = [] {
+  TapTable<4, 8> t{};
+  for (int f = 0; f < 4; ++f)
+    for (int k = 0; k < 8; ++k) t.c[f][k] = luma_tap(f, k);
+  return t;
+}();
+constexpr auto kChromaTaps = [] {
+  TapTable<8, 4> t{};
+  for (int f = 0; f < 8; ++f)
+    for (int k = 0; k < 4; ++k) t.c[f][k] = chroma_tap(f, k);
+  return t;
+}();
 
 // One filtered row: out[i] = sum_k c[k] s[i + k] >> shift, for i < w. The taps are constants of
 // the loop, so it vectorises over i.
@@ -85,9 +94,10 @@ SIGPU_HEVC_SIMD_CLONES void interpolate_taps(const RefPlane& ref, int x, int y, 
 void interpolate(const RefPlane& ref, int x, int y, int fx, int fy, int w, int h, bool luma,
                  int bit_depth, std::int16_t* dst) {
   if (luma)
-    interpolate_taps<8>(ref, x, y, fx, fy, w, h, kLumaTaps[fx], kLumaTaps[fy], bit_depth, dst);
+    interpolate_taps<8>(ref, x, y, fx, fy, w, h, kLumaTaps.c[fx], kLumaTaps.c[fy], bit_depth, dst);
   else
-    interpolate_taps<4>(ref, x, y, fx, fy, w, h, kChromaTaps[fx], kChromaTaps[fy], bit_depth, dst);
+    interpolate_taps<4>(ref, x, y, fx, fy, w, h, kChromaTaps.c[fx], kChromaTaps.c[fy], bit_depth,
+                        dst);
 }
 
 SIGPU_HEVC_SIMD_CLONES void weighted_prediction(const std::int16_t* src0, const std::int16_t* src1,
