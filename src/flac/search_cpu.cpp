@@ -173,33 +173,8 @@ std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, con
   return std::move(s.cands);
 }
 
-namespace {
-
-/// Whether the candidate at c.pos is followed by no other header and the bytes from it to the end
-/// of `file`, at most a successor search's span, have a CRC-16 that checks.
-bool last_frame_checks(std::span<const std::uint8_t> file, const Candidate& c, unsigned bps) {
-  const std::uint8_t* d = file.data();
-  const std::size_t n = file.size();
-  if (c.pos >= n || n - c.pos <= kMaxHeaderBytes || n - c.pos > search_span(c, bps, 0))
-    return false;
-  for (std::size_t p = c.pos + 1; p + 1 < n; ++p) {
-    const void* ff = std::memchr(d + p, 0xFF, n - p);
-    if (!ff) break;
-    p = static_cast<const std::uint8_t*>(ff) - d;
-    Candidate later;
-    if (header_candidate(d, n, p, kCrcTables.crc8, later)) return false;
-  }
-  return crc16(d + c.pos, n - c.pos) == 0;
-}
-
-}  // namespace
-
 FrameProbe host_probe(std::span<const std::uint8_t> file) {
   return [file](const Candidate& c, unsigned bps) -> std::optional<std::uint64_t> {
-    // The last frame of the data, with a CRC-16 that checks at the end of the data, ends there:
-    // the successor test's rule with the end of the data as the successor. (Several whole
-    // frames also check there, so no header may follow this one.)
-    if (last_frame_checks(file, c, bps)) return file.size();
     std::vector<std::int64_t> scratch;
     auto r = decode_frame_host(file.data(), file.size(), {c.pos, 0}, bps, true, scratch,
                                [](unsigned, unsigned, std::int32_t) {});

@@ -157,6 +157,23 @@ TEST_F(FlacAcceptance, FixedStrategyHeadersWithSampleNumbers) {
 
 // Block size code 7 with 0xFFFF codes 65536 samples: libFLAC 1.4.2 decodes it (1.4.3 and RFC 9639
 // call it invalid).
+// Zero bytes after the last frame keep a CRC-16 register at zero, so the CRC from the last frame
+// to the end of the data checks although the frame ends before them: only a decode tells where
+// it ends (a shortcut that took the end of the data for its end made the parallel decoder report
+// damage the serial one did not; found by fuzz_flac_frames).
+TEST_F(FlacAcceptance, ZeroBytesAfterTheLastFrame) {
+  const std::vector<std::uint32_t> sizes{4096, 4096, 300};
+  Bytes f = header(300, 4096, 2, 16, 4096 + 4096 + 300);
+  append(f, frames(sizes, false, false));
+  for (std::size_t zeros : {2, 7}) {
+    Bytes padded = f;
+    padded.resize(f.size() + zeros, 0);
+    const auto got = expect_libflac(padded, std::to_string(zeros) + " zero bytes");
+    for (const Got& g : got)
+      EXPECT_EQ(g.d.report.damage.size(), got[0].d.report.damage.size()) << g.backend;
+  }
+}
+
 TEST_F(FlacAcceptance, BlocksOf65536Samples) {
   const std::vector<std::uint32_t> sizes{65536, 65536, 1000};
   Bytes f = header(65535, 65535, 2, 16, 2 * 65536 + 1000);
