@@ -27,8 +27,10 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
   check_llrs(plan, llr);
   if (!std::is_same_v<T, float> && o.algorithm == Algorithm::log_map)
     throw Error("turbo: log-map needs float LLRs (the fixed-point decoders are max-log-map)");
-  bool saturating = false;
-  if constexpr (std::is_same_v<T, std::int8_t>) saturating = saturating_metrics(o);
+  const bool saturating = saturating_metrics(std::is_same_v<T, float>          ? LlrType::f32
+                                             : std::is_same_v<T, std::int16_t> ? LlrType::i16
+                                                                               : LlrType::i8,
+                                             o);
   DecodeResult r;
   r.backend = resolve(o.backend);
   if (r.backend == Backend::cuda) {
@@ -68,7 +70,7 @@ DecodeResult decode_any(std::span<const int> K, std::span<const T> llr, const De
 std::string cpu_decoder(LlrType t, const DecoderOptions& o) {
   DecoderOptions cpu = o;
   cpu.backend = Backend::cpu_parallel;
-  const bool saturating = t == LlrType::i8 && saturating_metrics(cpu);
+  const bool saturating = saturating_metrics(t, cpu);
   const std::string metrics = saturating ? ", 8-bit saturating metrics" : "";
   const Isa isa = interframe_isa();
   const int lanes = interframe_lanes(isa, t, saturating);

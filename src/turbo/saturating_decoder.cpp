@@ -173,8 +173,14 @@ void decode_block(const BatchPlan& plan, const std::int8_t* llr, int b, const De
 
 }  // namespace
 
-bool saturating_metrics(const DecoderOptions& o) {
+bool saturating_metrics(LlrType t, const DecoderOptions& o) {
   if (o.int8_metrics == Int8Metrics::exact) return false;
+  if (t != LlrType::i8) {
+    if (o.int8_metrics == Int8Metrics::saturating)
+      throw UnsupportedError("turbo: saturating int8 metrics need int8 LLRs (here " +
+                             std::string(to_string(t)) + ")");
+    return false;
+  }
   const bool applies = o.subdecoders == 1 && o.algorithm == Algorithm::max_log_map &&
                        resolve(o.backend) != Backend::cuda;
   if (o.int8_metrics == Int8Metrics::saturating && !applies)

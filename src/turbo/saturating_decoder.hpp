@@ -29,10 +29,10 @@
 
 namespace sigpu::turbo {
 
-/// Whether decode() decodes int8 LLRs with options o on the CPU in saturating metrics: asked for,
-/// or by default (automatic) where it applies (P = 1, max-log-map). Throws UnsupportedError
-/// where asked for and it does not apply.
-bool saturating_metrics(const DecoderOptions& o);
+/// Whether decode() decodes LLRs of type t with options o on the CPU in saturating metrics: int8
+/// LLRs, asked for or by default (automatic) where it applies (P = 1, max-log-map). Throws
+/// UnsupportedError where asked for and it does not apply.
+bool saturating_metrics(LlrType t, const DecoderOptions& o);
 
 /// Decodes every block of plan (each with P = 1, max-log-map) from int8 LLRs with saturating
 /// 8-bit metrics into r (sized as for decode_cpu), the blocks spread over pool when given.

@@ -181,6 +181,13 @@ TEST(TurboInterframeChoice, DecodeUsesTheChosenInstructionSetAndMetrics) {
   bad.int8_metrics = Int8Metrics::saturating;
   bad.algorithm = Algorithm::log_map;
   EXPECT_THROW(cpu_decoder(LlrType::i8, bad), UnsupportedError);
+  // And for LLRs that are not int8.
+  bad = o;
+  bad.int8_metrics = Int8Metrics::saturating;
+  const std::vector<std::int16_t> wide(llr.begin(), llr.end());
+  EXPECT_THROW(decode(K, std::span<const std::int16_t>(wide), bad), UnsupportedError);
+  EXPECT_THROW(cpu_decoder(LlrType::i16, bad), UnsupportedError);
+  EXPECT_EQ(cpu_decoder(LlrType::i16, o).find("saturating"), std::string::npos);
 }
 
 // Saturating 8-bit metrics decode: at 1.5 dB, where the serial decoder's FER is far below 1e-3,
