@@ -35,6 +35,23 @@ struct ExplicitWeights {
   int w0 = 1, o0 = 0, w1 = 1, o1 = 0;
 };
 
+/// The explicit weights of component c (8.5.3.3.4.3) for a PU predicted from lists[0] (and, bi,
+/// from list 1) with reference indices ref_idx, from a pred_weight_table `t` (log2_denom[luma,
+/// chroma], weight and offset [list][refIdx][component]): the slice header's or InterSlice's.
+template <typename Table, typename RefIdx>
+SIGPU_HD ExplicitWeights explicit_weights(const Table& t, const int lists[2], const RefIdx& ref_idx,
+                                          int c, bool bi) {
+  ExplicitWeights e;
+  e.log2_denom = t.log2_denom[c ? 1 : 0];
+  e.w0 = t.weight[lists[0]][ref_idx[lists[0]]][c];
+  e.o0 = t.offset[lists[0]][ref_idx[lists[0]]][c];
+  if (bi) {
+    e.w1 = t.weight[1][ref_idx[1]][c];
+    e.o1 = t.offset[1][ref_idx[1]][c];
+  }
+  return e;
+}
+
 /// What the inter prediction of a slice's PUs depends on beyond their records: its reference
 /// lists as indices into the picture's RefPicture array, and its pred_weight_table.
 struct InterSlice {
@@ -244,14 +261,7 @@ SIGPU_HD inline void predict_pu_sample(const PuView& pu, int c, int i, int j, co
   if (!s.weighted) {
     v = weighted_sample(pred[0], pred[1], bi, bit_depth, nullptr);
   } else {
-    ExplicitWeights e;
-    e.log2_denom = s.log2_denom[c ? 1 : 0];
-    e.w0 = s.weight[lists[0]][pu.ref_idx[lists[0]]][c];
-    e.o0 = s.offset[lists[0]][pu.ref_idx[lists[0]]][c];
-    if (bi) {
-      e.w1 = s.weight[1][pu.ref_idx[1]][c];
-      e.o1 = s.offset[1][pu.ref_idx[1]][c];
-    }
+    const ExplicitWeights e = explicit_weights(s, lists, pu.ref_idx, c, bi);
     v = weighted_sample(pred[0], pred[1], bi, bit_depth, &e);
   }
   out.data[c][static_cast<std::ptrdiff_t>(cy) * out.stride[c] + cx] = static_cast<std::uint16_t>(v);

@@ -228,15 +228,7 @@ void SliceDecoder::predict_inter(int x, int y, int w, int h, const MvField& m) {
                           pic_.width[c]);
       continue;
     }
-    const PredWeights& pw = sh_.weights;
-    ExplicitWeights e;
-    e.log2_denom = pw.log2_denom[c ? 1 : 0];
-    e.w0 = pw.weight[lists[0]][m.ref_idx[lists[0]]][c];
-    e.o0 = pw.offset[lists[0]][m.ref_idx[lists[0]]][c];
-    if (bi) {
-      e.w1 = pw.weight[1][m.ref_idx[1]][c];
-      e.o1 = pw.offset[1][m.ref_idx[1]][c];
-    }
+    const ExplicitWeights e = explicit_weights(sh_.weights, lists, m.ref_idx, c, bi);
     weighted_prediction(pred[0], bi ? pred[1] : nullptr, cw, ch, bit_depth, &e, dst, pic_.width[c]);
   }
 }

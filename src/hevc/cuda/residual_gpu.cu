@@ -3,37 +3,23 @@
 #include <cstring>
 
 #include "core/cuda/buffer.hpp"
+#include "hevc/cuda/record_upload.cuh"
 #include "hevc/cuda/residual_kernel.cuh"
 #include "hevc/residual_gpu.hpp"
 #include "hevc/residual_stage.hpp"
 
 namespace sigpu::hevc {
 
-namespace {
-
-constexpr std::size_t align_up(std::size_t n) {
-  return (n + 255) & ~std::size_t(255);
-}
-
-}  // namespace
-
 struct CudaResidualStage::Impl {
   sigpu::cuda::Stream stream;
-  /// The last upload has left the staging buffer (blocking, not spinning: the caller's cores
-  /// parse beside it).
-  cudaEvent_t staged{};
+  cuda::RecordUpload upload;
   sigpu::cuda::DeviceBuffer<TransformMatrices> matrices;
-  sigpu::cuda::PinnedBuffer<std::uint8_t> staging;
-  sigpu::cuda::DeviceBuffer<std::uint8_t> records;
   TuOrder order;
 
   Impl() : matrices(1) {
-    SIGPU_CUDA_CHECK(
-        cudaEventCreateWithFlags(&staged, cudaEventDisableTiming | cudaEventBlockingSync));
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(matrices.get(), &kTransformMatrices, sizeof(TransformMatrices),
                                      cudaMemcpyHostToDevice, stream.get()));
   }
-  ~Impl() { cudaEventDestroy(staged); }
 
   void run(const PictureRecords& rec, const ResidualParams& p, const ResidualPlanes& d_out) {
     order_coded_tus(rec.tu, order);
@@ -42,53 +28,28 @@ struct CudaResidualStage::Impl {
     cuda::residual_tiles(a.order_begin, a.tile_begin);
     if (a.tile_begin[4] == 0) return;
 
-    // Every array the kernel reads, each 256-byte aligned in one buffer, so one copy moves them.
+    // Every array the kernel reads, in one copy.
     const TuRecords& tu = rec.tu;
-    struct Piece {
-      const void* host;
-      std::size_t bytes;
-      std::size_t at = 0;
-    };
-    auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
-    Piece pieces[] = {{tu.x.data(), bytes(tu.x)},
-                      {tu.y.data(), bytes(tu.y)},
-                      {tu.log2.data(), bytes(tu.log2)},
-                      {tu.comp.data(), bytes(tu.comp)},
-                      {tu.mode.data(), bytes(tu.mode)},
-                      {tu.qp.data(), bytes(tu.qp)},
-                      {tu.flags.data(), bytes(tu.flags)},
-                      {tu.cols.data(), bytes(tu.cols)},
-                      {tu.rows.data(), bytes(tu.rows)},
-                      {tu.coeff_begin.data(), bytes(tu.coeff_begin)},
-                      {tu.coeff_count.data(), bytes(tu.coeff_count)},
-                      {rec.coeffs.data(), bytes(rec.coeffs)},
-                      {order.tu.data(), bytes(order.tu)},
-                      {p.scaling, p.scaling ? std::size_t{kScalingFactorBytes} : 0}};
-    std::size_t total = 0;
-    for (Piece& piece : pieces) {
-      piece.at = total;
-      total += align_up(piece.bytes);
-    }
-    // The previous picture's upload may still be reading the staging buffer.
-    SIGPU_CUDA_CHECK(cudaEventSynchronize(staged));
-    staging.reserve(total);
-    records.reserve(total);
-    for (const Piece& piece : pieces)
-      if (piece.bytes) std::memcpy(staging.get() + piece.at, piece.host, piece.bytes);
+    using cuda::host_array;
+    const cuda::HostArray arrays[] = {
+        host_array(tu.x),           host_array(tu.y),
+        host_array(tu.log2),        host_array(tu.comp),
+        host_array(tu.mode),        host_array(tu.qp),
+        host_array(tu.flags),       host_array(tu.cols),
+        host_array(tu.rows),        host_array(tu.coeff_begin),
+        host_array(tu.coeff_count), host_array(rec.coeffs),
+        host_array(order.tu),       {p.scaling, p.scaling ? std::size_t{kScalingFactorBytes} : 0}};
     cudaStream_t st = stream.get();
-    SIGPU_CUDA_CHECK(
-        cudaMemcpyAsync(records.get(), staging.get(), total, cudaMemcpyHostToDevice, st));
-    SIGPU_CUDA_CHECK(cudaEventRecord(staged, st));
-
-    auto at = [&](int k) { return records.get() + pieces[k].at; };
-    auto u8 = [&](int k) { return reinterpret_cast<const std::uint8_t*>(at(k)); };
-    auto u16 = [&](int k) { return reinterpret_cast<const std::uint16_t*>(at(k)); };
-    auto u32 = [&](int k) { return reinterpret_cast<const std::uint32_t*>(at(k)); };
-    a.tu = {u16(0), u16(1), u8(2), u8(3), u8(4), u8(5), u8(6), u8(7), u8(8), u32(9), u16(10)};
-    a.coeffs = u32(11);
-    a.order = u32(12);
+    upload.upload(arrays, st);
+    const auto& u = upload;
+    using std::uint16_t, std::uint32_t;
+    a.tu = {u.at<uint16_t>(0), u.at<uint16_t>(1), u.at(2),           u.at(3),
+            u.at(4),           u.at(5),           u.at(6),           u.at(7),
+            u.at(8),           u.at<uint32_t>(9), u.at<uint16_t>(10)};
+    a.coeffs = u.at<uint32_t>(11);
+    a.order = u.at<uint32_t>(12);
     a.params = p;
-    a.params.scaling = p.scaling ? u8(13) : nullptr;
+    a.params.scaling = p.scaling ? u.at(13) : nullptr;
     a.matrices = matrices.get();
     a.out = d_out;
     cuda::residual_kernel<<<a.tile_begin[4], cuda::kResidualThreads, 0, st>>>(a);
