@@ -1,11 +1,13 @@
-// Whole-stream HEVC decoding (All-Intra), side by side in one run: sigpu with the filters on
+// Whole-stream HEVC decoding (All-Intra, or random access with P and B pictures), side by side
+// in one run: sigpu with the filters on
 // the CPU (`cpu`: the serial reference; `cpu-parallel`: whole pictures on all cores) and on the
 // GPU (`cuda`: parsing and reconstruction on all cores, deblocking + SAO on the device,
 // pipelined), against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores)
 // and libde265's dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
 //
 //   hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] [--sizes 1080p,4k]
-//              [--bit-depths 8,10] [--skip-missing-peers] [--no-serial]
+//              [--bit-depths 8,10] [--random-access KBPS,...] [--skip-missing-peers]
+//              [--no-serial]
 //
 // Two like-for-like tables. sigpu checks every picture against its MD5 SEI by default; FFmpeg
 // does only with `-err_detect crccheck` (AV_EF_CRCCHECK: hevcdec.c's verify_md5 then hashes
@@ -17,6 +19,10 @@
 // picture is an IDR picture with its own parameter sets, so nothing carries from one copy to the
 // next and the decoders see a longer stream (steady-state throughput rather than one picture's
 // latency on each core) without longer files to make and carry.
+//
+// --random-access 40000,8000 replaces the All-Intra streams by random-access ones, x265 --preset
+// medium at each bitrate (kb/s; B pictures, references, weighted prediction as x265 chooses),
+// ra_<size>_<depth>bit_<K>k_<N>f.hevc. Each copy of a repeated stream starts with its IDR picture.
 //
 // Inputs: ai_<size>_<depth>bit_<N>f.hevc in --input DIR, else $SIGPU_DATA_DIR/hevc-bench (the
 // GPU machine's bundle), else ${SIGPU_CACHE:-~/.cache/sigpu}/hevc-bench, where a missing one is
@@ -72,6 +78,7 @@ namespace {
 struct Options {
   std::vector<std::string> sizes{"1080p", "4k"};
   std::vector<int> depths{8, 10};
+  std::vector<int> ra_kbps;  ///< random-access streams at these bitrates; empty: All-Intra
   int frames = 16;
   int repeat = 1;
   int reps = 3;
@@ -229,11 +236,13 @@ fs::path input_dir(const Options& o) {
   return o.input.empty() ? hevc::testing::data_dir("hevc-bench") : fs::path(o.input);
 }
 
-Input load_input(const Options& o, const std::string& size, int depth) {
+// kbps 0: All-Intra; else random access at kbps.
+Input load_input(const Options& o, const std::string& size, int depth, int kbps) {
   const bool uhd = size == "4k";
   if (!uhd && size != "1080p") fail("--sizes: unknown size '" + size + "' (1080p, 4k)");
   Input in;
-  in.name = "ai_" + size + "_" + std::to_string(depth) + "bit_" + std::to_string(o.frames) + "f";
+  in.name = (kbps ? "ra_" : "ai_") + size + "_" + std::to_string(depth) + "bit_" +
+            (kbps ? std::to_string(kbps) + "k_" : "") + std::to_string(o.frames) + "f";
   const fs::path dir = input_dir(o);
   in.path = dir / (in.name + ".hevc");
   if (!fs::exists(in.path)) {
@@ -245,7 +254,10 @@ Input load_input(const Options& o, const std::string& size, int depth) {
     fs::create_directories(dir);
     const std::string source = std::string("testsrc2=size=") + (uhd ? "3840x2160" : "1920x1080") +
                                ":rate=25,noise=alls=6:allf=t";
-    if (!hevc::testing::encode(source, o.frames, depth, "--preset fast --qp 30", in.path))
+    const std::string args = kbps ? "--preset medium --keyint 250 --frame-threads 0 --bitrate " +
+                                        std::to_string(kbps)
+                                  : "--preset fast --qp 30";
+    if (!hevc::testing::encode(source, o.frames, depth, args, in.path))
       fail("x265 failed to make " + in.path.string());
   }
   const std::vector<std::uint8_t> once = hevc::testing::read_file(in.path);
@@ -387,6 +399,8 @@ int main(int argc, char** argv) {
     } else if (a == "--bit-depths" && more) {
       o.depths.clear();
       for (const auto& d : split(argv[++i])) o.depths.push_back(std::atoi(d.c_str()));
+    } else if (a == "--random-access" && more) {
+      for (const auto& k : split(argv[++i])) o.ra_kbps.push_back(std::max(1, std::atoi(k.c_str())));
     } else if (a == "--skip-missing-peers") {
       o.skip_missing_peers = true;
     } else if (a == "--no-serial") {
@@ -394,8 +408,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] "
-                   "[--sizes 1080p,4k] [--bit-depths 8,10] [--skip-missing-peers] "
-                   "[--no-serial]\n");
+                   "[--sizes 1080p,4k] [--bit-depths 8,10] [--random-access KBPS,...] "
+                   "[--skip-missing-peers] [--no-serial]\n");
       return 2;
     }
   }
@@ -408,7 +422,8 @@ int main(int argc, char** argv) {
   const std::string dec265 = find_dec265();
   if (dec265.empty() && !o.skip_missing_peers)
     fail("dec265 (libde265-examples) is not installed; --skip-missing-peers runs without it");
-  std::printf("HEVC All-Intra whole-stream decoding, %d frames per stream", o.frames);
+  std::printf("HEVC %s whole-stream decoding, %d frames per stream",
+              o.ra_kbps.empty() ? "All-Intra" : "random-access", o.frames);
   if (o.repeat > 1) std::printf(" decoded %d times back to back", o.repeat);
   std::printf(", median of %d\n", o.reps);
   std::printf("host: %d hardware threads; FFmpeg %s (libavcodec, %d frame+slice threads)\n",
@@ -431,9 +446,10 @@ int main(int argc, char** argv) {
               "cpu-par", "cuda", "ffmpeg", "dec265");
   std::printf("%-26s %39s | %39s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
               "no hash check (ffmpeg: default)");
+  const std::vector<int> kinds = o.ra_kbps.empty() ? std::vector<int>{0} : o.ra_kbps;
   for (const auto& size : o.sizes) {
-    for (int depth : o.depths) {
-      Input in = load_input(o, size, depth);
+    for (int depth : o.depths) for (int kbps : kinds) {
+      Input in = load_input(o, size, depth, kbps);
       Row r;
       r.name = in.name;
       const auto time_ffmpeg = [&](Ffmpeg& ff) {

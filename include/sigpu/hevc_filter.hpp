@@ -116,11 +116,13 @@ void filter_picture(const PictureInfo& info, const Planes& planes, Backend backe
 /// The GPU filters: deblocking in one launch over 8x8 boundary blocks (each filters its
 /// vertical edge, then its horizontal edge, exactly), SAO in a second launch from the deblocked
 /// copy, per-CTB parameters packed on the host. Device buffers grow when the picture grows and
-/// are kept between pictures. One instance per decoder; not thread-safe; all work runs on the
-/// instance's own CUDA stream.
+/// are kept between pictures. One instance per decoder; not thread-safe; all work runs on one
+/// CUDA stream, the instance's own or one the caller gives.
 class CudaFilter {
  public:
-  explicit CudaFilter(int device = 0);  ///< throws Error when built without CUDA or no device
+  /// Throws Error when built without CUDA or no device. `stream` (a cudaStream_t) is the stream
+  /// to queue the work on, behind the caller's work on it; null: a stream of the filter's own.
+  explicit CudaFilter(int device = 0, void* stream = nullptr);
   ~CudaFilter();
   CudaFilter(CudaFilter&&) noexcept;
   CudaFilter& operator=(CudaFilter&&) noexcept;

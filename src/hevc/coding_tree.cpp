@@ -171,7 +171,7 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
     const bool end = cabac_.terminate();
     if (cabac_.overrun())
       fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
-    reconstruct_ctu(cu_begin);
+    if (st_.reconstruct) reconstruct_ctu(cu_begin);
     rec_.commit_ctb(rs, cu_begin);
     ++pic_.decoded_ctbs;
     pic_.ctb_done[rs] = 1;

@@ -23,6 +23,7 @@
 #include "hevc/nal_assembler.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
+#include "hevc/record_pipeline.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
@@ -81,7 +82,8 @@ struct PictureJob {
   int max_latency = 0;        ///< SpsMaxLatencyPictures of its SPS, 0 for none
   bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
   bool filtered = false;
-  bool done = false;  ///< every stage finished with it (guarded by Engine::mutex)
+  bool parsed = false;  ///< the workers finished with it (guarded by Engine::mutex)
+  bool done = false;    ///< every stage finished with it (guarded by Engine::mutex)
   Frame frame;
 };
 
@@ -139,6 +141,9 @@ struct Engine {
   /// Pictures handed to the stages, in decoding order (the caller's thread's alone).
   std::deque<std::unique_ptr<PictureJob>> flight;
   std::size_t max_in_flight = 0;
+  /// With Schedule::records: reconstructs and filters whole pictures, queued by gpu_lanes[0] in
+  /// decoding order; gpu_lanes[1] waits for each and hands it on to be finished.
+  std::unique_ptr<RecordPipeline> record_pipeline;
   /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
   /// lanes queue work for the workers) before the jobs and filters they use go away.
   std::unique_ptr<WorkQueue> workers;
@@ -159,6 +164,9 @@ struct Engine {
   void start_stages();
   void picture_task(PictureJob& job);
   void gpu_task(PictureJob& job);
+  void record_task(PictureJob& job);
+  std::vector<RecordSlice> record_slices(const PictureJob& job) const;
+  void mark_parsed(PictureJob& job);
   void mark_done(PictureJob& job);
   void drain(std::size_t limit);
   void wait_for_references(const PictureJob& job);
@@ -532,6 +540,7 @@ void Engine::finish_picture() {
   PictureJob* j = job.get();
   flight.push_back(std::move(job));
   workers->push([this, j] { picture_task(*j); });
+  if (record_pipeline) gpu_lanes[0]->push([this, j] { record_task(*j); });
   // The front end runs ahead of the stages until max_in_flight pictures are in flight.
   drain(max_in_flight);
 }
@@ -542,9 +551,12 @@ void Engine::start_stages() {
   // Room for a picture per worker plus slack, so that a slow picture at the front does not idle
   // the workers while the ones behind it wait to be output.
   max_in_flight = threads + threads / 2 + 2;
+  if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
   workers = std::make_unique<WorkQueue>(threads);
   if (schedule.pipelined)
     for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
+  if (record_pipeline)
+    for (int k = 0; k < 2; ++k) gpu_lanes[k] = std::make_unique<WorkQueue>(1);
 }
 
 namespace {
@@ -564,8 +576,14 @@ void guarded(PictureJob& job, const Step& step) {
 
 }  // namespace
 
-// On a worker: reconstruction, then the CPU filters and finishing, or the GPU stage.
+// On a worker: reconstruction, then the CPU filters and finishing, or the GPU stage; with a
+// record pipeline, the parse alone.
 void Engine::picture_task(PictureJob& job) {
+  if (record_pipeline) {
+    guarded(job, [&] { reconstruct(job); });
+    mark_parsed(job);
+    return;
+  }
   bool to_gpu = false;
   guarded(job, [&] {
     reconstruct(job);
@@ -598,12 +616,60 @@ void Engine::gpu_task(PictureJob& job) {
   });
 }
 
+// On gpu_lanes[0], in decoding order: the picture's reconstruction and filters queued once its
+// parse is done; gpu_lanes[1] waits for them (the next pictures are queued meanwhile), then a
+// worker finishes the picture. A picture whose parse failed is still reconstructed, its lost CTBs
+// concealed: later pictures may predict from it.
+void Engine::record_task(PictureJob& job) {
+  {
+    std::unique_lock lock(mutex);
+    finished.wait(lock, [&job] { return job.parsed; });
+  }
+  std::function<void()> wait;
+  guarded(job, [&] {
+    if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
+    const RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok};
+    wait = record_pipeline->run(w);
+    if (w.filter) job.filtered = true;
+  });
+  gpu_lanes[1]->push([this, &job, wait = std::move(wait)] {
+    if (wait) guarded(job, wait);
+    if (!job.ok) {
+      mark_done(job);
+      return;
+    }
+    workers->push_front([this, &job] {
+      guarded(job, [&] { finish_frame(job); });
+      mark_done(job);
+    });
+  });
+}
+
+std::vector<RecordSlice> Engine::record_slices(const PictureJob& job) const {
+  std::vector<RecordSlice> out;
+  for (const SliceJob& s : job.slices) {
+    if (s.sh.dependent) continue;
+    const auto i = static_cast<std::size_t>(s.slice_index);
+    if (out.size() <= i) out.resize(i + 1);
+    out[i] = {&s.sh, s.refs.get()};
+  }
+  return out;
+}
+
+void Engine::mark_parsed(PictureJob& job) {
+  {
+    std::lock_guard lock(mutex);
+    job.parsed = true;
+  }
+  finished.notify_all();
+}
+
 void Engine::mark_done(PictureJob& job) {
   {
     std::lock_guard lock(mutex);
-    job.done = true;
+    job.parsed = job.done = true;
   }
-  finished.notify_one();
+  finished.notify_all();
 }
 
 // On the caller's thread: emits the finished pictures at the front of `flight` in decoding
@@ -625,7 +691,8 @@ void Engine::drain(std::size_t limit) {
 }
 
 // On the caller's thread: waits until every picture in flight that a slice of `job` refers to is
-// done (a reference not in flight is finished, or stands in for a missing one).
+// done (a reference not in flight is finished, or stands in for a missing one); with a record
+// pipeline, until each is parsed: the parse reads its motion, the pipeline its samples later.
 void Engine::wait_for_references(const PictureJob& job) {
   std::vector<const PictureJob*> refs;
   for (const auto& f : flight)
@@ -641,7 +708,7 @@ void Engine::wait_for_references(const PictureJob& job) {
     }
   std::unique_lock lock(mutex);
   finished.wait(lock, [&refs] {
-    return std::all_of(refs.begin(), refs.end(), [](const PictureJob* r) { return r->done; });
+    return std::all_of(refs.begin(), refs.end(), [](const PictureJob* r) { return r->parsed; });
   });
 }
 
@@ -649,9 +716,13 @@ void Engine::wait_for_references(const PictureJob& job) {
 // thread-safe plane pool): runs on any thread.
 void Engine::reconstruct(PictureJob& job) {
   DecodedPicture& pic = *job.pic;
-  pic.allocate(plane_pool.take(DecodedPicture::samples(*pic.sps),
-                               schedule.pipelined && schedule.filter == Backend::cuda));
+  const std::size_t samples = DecodedPicture::samples(*pic.sps);
+  const bool gpu = (schedule.pipelined && schedule.filter == Backend::cuda) ||
+                   (record_pipeline && record_pipeline->memory() == Memory::device);
+  pic.allocate(plane_pool.take(samples, gpu ? Memory::pinned : Memory::pageable));
+  if (record_pipeline) pic.allocate_work(plane_pool.take(samples, record_pipeline->memory()));
   PictureParseState state;
+  state.reconstruct = !record_pipeline;
   for (const SliceJob& s : job.slices) {
     try {
       SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
@@ -766,6 +837,8 @@ void Engine::release(std::shared_ptr<DecodedPicture>&& p) {
   if (!p) return;
   if (p.use_count() == 1) {
     if (p->store) plane_pool.give(std::move(p->store));
+    if (p->work_store) plane_pool.give(std::move(p->work_store));
+    std::fill_n(p->work_planes, 3, nullptr);
     if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(p));
   }
   p.reset();
@@ -783,10 +856,15 @@ std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::sh
                                                      int poc) {
   std::shared_ptr<DecodedPicture> pic = new_picture();
   pic->start(sps[p->sps_id], p);
-  pic->allocate(plane_pool.take(DecodedPicture::samples(s), false));
+  pic->allocate(plane_pool.take(DecodedPicture::samples(s), Memory::pageable));
   for (int c = 0; c < 3; ++c)
     std::fill(pic->planes[c].begin(), pic->planes[c].end(),
               static_cast<std::uint16_t>(1 << ((c ? s.bit_depth_chroma : s.bit_depth_luma) - 1)));
+  if (schedule.records) {
+    start_stages();
+    pic->allocate_work(plane_pool.take(DecodedPicture::samples(s), record_pipeline->memory()));
+    record_pipeline->grey(*pic);
+  }
   pic->poc = poc;
   pic->decode_index = decoded++;
   pic->generated = true;

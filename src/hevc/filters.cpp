@@ -10,26 +10,46 @@ namespace sigpu::hevc {
 
 #ifdef SIGPU_HEVC_FILTERS
 struct FilterRunner::Cuda {
-  hevc_filter::CudaFilter filter{0};
+  explicit Cuda(void* stream = nullptr) : filter(0, stream) {}
+  hevc_filter::CudaFilter filter;
 };
 
 bool filters_available() {
   return true;
 }
 
-void FilterRunner::apply(DecodedPicture& pic, Backend backend) {
+namespace {
+
+hevc_filter::Planes planes_of(const DecodedPicture& pic, bool work) {
   hevc_filter::Planes planes;
   const int comps = pic.sps->chroma_format_idc == 0 ? 1 : 3;
   for (int c = 0; c < comps; ++c) {
-    planes.data[c] = pic.planes[c].data();
+    planes.data[c] = work ? pic.work_planes[c] : pic.planes[c].data();
     planes.stride[c] = pic.width[c];
   }
+  return planes;
+}
+
+}  // namespace
+
+void FilterRunner::apply(DecodedPicture& pic, Backend backend) {
+  const hevc_filter::Planes planes = planes_of(pic, false);
   if (resolve(backend) == Backend::cuda) {
     if (!cuda_) cuda_ = std::make_unique<Cuda>();
     cuda_->filter.filter(pic.info, planes);
     return;
   }
   hevc_filter::filter_picture(pic.info, planes, backend);
+}
+
+void FilterRunner::apply_work(DecodedPicture& pic, Backend backend, void* stream) {
+  const hevc_filter::Planes planes = planes_of(pic, true);
+  if (resolve(backend) != Backend::cuda) {
+    hevc_filter::filter_picture(pic.info, planes, backend);
+    return;
+  }
+  if (!cuda_) cuda_ = std::make_unique<Cuda>(stream);
+  cuda_->filter.filter_device(pic.info, planes);
 }
 #else
 struct FilterRunner::Cuda {};
@@ -39,6 +59,10 @@ bool filters_available() {
 }
 
 void FilterRunner::apply(DecodedPicture&, Backend) {
+  throw Unsupported("in-loop filters: this build has no hevc_filter module");
+}
+
+void FilterRunner::apply_work(DecodedPicture&, Backend, void*) {
   throw Unsupported("in-loop filters: this build has no hevc_filter module");
 }
 #endif

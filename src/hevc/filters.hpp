@@ -19,6 +19,10 @@ class FilterRunner {
   FilterRunner();
   ~FilterRunner();
   void apply(DecodedPicture& pic, Backend backend);
+  /// Filters the work planes of `pic` (record_pipeline.hpp): with Backend::cuda, in device
+  /// memory, queued on `stream` (a cudaStream_t; one per runner, the first call's) behind the
+  /// work queued there before, returning once queued; otherwise in host memory on the CPU.
+  void apply_work(DecodedPicture& pic, Backend backend, void* stream = nullptr);
 
  private:
   struct Cuda;

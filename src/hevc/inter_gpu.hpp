@@ -13,9 +13,9 @@ namespace sigpu::hevc {
 
 class CudaInterStage {
  public:
-  /// On the current device, with a stream of its own; throws UnsupportedError in builds
-  /// without CUDA.
-  CudaInterStage();
+  /// On the current device, queueing on `stream` (a cudaStream_t; null: a stream of its own);
+  /// throws UnsupportedError in builds without CUDA.
+  explicit CudaInterStage(void* stream = nullptr);
   ~CudaInterStage();
   CudaInterStage(const CudaInterStage&) = delete;
   CudaInterStage& operator=(const CudaInterStage&) = delete;

@@ -79,6 +79,15 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
     info.ctb_tile[rs] = static_cast<std::uint16_t>(g.tile_id[g.rs_to_ts[rs]]);
 }
 
+void DecodedPicture::allocate_work(std::unique_ptr<PlaneStore> storage) {
+  work_store = std::move(storage);
+  std::size_t at = 0;
+  for (int c = 0; c < 3; ++c) {
+    work_planes[c] = planes[c].empty() ? nullptr : work_store->data() + at;
+    at += planes[c].size();
+  }
+}
+
 void DecodedPicture::conceal_missing_ctbs() {
   const int l = sps->log2_ctb, w = sps->width_ctbs();
   for (std::size_t rs = 0; rs < ctb_done.size(); ++rs) {

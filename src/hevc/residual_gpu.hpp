@@ -12,9 +12,9 @@ namespace sigpu::hevc {
 
 class CudaResidualStage {
  public:
-  /// On the current device, with a stream of its own; throws UnsupportedError in builds
-  /// without CUDA.
-  CudaResidualStage();
+  /// On the current device, queueing on `stream` (a cudaStream_t; null: a stream of its own);
+  /// throws UnsupportedError in builds without CUDA.
+  explicit CudaResidualStage(void* stream = nullptr);
   ~CudaResidualStage();
   CudaResidualStage(const CudaResidualStage&) = delete;
   CudaResidualStage& operator=(const CudaResidualStage&) = delete;

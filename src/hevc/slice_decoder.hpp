@@ -3,7 +3,8 @@
 // prediction) writes the picture's reconstruction records (records.hpp) and the filters' side
 // information; the reconstruction then reads only the CTU's records to make its samples (intra
 // prediction or motion compensation, PCM, dequantisation, inverse transforms). Reconstructing
-// right after each CTU's parse keeps every schedule that decodes slices as they come.
+// right after each CTU's parse keeps every schedule that decodes slices as they come; a record
+// pipeline instead reconstructs the whole picture from its records after the parse.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,9 @@ struct PictureParseState {
   bool ds_valid = false;
   int last_qp_y = 26;    ///< QpY of the last coding unit, for the next quantization group
   int last_ctb_ts = -1;  ///< tile-scan address of the last CTB decoded
+  /// Make each CTU's samples right after its parse; off, the parse only records them for a
+  /// record pipeline (record_pipeline.hpp).
+  bool reconstruct = true;
 };
 
 class SliceDecoder {

@@ -1,10 +1,17 @@
-// The CUDA filters on real x265 streams, intra and inter (whose P and B pictures predict from
-// the pictures the GPU filtered and handed back): the same pictures as the CPU filters, every
-// hash matched. Runs on the GPU machine from the streams its bundle carries.
+// Decoding on the GPU on real x265 streams, intra and inter: the CUDA filters after the CPU's
+// reconstruction (P and B pictures predicting from the pictures the GPU filtered and handed
+// back), and the record pipeline reconstructing and filtering every picture on the GPU (its
+// references in device memory), both giving the CPU decoder's pictures with every hash matched,
+// and the same pictures and problems on damaged streams. Runs on the GPU machine from the
+// streams its bundle carries.
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include <sigpu/hevc.hpp>
 
+#include "hevc/nal.hpp"
+#include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
 
 namespace sigpu::hevc {
@@ -19,7 +26,19 @@ std::vector<Frame> decode_all(const std::vector<std::uint8_t>& data, Backend b,
   return out;
 }
 
-TEST(HevcDecodeGpu, CudaFiltersMatchCpuOnX265Streams) {
+std::vector<Frame> decode_with_schedule(const std::vector<std::uint8_t>& data, const Schedule& s,
+                                        std::vector<Problem>& problems) {
+  std::vector<Frame> out;
+  problems = decode_with(s, {}, data, [&](const Frame& f) { out.push_back(f); });
+  return out;
+}
+
+const Schedule kGpuSchedules[] = {
+    {.parallel = true, .pipelined = true, .filter = Backend::cuda},
+    {.parallel = true, .records = Backend::cuda},
+};
+
+TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
   int compared = 0;
@@ -30,20 +49,61 @@ TEST(HevcDecodeGpu, CudaFiltersMatchCpuOnX265Streams) {
     const auto path = testing::stream_path(spec);
     if (path.empty()) continue;
     const auto data = testing::read_file(path);
-    std::vector<Problem> pc, pg;
+    std::vector<Problem> pc;
     const auto cpu = decode_all(data, Backend::cpu, pc);
-    const auto gpu = decode_all(data, Backend::cuda, pg);
-    EXPECT_TRUE(pg.empty()) << spec.name << ": " << (pg.empty() ? "" : pg.front().message);
-    ASSERT_EQ(cpu.size(), gpu.size()) << spec.name;
-    for (std::size_t i = 0; i < cpu.size(); ++i) {
-      EXPECT_EQ(gpu[i].hash, HashStatus::matched) << spec.name << " picture " << i;
-      for (int c = 0; c < 3; ++c)
-        EXPECT_TRUE(cpu[i].planes[c] == gpu[i].planes[c]) << spec.name << " plane " << c;
+    for (const Schedule& s : kGpuSchedules) {
+      SCOPED_TRACE(s.records ? "record pipeline" : "pipelined filters");
+      std::vector<Problem> pg;
+      const auto gpu = decode_with_schedule(data, s, pg);
+      EXPECT_TRUE(pg.empty()) << spec.name << ": " << (pg.empty() ? "" : pg.front().message);
+      ASSERT_EQ(cpu.size(), gpu.size()) << spec.name;
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        EXPECT_EQ(gpu[i].hash, HashStatus::matched) << spec.name << " picture " << i;
+        for (int c = 0; c < 3; ++c)
+          EXPECT_TRUE(cpu[i].planes[c] == gpu[i].planes[c]) << spec.name << " plane " << c;
+      }
     }
     ++compared;
   }
   if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
   std::printf("compared %d streams\n", compared);
+}
+
+// Bytes flipped in inter streams' slices: lost CTBs concealed on the device, pictures dropped or
+// reported, the same frames and problems as the CPU decoder's.
+TEST(HevcDecodeGpu, RecordPipelineMatchesCpuOnDamagedStreams) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
+  int compared = 0;
+  for (const auto& spec : testing::inter_streams()) {
+    const auto path = testing::stream_path(spec);
+    if (path.empty() || compared >= 4) continue;
+    const auto data = testing::read_file(path);
+    std::vector<NalSpan> slices;
+    for (const NalSpan& n : split_annexb(data))
+      if (((data[n.begin] >> 1) & 0x3f) < 32 && n.end - n.begin > 64) slices.push_back(n);
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 4; ++trial) {
+      auto bad = data;
+      for (int k = 0; k < 4; ++k) {
+        const NalSpan& n = slices[rng() % slices.size()];
+        bad[n.begin + 32 + rng() % 32] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+      }
+      std::vector<Problem> pc, pg;
+      const auto cpu = decode_with_schedule(bad, schedule_for(Backend::cpu), pc);
+      const auto gpu = decode_with_schedule(bad, kGpuSchedules[1], pg);
+      ASSERT_EQ(cpu.size(), gpu.size()) << spec.name << " trial " << trial;
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        EXPECT_EQ(gpu[i].hash, cpu[i].hash) << spec.name << " picture " << i;
+        for (int c = 0; c < 3; ++c)
+          EXPECT_TRUE(cpu[i].planes[c] == gpu[i].planes[c]) << spec.name << " plane " << c;
+      }
+      ASSERT_EQ(pc.size(), pg.size()) << spec.name << " trial " << trial;
+      for (std::size_t i = 0; i < pc.size(); ++i) EXPECT_EQ(pc[i].message, pg[i].message);
+    }
+    ++compared;
+  }
+  if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
 }
 
 }  // namespace

@@ -27,8 +27,9 @@ Decoded run(const std::vector<std::uint8_t>& data, const Schedule& schedule) {
 
 class HevcInter : public ::testing::TestWithParam<StreamSpec> {};
 
-// Every picture matches its MD5 SEI and FFmpeg's frame, in output order; the parallel schedule
-// and the cuda backend's pipelined one (with the CPU filter here) give the same frames.
+// Every picture matches its MD5 SEI and FFmpeg's frame, in output order; the parallel schedule,
+// the pipelined one (with the CPU filter here) and the record pipeline's (with the stages' CPU
+// twins) give the same frames.
 TEST_P(HevcInter, BitExactWithFfmpegAndMd5OnEverySchedule) {
   const StreamSpec& spec = GetParam();
   if (!testing::have_tools()) GTEST_SKIP() << "x265 or ffmpeg not installed";
@@ -53,9 +54,11 @@ TEST_P(HevcInter, BitExactWithFfmpegAndMd5OnEverySchedule) {
     EXPECT_FALSE(d.bytes == ref) << spec.name << ": FFmpeg failed its MD5 check, yet matches";
 
   const Schedule pipelined{.parallel = true, .pipelined = true, .filter = Backend::cpu};
-  for (const Schedule& s : {schedule_for(Backend::cpu_parallel), pipelined}) {
+  const Schedule records{.parallel = true, .records = Backend::cpu};
+  for (const Schedule& s : {schedule_for(Backend::cpu_parallel), pipelined, records}) {
     const Decoded p = run(data, s);
-    EXPECT_TRUE(p.bytes == d.bytes) << "pipelined " << s.pipelined;
+    EXPECT_TRUE(p.bytes == d.bytes) << "pipelined " << s.pipelined << ", records "
+                                    << s.records.has_value();
     EXPECT_EQ(problems_text(p.problems), problems_text(d.problems));
     ASSERT_EQ(p.frames.size(), d.frames.size());
     for (std::size_t i = 0; i < p.frames.size(); ++i) EXPECT_EQ(p.frames[i].hash, d.frames[i].hash);

@@ -25,6 +25,8 @@ namespace {
 using testing::StreamSpec;
 
 const Schedule kPipelinedCpu{.parallel = true, .pipelined = true, .filter = Backend::cpu};
+// The GPU's record pipeline schedule with the stages' CPU twins.
+const Schedule kRecordsCpu{.parallel = true, .records = Backend::cpu};
 
 struct Decoded {
   std::vector<Frame> frames;
@@ -84,22 +86,23 @@ TEST(HevcPipeline, WorkQueueRunsEveryTaskBeforeJoining) {
 // build or machine without pinned memory hands out ordinary stores when asked for pinned ones.
 TEST(HevcPipeline, PlanePoolReusesStoresOfTheSameSize) {
   PlanePool pool;
-  auto a = pool.take(1000, false);
+  auto a = pool.take(1000, Memory::pageable);
   std::uint16_t* const first = a->data();
   a->data()[999] = 7;  // the whole size is writable
   pool.give(std::move(a));
-  auto b = pool.take(1000, false);
+  auto b = pool.take(1000, Memory::pageable);
   EXPECT_EQ(b->data(), first);
-  auto c = pool.take(1000, false);
+  auto c = pool.take(1000, Memory::pageable);
   EXPECT_NE(c->data(), first);
   pool.give(std::move(b));
-  auto d = pool.take(2000, false);
+  auto d = pool.take(2000, Memory::pageable);
   EXPECT_EQ(d->size(), 2000u);
-  EXPECT_FALSE(d->pinned());
-  auto e = pool.take(500, true);
+  EXPECT_EQ(d->memory(), Memory::pageable);
+  auto e = pool.take(500, Memory::pinned);
   EXPECT_EQ(e->size(), 500u);
   if (cuda_devices().empty()) {
-    EXPECT_FALSE(e->pinned());
+    EXPECT_EQ(e->memory(), Memory::pageable);
+    EXPECT_THROW(pool.take(500, Memory::device), Error);
   }
 }
 
@@ -116,14 +119,16 @@ TEST(HevcPipeline, SameFramesOrderAndHashesAsCpuParallel) {
   for (const char* name : {"filt8_ctu16", "filt10_ctu64", "slices4"}) {
     const auto data = long_stream(spec_named(name));
     const Decoded a = run(data, schedule_for(Backend::cpu_parallel));
-    const Decoded b = run(data, kPipelinedCpu);
     ASSERT_GT(a.frames.size(), 3 * ThreadPool::shared().size()) << name;
-    for (const Frame& f : b.frames) {
-      EXPECT_EQ(f.hash, HashStatus::matched) << name;
-      EXPECT_TRUE(f.filtered) << name;
+    for (const Schedule& s : {kPipelinedCpu, kRecordsCpu}) {
+      const Decoded b = run(data, s);
+      for (const Frame& f : b.frames) {
+        EXPECT_EQ(f.hash, HashStatus::matched) << name;
+        EXPECT_TRUE(f.filtered) << name;
+      }
+      EXPECT_TRUE(b.problems.empty()) << name;
+      expect_same(a, b, name);
     }
-    EXPECT_TRUE(b.problems.empty()) << name;
-    expect_same(a, b, name);
   }
 }
 
@@ -150,6 +155,7 @@ TEST(HevcPipeline, SameProblemsAndFramesOnDamagedStreams) {
     const Decoded b = run(bad, kPipelinedCpu);
     reported += !b.problems.empty();
     expect_same(a, b, "trial " + std::to_string(trial));
+    expect_same(a, run(bad, kRecordsCpu), "records, trial " + std::to_string(trial));
   }
   EXPECT_GT(reported, 6);
 }

@@ -67,12 +67,18 @@ using DeviceBuffer = Buffer<T, DeviceMemory>;
 template <typename T>
 using PinnedBuffer = Buffer<T, PinnedMemory>;
 
-/// An owned stream; one per decoder instance.
+/// An owned stream; one per decoder instance. Or, made from a caller's cudaStream_t (passed as
+/// void* through headers without CUDA), that stream, borrowed: a stage then queues its work
+/// behind the caller's other work on it, with no events between them.
 class Stream {
  public:
   Stream() { SIGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  /// Borrows `given` when not null, else owns a new stream.
+  explicit Stream(void* given) : s_(static_cast<cudaStream_t>(given)), owned_(!given) {
+    if (owned_) SIGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+  }
   ~Stream() {
-    if (s_) cudaStreamDestroy(s_);
+    if (s_ && owned_) cudaStreamDestroy(s_);
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -81,6 +87,7 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+  bool owned_ = true;
 };
 
 /// Times device work on a stream with events.

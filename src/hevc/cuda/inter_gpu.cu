@@ -12,6 +12,8 @@ struct CudaInterStage::Impl {
   sigpu::cuda::Stream stream;
   cuda::RecordUpload upload;
 
+  explicit Impl(void* given) : stream(given) {}
+
   void run(const PuRecords& pu, std::span<const InterSlice> slices,
            std::span<const RefPicture> refs, const InterParams& p, int width, int height,
            const InterPlanes& d_out) {
@@ -42,7 +44,7 @@ struct CudaInterStage::Impl {
   }
 };
 
-CudaInterStage::CudaInterStage() : impl_(std::make_unique<Impl>()) {}
+CudaInterStage::CudaInterStage(void* stream) : impl_(std::make_unique<Impl>(stream)) {}
 CudaInterStage::~CudaInterStage() = default;
 
 void CudaInterStage::run(const PuRecords& pu, std::span<const InterSlice> slices,

@@ -16,7 +16,7 @@ struct CudaResidualStage::Impl {
   sigpu::cuda::DeviceBuffer<TransformMatrices> matrices;
   TuOrder order;
 
-  Impl() : matrices(1) {
+  explicit Impl(void* given) : stream(given), matrices(1) {
     SIGPU_CUDA_CHECK(cudaMemcpyAsync(matrices.get(), &kTransformMatrices, sizeof(TransformMatrices),
                                      cudaMemcpyHostToDevice, stream.get()));
   }
@@ -57,7 +57,7 @@ struct CudaResidualStage::Impl {
   }
 };
 
-CudaResidualStage::CudaResidualStage() : impl_(std::make_unique<Impl>()) {}
+CudaResidualStage::CudaResidualStage(void* stream) : impl_(std::make_unique<Impl>(stream)) {}
 CudaResidualStage::~CudaResidualStage() = default;
 
 void CudaResidualStage::run(const PictureRecords& rec, const ResidualParams& p,

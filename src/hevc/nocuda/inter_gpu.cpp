@@ -7,7 +7,7 @@ namespace sigpu::hevc {
 
 struct CudaInterStage::Impl {};
 
-CudaInterStage::CudaInterStage() {
+CudaInterStage::CudaInterStage(void*) {
   throw UnsupportedError(
       "the GPU inter prediction stage is not available: sigpu was built without CUDA");
 }

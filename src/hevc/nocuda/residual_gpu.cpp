@@ -7,7 +7,7 @@ namespace sigpu::hevc {
 
 struct CudaResidualStage::Impl {};
 
-CudaResidualStage::CudaResidualStage() {
+CudaResidualStage::CudaResidualStage(void*) {
   throw UnsupportedError("the GPU residual stage is not available: sigpu was built without CUDA");
 }
 CudaResidualStage::~CudaResidualStage() = default;

@@ -42,7 +42,7 @@ struct CudaFilter::Impl {
   sigpu::cuda::DeviceBuffer<std::uint16_t> scratch;  ///< the deblocked picture SAO reads
   sigpu::cuda::DeviceBuffer<std::uint16_t> planes;   ///< filter(): the host planes' copy
 
-  explicit Impl(int dev) : device(dev) {
+  Impl(int dev, void* given) : device(dev), stream(given) {
     constexpr unsigned flags = cudaEventDisableTiming | cudaEventBlockingSync;
     SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&staged, flags));
     SIGPU_CUDA_CHECK(cudaEventCreateWithFlags(&done, flags));
@@ -149,14 +149,14 @@ struct CudaFilter::Impl {
   }
 };
 
-CudaFilter::CudaFilter(int device) {
+CudaFilter::CudaFilter(int device, void* stream) {
   const auto devices = cuda_devices();
   if (device < 0 || device >= static_cast<int>(devices.size()))
     throw UnsupportedError("hevc_filter: CUDA device " + std::to_string(device) +
                            " is not available (" + std::to_string(devices.size()) +
                            " device(s) visible)");
   SIGPU_CUDA_CHECK(cudaSetDevice(device));
-  impl_ = std::make_unique<Impl>(device);
+  impl_ = std::make_unique<Impl>(device, stream);
 }
 CudaFilter::~CudaFilter() = default;
 CudaFilter::CudaFilter(CudaFilter&&) noexcept = default;

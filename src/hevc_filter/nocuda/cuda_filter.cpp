@@ -5,7 +5,7 @@ namespace sigpu::hevc_filter {
 
 struct CudaFilter::Impl {};
 
-CudaFilter::CudaFilter(int) {
+CudaFilter::CudaFilter(int, void*) {
   throw UnsupportedError("the cuda backend is not available: sigpu was built without CUDA");
 }
 CudaFilter::~CudaFilter() = default;

@@ -1,6 +1,9 @@
-// Pinned picture storage for the GPU filter's copies (plane_pool.hpp).
+// Picture storage the GPU copies from and reconstructs into (plane_pool.hpp).
 #include <cuda_runtime.h>
 
+#include <string>
+
+#include "core/cuda/buffer.hpp"
 #include "hevc/plane_pool.hpp"
 
 namespace sigpu::hevc {
@@ -16,6 +19,16 @@ void* allocate_pinned(std::size_t bytes) {
 
 void release_pinned(void* p) {
   cudaFreeHost(p);
+}
+
+void* allocate_device(std::size_t bytes) {
+  void* p = nullptr;
+  SIGPU_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+
+void release_device(void* p) {
+  cudaFree(p);
 }
 
 }  // namespace sigpu::hevc
