@@ -561,19 +561,68 @@ void SliceDecoder::push_tu(int c, int x, int y, int log2, int mode, bool coded) 
     rec_.coeffs.insert(rec_.coeffs.end(), levels_, levels_ + count);
   }
   TuRecords& tu = rec_.tu;
+  std::uint32_t avail = 0;
+  bool corner = false;
+  if (cu_intra_) {
+    if (c == 2) {  // Cr right after Cb, the same positions
+      avail = tu.avail.back();
+      corner = tu.flags.back() & kTuCorner;
+    } else {
+      avail = intra_availability(c, x, y, log2, corner);
+    }
+  }
   tu.x.push_back(static_cast<std::uint16_t>(x));
   tu.y.push_back(static_cast<std::uint16_t>(y));
   tu.log2.push_back(static_cast<std::uint8_t>(log2));
   tu.comp.push_back(static_cast<std::uint8_t>(c));
   tu.mode.push_back(static_cast<std::uint8_t>(mode));
   tu.qp.push_back(static_cast<std::uint8_t>(c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c)));
-  tu.flags.push_back(static_cast<std::uint8_t>((coded ? kTuCoded : 0) | (tskip ? kTuSkip : 0) |
-                                               (cu_intra_ ? kTuIntra : 0) |
-                                               (transquant_bypass_ ? kTuBypass : 0)));
+  tu.flags.push_back(static_cast<std::uint8_t>(
+      (coded ? kTuCoded : 0) | (tskip ? kTuSkip : 0) | (cu_intra_ ? kTuIntra : 0) |
+      (transquant_bypass_ ? kTuBypass : 0) | (corner ? kTuCorner : 0)));
+  tu.avail.push_back(avail);
   tu.cols.push_back(static_cast<std::uint8_t>(cols));
   tu.rows.push_back(static_cast<std::uint8_t>(rows));
   tu.coeff_begin.push_back(static_cast<std::uint32_t>(rec_.coeffs.size() - count));
   tu.coeff_count.push_back(static_cast<std::uint16_t>(count));
+}
+
+std::uint32_t SliceDecoder::intra_availability(int c, int x, int y, int log2, bool& corner) const {
+  const int n = 1 << log2;
+  const int shift = c ? 1 : 0;  // 4:2:0
+  const int unit = avail_unit(c);
+  const int units = 2 * n / unit;  // per side
+  // The block whose availability rules apply: for the chroma of four 4x4 luma blocks, their
+  // 8x8 parent.
+  const int cur_x = x << shift, cur_y = y << shift;
+  const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
+  // The neighbours beside the block (the first half of each side) lie in one CTB and precede
+  // the block in z-scan order (it is a quadtree node inside the picture), so they share the
+  // first one's availability; only those below-left and above-right need asking one by one.
+  const std::uint32_t half = (1u << (units / 2)) - 1;
+  std::uint32_t left = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift) ? half : 0;
+  std::uint32_t top = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift) ? half : 0;
+  for (int u = units / 2; u < units; ++u) {
+    left |= std::uint32_t{available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift)}
+            << u;
+    top |= std::uint32_t{available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift)}
+           << u;
+  }
+  corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
+  if (pps_.constrained_intra_pred && pic_.inter) {
+    // 8.4.4.2.2: samples of inter coding units are not available for intra prediction. The
+    // neighbours' motion is known: they precede the block in decoding order, and the motion of
+    // intra CUs stays as DecodedPicture::start left it (not inter).
+    auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
+    for (int u = 0; u < units; ++u) {
+      if (((left >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
+        left &= ~(1u << u);
+      if (((top >> u) & 1) && !intra_at((x + u * unit) << shift, (y - 1) << shift))
+        top &= ~(1u << u);
+    }
+    if (corner && !intra_at((x - 1) << shift, (y - 1) << shift)) corner = false;
+  }
+  return left | top << kAvailTopShift;
 }
 
 void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {

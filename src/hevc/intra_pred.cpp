@@ -315,6 +315,71 @@ template <int n>
 
 }  // namespace
 
+void gather_intra_refs(const std::uint16_t* plane, std::ptrdiff_t stride, int x, int y, int log2,
+                       int unit, std::uint32_t avail, bool corner, int bit_depth,
+                       std::int32_t* ref) {
+  const int n = 1 << log2;
+  const int units = 2 * n / unit;  // per side
+  const std::uint32_t left_av = avail & 0xffff, top_av = avail >> 16;
+  if (!left_av && !top_av && !corner) {
+    std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
+    return;
+  }
+  // Each run of available units is copied in one loop (the top row's contiguous).
+  auto for_runs = [unit](std::uint32_t av, auto&& copy) {
+    while (av) {
+      const int u = __builtin_ctz(av);
+      const int e = u + __builtin_ctz(~(av >> u));
+      copy(u * unit, e * unit);
+      av &= ~0u << e;
+    }
+  };
+  for_runs(left_av, [&](int a, int b) {
+    const std::uint16_t* s = plane + (y + a) * stride + (x - 1);
+    for (int j = a; j < b; ++j) ref[2 * n - 1 - j] = s[(j - a) * stride];
+  });
+  if (corner) ref[2 * n] = plane[(y - 1) * stride + x - 1];
+  for_runs(top_av, [&](int a, int b) {
+    const std::uint16_t* s = plane + (y - 1) * stride + x;
+    for (int j = a; j < b; ++j) ref[2 * n + 1 + j] = s[j];
+  });
+  const std::uint32_t all = (1u << units) - 1;
+  if (left_av == all && top_av == all && corner) return;
+  // Substitution in ref's order, a unit at a time: the bottom of the left column up, the
+  // corner, the top row left to right. Units before the first available sample take it; later
+  // ones take the sample just before them.
+  std::int32_t carry;
+  int first = units - 1;
+  while (first >= 0 && !((left_av >> first) & 1)) --first;
+  if (first >= 0) {
+    carry = ref[2 * n - (first + 1) * unit];
+  } else if (corner) {
+    carry = ref[2 * n];
+  } else {
+    first = 0;
+    while (!((top_av >> first) & 1)) ++first;
+    carry = ref[2 * n + 1 + first * unit];
+  }
+  for (int u = units - 1; u >= 0; --u) {
+    std::int32_t* r = ref + 2 * n - (u + 1) * unit;
+    if ((left_av >> u) & 1)
+      carry = r[unit - 1];
+    else
+      std::fill_n(r, unit, carry);
+  }
+  if (corner)
+    carry = ref[2 * n];
+  else
+    ref[2 * n] = carry;
+  for (int u = 0; u < units; ++u) {
+    std::int32_t* r = ref + 2 * n + 1 + u * unit;
+    if ((top_av >> u) & 1)
+      carry = r[unit - 1];
+    else
+      std::fill_n(r, unit, carry);
+  }
+}
+
 SIGPU_HEVC_SIMD_CLONES  // the inner loops vectorise twice as wide with AVX2
     void
     intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,

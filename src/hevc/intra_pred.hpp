@@ -22,6 +22,14 @@ struct IntraParams {
   bool use_simd = true;
 };
 
+/// The 4n + 1 reference samples of the n x n block (n = 1 << log2) at (x, y) of `plane` (stride in
+/// samples) into ref, as above: those available read from the plane, the others substituted
+/// (8.4.4.2.2). `avail` and `corner`: TuRecords::avail and kTuCorner, in units of `unit`
+/// samples (avail_unit).
+void gather_intra_refs(const std::uint16_t* plane, std::ptrdiff_t stride, int x, int y, int log2,
+                       int unit, std::uint32_t avail, bool corner, int bit_depth,
+                       std::int32_t* ref);
+
 /// Predicts the n x n block into dst (stride in samples); ref holds 4n + 1 samples as above and
 /// may be modified (filtered) in place.
 void intra_predict(std::int32_t* ref, const IntraParams& p, std::uint16_t* dst,

@@ -42,7 +42,7 @@ void SliceDecoder::reconstruct_tu(std::size_t t) {
   const int c = tu.comp[t], x = tu.x[t], y = tu.y[t];
   const int stride = pic_.width[c];
   std::uint16_t* dst = pic_.planes[c].data() + static_cast<std::size_t>(y) * stride + x;
-  if (tu.flags[t] & kTuIntra) predict_intra(c, x, y, tu.log2[t], tu.mode[t], dst);
+  if (tu.flags[t] & kTuIntra) predict_intra(t, dst);
   if (tu.flags[t] & kTuCoded) add_recorded_residual(t, dst, stride);
 }
 
@@ -63,123 +63,17 @@ void SliceDecoder::copy_pcm(std::size_t i) {
   }
 }
 
-void SliceDecoder::predict_intra(int c, int x, int y, int log2, int mode, std::uint16_t* dst) {
-  const int n = 1 << log2;
-  const int shift = c ? 1 : 0;  // 4:2:0
-  const int unit = c ? 2 : 4;   // samples per 4x4 luma block
+void SliceDecoder::predict_intra(std::size_t t, std::uint16_t* dst) {
+  const TuRecords& tu = rec_.tu;
+  const int c = tu.comp[t];
   const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
-  auto& plane = pic_.planes[c];
   const int stride = pic_.width[c];
-  // The block whose availability rules apply: for the chroma of four 4x4 luma blocks, their
-  // 8x8 parent.
-  const int cur_x = x << shift, cur_y = y << shift;
-  auto sample = [&](int sx, int sy) {
-    return static_cast<std::int32_t>(plane[static_cast<std::size_t>(sy) * stride + sx]);
-  };
-
-  // Reference samples (8.4.4.2.2), available or not per 4x4 luma block: `unit` samples.
-  const int units = 2 * n / unit;  // per side
-  // Bit u: the u-th block of the column on the left (top down) and of the row above (left to
-  // right) is available.
-  std::uint32_t left_av, top_av;
-  bool corner;
-  if (c == 2) {  // Cr right after Cb, the same positions
-    left_av = cb_av_.left;
-    top_av = cb_av_.top;
-    corner = cb_av_.corner;
-  } else {
-    const std::uint32_t z_cur = geo_.zscan_in_ctb(cur_x, cur_y, sps_.log2_ctb);
-    // The neighbours beside the block (the first half of each side) lie in one CTB and precede
-    // the block in z-scan order (it is a quadtree node inside the picture), so they share the
-    // first one's availability; only those below-left and above-right need asking one by one.
-    const std::uint32_t half = (1u << (units / 2)) - 1;
-    left_av = available(cur_x, cur_y, z_cur, (x - 1) << shift, y << shift) ? half : 0;
-    top_av = available(cur_x, cur_y, z_cur, x << shift, (y - 1) << shift) ? half : 0;
-    for (int u = units / 2; u < units; ++u) {
-      left_av |=
-          std::uint32_t{available(cur_x, cur_y, z_cur, (x - 1) << shift, (y + u * unit) << shift)}
-          << u;
-      top_av |=
-          std::uint32_t{available(cur_x, cur_y, z_cur, (x + u * unit) << shift, (y - 1) << shift)}
-          << u;
-    }
-    corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
-    if (pps_.constrained_intra_pred && pic_.inter) {
-      // 8.4.4.2.2: samples of inter coding units are not available for intra prediction.
-      auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
-      for (int u = 0; u < units; ++u) {
-        if (((left_av >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
-          left_av &= ~(1u << u);
-        if (((top_av >> u) & 1) && !intra_at((x + u * unit) << shift, (y - 1) << shift))
-          top_av &= ~(1u << u);
-      }
-      if (corner && !intra_at((x - 1) << shift, (y - 1) << shift)) corner = false;
-    }
-    if (c == 1) cb_av_ = {left_av, top_av, corner};
-  }
   std::int32_t ref[4 * 32 + 1];
-  if (!left_av && !top_av && !corner) {
-    std::fill_n(ref, 4 * n + 1, 1 << (bit_depth - 1));
-  } else {
-    // Each run of available blocks is copied in one loop (the top row's contiguous).
-    auto for_runs = [unit](std::uint32_t av, auto&& copy) {
-      while (av) {
-        const int u = __builtin_ctz(av);
-        const int e = u + __builtin_ctz(~(av >> u));
-        copy(u * unit, e * unit);
-        av &= ~0u << e;
-      }
-    };
-    for_runs(left_av, [&](int a, int b) {
-      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y + a) * stride + (x - 1);
-      for (int j = a; j < b; ++j)
-        ref[2 * n - 1 - j] = s[static_cast<std::ptrdiff_t>(j - a) * stride];
-    });
-    if (corner) ref[2 * n] = sample(x - 1, y - 1);
-    for_runs(top_av, [&](int a, int b) {
-      const std::uint16_t* s = plane.data() + static_cast<std::size_t>(y - 1) * stride + x;
-      for (int j = a; j < b; ++j) ref[2 * n + 1 + j] = s[j];
-    });
-    const std::uint32_t all = (1u << units) - 1;
-    if (left_av != all || top_av != all || !corner) {
-      // Substitution in ref's order, a block at a time: the bottom of the left column up, the
-      // corner, the top row left to right. Blocks before the first available sample take it;
-      // later ones take the sample just before them.
-      std::int32_t carry;
-      int first = units - 1;
-      while (first >= 0 && !((left_av >> first) & 1)) --first;
-      if (first >= 0) {
-        carry = ref[2 * n - (first + 1) * unit];
-      } else if (corner) {
-        carry = ref[2 * n];
-      } else {
-        first = 0;
-        while (!((top_av >> first) & 1)) ++first;
-        carry = ref[2 * n + 1 + first * unit];
-      }
-      for (int u = units - 1; u >= 0; --u) {
-        std::int32_t* r = ref + 2 * n - (u + 1) * unit;
-        if ((left_av >> u) & 1)
-          carry = r[unit - 1];
-        else
-          std::fill_n(r, unit, carry);
-      }
-      if (corner)
-        carry = ref[2 * n];
-      else
-        ref[2 * n] = carry;
-      for (int u = 0; u < units; ++u) {
-        std::int32_t* r = ref + 2 * n + 1 + u * unit;
-        if ((top_av >> u) & 1)
-          carry = r[unit - 1];
-        else
-          std::fill_n(r, unit, carry);
-      }
-    }
-  }
+  gather_intra_refs(pic_.planes[c].data(), stride, tu.x[t], tu.y[t], tu.log2[t], avail_unit(c),
+                    tu.avail[t], tu.flags[t] & kTuCorner, bit_depth, ref);
   IntraParams p;
-  p.log2 = log2;
-  p.mode = mode;
+  p.log2 = tu.log2[t];
+  p.mode = tu.mode[t];
   p.luma = c == 0;
   p.filter_refs = !sps_.intra_smoothing_disabled;
   p.strong_smoothing = sps_.strong_intra_smoothing;

@@ -24,11 +24,22 @@ enum CuFlag : std::uint8_t {
 
 /// TuRecords::flags
 enum TuFlag : std::uint8_t {
-  kTuCoded = 1,  ///< coded_block_flag: coefficients follow
-  kTuSkip = 2,   ///< transform_skip_flag
-  kTuIntra = 4,  ///< predicted by intra prediction (else the inter prediction is in place)
-  kTuBypass = 8  ///< cu_transquant_bypass_flag: the levels are the residual
+  kTuCoded = 1,   ///< coded_block_flag: coefficients follow
+  kTuSkip = 2,    ///< transform_skip_flag
+  kTuIntra = 4,   ///< predicted by intra prediction (else the inter prediction is in place)
+  kTuBypass = 8,  ///< cu_transquant_bypass_flag: the levels are the residual
+  kTuCorner = 16  ///< intra: the reference sample above-left, p[-1][-1], is available
 };
+
+/// TuRecords::avail of an intra block of n samples a side: bit u (0 <= u < 2n / unit) of the low
+/// half says that the u-th unit of the column on its left, top down, is available for intra
+/// prediction (8.4.4.2.2: decoded, in the slice and tile, and with constrained_intra_pred_flag
+/// not inter); bit u of the high half the same of the row above, left to right. A unit holds
+/// the reference samples beside one 4x4 luma block: 4 luma or 2 chroma samples (4:2:0).
+constexpr int kAvailTopShift = 16;
+constexpr int avail_unit(int comp) {
+  return comp ? 2 : 4;
+}
 
 /// One entry per coding unit, in decoding order.
 struct CuRecords {
@@ -69,8 +80,12 @@ struct TuRecords {
   std::vector<std::uint8_t> mode;   ///< intra prediction mode (predModeIntra; also scan, DST)
   std::vector<std::uint8_t> qp;     ///< qP of 8.6.2 (QpBdOffset included)
   std::vector<std::uint8_t> flags;  ///< TuFlag
-  std::vector<std::uint8_t> cols;   ///< the non-zero coefficients lie in the first cols
-  std::vector<std::uint8_t> rows;   ///< columns and rows (bounds the inverse transform's work)
+  /// Intra blocks: their reference samples' availability, as above (0 for inter blocks).
+  /// Recorded at parse time, where the slice and tile maps and the neighbours' prediction modes
+  /// are at hand, so that reconstruction (CPU or GPU) needs no more than the planes.
+  std::vector<std::uint32_t> avail;
+  std::vector<std::uint8_t> cols;  ///< the non-zero coefficients lie in the first cols
+  std::vector<std::uint8_t> rows;  ///< columns and rows (bounds the inverse transform's work)
   std::vector<std::uint32_t> coeff_begin;  ///< into PictureRecords::coeffs
   std::vector<std::uint16_t> coeff_count;
 

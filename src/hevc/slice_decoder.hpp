@@ -61,11 +61,14 @@ class SliceDecoder {
   /// Records a transform block of component c at (x, y) in its samples, parsing its residual
   /// when coded.
   void push_tu(int c, int x, int y, int log2, int mode, bool coded);
+  /// TuRecords::avail of an intra block of component c (Cb or luma) at (x, y); `corner` the
+  /// availability of p[-1][-1].
+  std::uint32_t intra_availability(int c, int x, int y, int log2, bool& corner) const;
   // reconstruct.cpp
   /// Makes the samples of the CUs from cu_begin to the last one recorded (one CTU's).
   void reconstruct_ctu(std::size_t cu_begin);
   void reconstruct_tu(std::size_t t);
-  void predict_intra(int c, int x, int y, int log2, int mode, std::uint16_t* dst);
+  void predict_intra(std::size_t t, std::uint16_t* dst);
   void add_recorded_residual(std::size_t t, std::uint16_t* dst, int stride);
   void copy_pcm(std::size_t cu);
   // inter.cpp
@@ -162,12 +165,6 @@ class SliceDecoder {
   bool merge_flag_ = false;                  ///< merge_flag of the last prediction unit
   std::int16_t pred_buf_[2][64 * 64];        ///< predSamplesL0/L1 of a prediction block
   int chroma_mode_ = 0;
-  /// The reference samples' availability of the last Cb block, which the Cr block after it
-  /// shares (reconstruct).
-  struct {
-    std::uint32_t left = 0, top = 0;
-    bool corner = false;
-  } cb_av_;
   std::uint32_t levels_[32 * 32];  ///< a transform block's coefficients as parsed
   ResidualBlock residual_;
 };
