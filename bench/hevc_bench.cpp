@@ -1,9 +1,9 @@
 // Whole-stream HEVC decoding (All-Intra, or random access with P and B pictures), side by side
-// in one run: sigpu with the filters on
-// the CPU (`cpu`: the serial reference; `cpu-parallel`: whole pictures on all cores) and on the
-// GPU (`cuda`: parsing and reconstruction on all cores, deblocking + SAO on the device,
-// pipelined), against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores)
-// and libde265's dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
+// in one run: sigpu on the CPU (`cpu`: the serial reference; `cpu-parallel`: whole pictures on
+// all cores) and with the GPU (`cuda`: parsing on all cores, reconstruction and filters on the
+// device; `cuda-f`: parsing and reconstruction on all cores, deblocking + SAO on the device),
+// against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores) and libde265's
+// dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
 //
 //   hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] [--sizes 1080p,4k]
 //              [--bit-depths 8,10] [--random-access KBPS,...] [--skip-missing-peers]
@@ -254,9 +254,9 @@ Input load_input(const Options& o, const std::string& size, int depth, int kbps)
     fs::create_directories(dir);
     const std::string source = std::string("testsrc2=size=") + (uhd ? "3840x2160" : "1920x1080") +
                                ":rate=25,noise=alls=6:allf=t";
-    const std::string args = kbps ? "--preset medium --keyint 250 --frame-threads 0 --bitrate " +
-                                        std::to_string(kbps)
-                                  : "--preset fast --qp 30";
+    const std::string args =
+        kbps ? "--preset medium --keyint 250 --frame-threads 0 --bitrate " + std::to_string(kbps)
+             : "--preset fast --qp 30";
     if (!hevc::testing::encode(source, o.frames, depth, args, in.path))
       fail("x265 failed to make " + in.path.string());
   }
@@ -303,8 +303,9 @@ struct SigpuFps {
 
 // Decodes once untimed and checks every frame (MD5 SEI and FFmpeg's samples); then the median
 // with the hash check and, after an untimed warm-up decode, without.
-SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unchecked_too) {
-  hevc::Decoder dec({.backend = backend});
+SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unchecked_too,
+                     bool gpu_reconstruction = true) {
+  hevc::Decoder dec({.backend = backend, .reconstruct_on_gpu = gpu_reconstruction});
   std::size_t n = 0, hashed = 0;
   std::string bad;
   dec.decode(in.bytes, [&](const hevc::Frame& f) {
@@ -316,7 +317,8 @@ SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unc
     }
     ++n;
   });
-  const std::string where = in.name + " (" + std::string(sigpu::to_string(backend)) + "): ";
+  const std::string where = in.name + " (" + std::string(sigpu::to_string(backend)) +
+                            (gpu_reconstruction ? "" : ", CPU reconstruction") + "): ";
   if (!dec.problems().empty()) fail(where + dec.problems().front().message);
   if (n != in.reference.size())
     fail(where + std::to_string(n) + " frames, FFmpeg gave " + std::to_string(in.reference.size()));
@@ -331,7 +333,8 @@ SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unc
                   if (got != n) fail(where + "a timed decode lost frames or hashes");
                 });
   if (!unchecked_too) return fps;
-  hevc::Decoder fast({.backend = backend, .check_hash = false});
+  hevc::Decoder fast(
+      {.backend = backend, .reconstruct_on_gpu = gpu_reconstruction, .check_hash = false});
   const auto decode_unchecked = [&] {
     std::size_t got = 0;
     fast.decode(in.bytes,
@@ -438,74 +441,79 @@ int main(int argc, char** argv) {
 
   struct Row {
     std::string name;
-    std::optional<double> cpu, par, cuda, ff_crc;       // every MD5 SEI checked
-    std::optional<double> par_fast, cuda_fast, ff, de;  // no hash check
+    std::optional<double> cpu, par, cuda, cuda_f, ff_crc;            // every MD5 SEI checked
+    std::optional<double> par_fast, cuda_fast, cuda_f_fast, ff, de;  // no hash check
   };
   std::vector<Row> rows;
-  std::printf("\n%-26s %9s %9s %9s %9s | %9s %9s %9s %9s\n", "", "cpu", "cpu-par", "cuda", "ffmpeg",
-              "cpu-par", "cuda", "ffmpeg", "dec265");
-  std::printf("%-26s %39s | %39s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
+  std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n", "", "cpu", "cpu-par", "cuda",
+              "cuda-f", "ffmpeg", "cpu-par", "cuda", "cuda-f", "ffmpeg", "dec265");
+  std::printf("%-26s %49s | %49s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
               "no hash check (ffmpeg: default)");
   const std::vector<int> kinds = o.ra_kbps.empty() ? std::vector<int>{0} : o.ra_kbps;
   for (const auto& size : o.sizes) {
-    for (int depth : o.depths) for (int kbps : kinds) {
-      Input in = load_input(o, size, depth, kbps);
-      Row r;
-      r.name = in.name;
-      const auto time_ffmpeg = [&](Ffmpeg& ff) {
-        return in.reference.size() / time_median(o.reps, [&] {
-                 std::size_t n = 0;
-                 ff.decode([&](const AVFrame&) { ++n; });
-                 if (n != in.reference.size()) fail(in.name + ": FFmpeg lost frames");
-               });
-      };
-      {
-        Ffmpeg ff(in.path, threads, false);
-        ff.decode([&](const AVFrame& f) { in.reference.push_back(to_picture(f)); });
-        if (in.reference.empty()) fail(in.name + ": FFmpeg decoded no frame");
-        r.ff = time_ffmpeg(ff);
+    for (int depth : o.depths)
+      for (int kbps : kinds) {
+        Input in = load_input(o, size, depth, kbps);
+        Row r;
+        r.name = in.name;
+        const auto time_ffmpeg = [&](Ffmpeg& ff) {
+          return in.reference.size() / time_median(o.reps, [&] {
+                   std::size_t n = 0;
+                   ff.decode([&](const AVFrame&) { ++n; });
+                   if (n != in.reference.size()) fail(in.name + ": FFmpeg lost frames");
+                 });
+        };
+        {
+          Ffmpeg ff(in.path, threads, false);
+          ff.decode([&](const AVFrame& f) { in.reference.push_back(to_picture(f)); });
+          if (in.reference.empty()) fail(in.name + ": FFmpeg decoded no frame");
+          r.ff = time_ffmpeg(ff);
+        }
+        {
+          Ffmpeg ff(in.path, threads, true);
+          md5_correct = md5_wrong = 0;
+          av_log_set_callback(count_md5_verdicts);
+          std::size_t n = 0;
+          ff.decode([&](const AVFrame&) { ++n; });
+          av_log_set_callback(av_log_default_callback);
+          // Proof that crccheck hashes what the table says: a verdict per plane of every picture.
+          if (n != in.reference.size() || md5_wrong != 0 ||
+              md5_correct != static_cast<int>(3 * in.reference.size()))
+            fail(in.name + ": FFmpeg with crccheck gave " + std::to_string(md5_correct.load()) +
+                 " matching and " + std::to_string(md5_wrong.load()) +
+                 " mismatching MD5 planes for " + std::to_string(n) + " frames");
+          r.ff_crc = time_ffmpeg(ff);
+        }
+        if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps, false).checked;
+        const SigpuFps par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps, true);
+        r.par = par.checked;
+        r.par_fast = par.unchecked;
+        if (!devices.empty()) {
+          const SigpuFps gpu = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true);
+          r.cuda = gpu.checked;
+          r.cuda_fast = gpu.unchecked;
+          const SigpuFps f = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true, false);
+          r.cuda_f = f.checked;
+          r.cuda_f_fast = f.unchecked;
+        }
+        if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
+        if (in.temporary) fs::remove(in.path);
+        std::printf(
+            "%-26s %s %s %s %s %s | %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
+            fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.cuda_f).c_str(),
+            fps_cell(r.ff_crc).c_str(), fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
+            fps_cell(r.cuda_f_fast).c_str(), fps_cell(r.ff).c_str(), fps_cell(r.de).c_str());
+        std::fflush(stdout);
+        rows.push_back(std::move(r));
       }
-      {
-        Ffmpeg ff(in.path, threads, true);
-        md5_correct = md5_wrong = 0;
-        av_log_set_callback(count_md5_verdicts);
-        std::size_t n = 0;
-        ff.decode([&](const AVFrame&) { ++n; });
-        av_log_set_callback(av_log_default_callback);
-        // Proof that crccheck hashes what the table says: a verdict per plane of every picture.
-        if (n != in.reference.size() || md5_wrong != 0 ||
-            md5_correct != static_cast<int>(3 * in.reference.size()))
-          fail(in.name + ": FFmpeg with crccheck gave " + std::to_string(md5_correct.load()) +
-               " matching and " + std::to_string(md5_wrong.load()) +
-               " mismatching MD5 planes for " + std::to_string(n) + " frames");
-        r.ff_crc = time_ffmpeg(ff);
-      }
-      if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps, false).checked;
-      const SigpuFps par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps, true);
-      r.par = par.checked;
-      r.par_fast = par.unchecked;
-      if (!devices.empty()) {
-        const SigpuFps gpu = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true);
-        r.cuda = gpu.checked;
-        r.cuda_fast = gpu.unchecked;
-      }
-      if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
-      if (in.temporary) fs::remove(in.path);
-      std::printf("%-26s %s %s %s %s | %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
-                  fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.ff_crc).c_str(),
-                  fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
-                  fps_cell(r.ff).c_str(), fps_cell(r.de).c_str());
-      std::fflush(stdout);
-      rows.push_back(std::move(r));
-    }
   }
   std::printf(
       "\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's); FFmpeg "
       "with crccheck matched every plane's MD5\n");
   std::printf("\n%-26s %19s | %29s   ratios (> 1: sigpu faster)\n", "", "MD5 SEI checked",
               "no hash check");
-  std::printf("%-26s %9s %9s | %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff", "cuda/ff",
-              "cuda/de265");
+  std::printf("%-26s %9s %9s | %9s %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff",
+              "cuda/ff", "cuda-f/ff", "cuda/de265");
   auto ratio = [](std::optional<double> a, std::optional<double> b) {
     char buf[32];
     if (a && b)
@@ -515,8 +523,9 @@ int main(int argc, char** argv) {
     return std::string(buf);
   };
   for (const Row& r : rows)
-    std::printf("%-26s %s %s | %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
+    std::printf("%-26s %s %s | %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
                 ratio(r.cuda, r.ff_crc).c_str(), ratio(r.par_fast, r.ff).c_str(),
-                ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_fast, r.de).c_str());
+                ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_f_fast, r.ff).c_str(),
+                ratio(r.cuda_fast, r.de).c_str());
   return 0;
 }

@@ -9,10 +9,11 @@
 //   dec.finish(on_frame);  // throws InputError / UnsupportedError when nothing was decodable
 //   for (const auto& p : dec.problems()) std::cerr << p.message << "\n";
 //
-// The front end parses and reconstructs every picture on the CPU and records the side
-// information the in-loop filters need (sigpu::hevc_filter::PictureInfo); the filters then run
-// on the chosen backend. Damaged or unsupported NAL units are reported as Problems naming the
-// NAL unit and the syntax element, and decoding goes on with the next decodable picture.
+// The front end parses every picture on the CPU into reconstruction records and the side
+// information the in-loop filters need (sigpu::hevc_filter::PictureInfo); the cpu backends
+// reconstruct and filter on the CPU, the cuda backend on the GPU. Damaged or unsupported NAL units
+// are reported as Problems naming the NAL unit and the syntax element, and decoding goes on with
+// the next decodable picture.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,10 @@ struct DecodeOptions {
   /// serial for `cpu`, otherwise whole pictures in parallel on the decoder's own worker threads
   /// (one per hardware thread, started by the first decode and kept until the decoder goes).
   Backend backend = Backend::cpu;
+  /// With Backend::cuda: reconstruct pictures on the GPU (motion compensation, residuals,
+  /// intra prediction, then the filters; the references stay in device memory), the CPU threads
+  /// only parsing. Off: the CPU threads reconstruct and the GPU only filters.
+  bool reconstruct_on_gpu = true;
   /// Output the reconstruction before deblocking and SAO.
   bool unfiltered = false;
   /// Check every picture against its decoded picture hash SEI (Frame::hash, and a Problem on a

@@ -20,10 +20,21 @@ void order_assembly(const PictureRecords& rec, const std::vector<std::uint8_t>& 
 AssembleArgs assemble_args(const PictureRecords& rec, const AssembleOrder& order,
                            const AssembleParams& p, const ResidualPlanes& residual,
                            const InterPlanes& out) {
-  return {rec.tu.x.data(),     rec.tu.y.data(),         rec.tu.log2.data(), rec.tu.comp.data(),
-          rec.cu.x.data(),     rec.cu.y.data(),         rec.cu.log2.data(), rec.cu.pcm_begin.data(),
-          rec.pcm.data(),      order.jobs.data(),       order.tus,          order.pcms,
-          p,                   residual,                out};
+  return {rec.tu.x.data(),
+          rec.tu.y.data(),
+          rec.tu.log2.data(),
+          rec.tu.comp.data(),
+          rec.cu.x.data(),
+          rec.cu.y.data(),
+          rec.cu.log2.data(),
+          rec.cu.pcm_begin.data(),
+          rec.pcm.data(),
+          order.jobs.data(),
+          order.tus,
+          order.pcms,
+          p,
+          residual,
+          out};
 }
 
 void assemble_stage_cpu(const PictureRecords& rec, const AssembleOrder& order,

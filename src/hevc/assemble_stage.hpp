@@ -64,7 +64,9 @@ SIGPU_HD inline void assemble_job(const AssembleArgs& a, std::uint32_t j, int k0
     for (int k = k0; k < n * n; k += step) {
       const int x = k & (n - 1), y = k >> log2;
       const int v = d[y * a.out.stride[c] + x] + r[y * a.residual.stride[c] + x];
-      d[y * a.out.stride[c] + x] = static_cast<std::uint16_t>(v < 0 ? 0 : v > max_val ? max_val : v);
+      d[y * a.out.stride[c] + x] = static_cast<std::uint16_t>(v < 0         ? 0
+                                                              : v > max_val ? max_val
+                                                                            : v);
     }
     return;
   }

@@ -191,11 +191,12 @@ struct Decoder::Impl : Engine {
   using Engine::Engine;
 };
 
-Schedule schedule_for(Backend backend) {
+Schedule schedule_for(Backend backend, bool reconstruct_on_gpu) {
   switch (resolve(backend)) {
     case Backend::cpu:
       return {};
     case Backend::cuda:
+      if (reconstruct_on_gpu) return {.parallel = true, .records = Backend::cuda};
       return {.parallel = true, .pipelined = true, .filter = Backend::cuda};
     default:
       return {.parallel = true, .filter = Backend::cpu_parallel};
@@ -212,7 +213,8 @@ std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& 
 }
 
 Decoder::Decoder(DecodeOptions options)
-    : impl_(std::make_unique<Impl>(options, schedule_for(options.backend))) {}
+    : impl_(std::make_unique<Impl>(options,
+                                   schedule_for(options.backend, options.reconstruct_on_gpu))) {}
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;

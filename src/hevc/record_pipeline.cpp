@@ -31,14 +31,16 @@ void RecordPlan::make(const RecordWork& w) {
           if (it == ref_pics.end()) it = ref_pics.insert(ref_pics.end(), p);
           ref[l][k] = static_cast<std::int8_t>(it - ref_pics.begin());
         }
-    if (s.header) slices[i] = inter_slice(*s.header, ref);
-    else std::memset(slices[i].ref, -1, sizeof slices[i].ref);
+    if (s.header)
+      slices[i] = inter_slice(*s.header, ref);
+    else
+      std::memset(slices[i].ref, -1, sizeof slices[i].ref);
   }
   refs.assign(ref_pics.size(), RefPicture{});
   for (std::size_t k = 0; k < ref_pics.size(); ++k)
     for (int c = 0; c < planes; ++c)
-      refs[k].plane[c] = {ref_pics[k]->work_planes[c], ref_pics[k]->width[c],
-                          ref_pics[k]->width[c], ref_pics[k]->height[c]};
+      refs[k].plane[c] = {ref_pics[k]->work_planes[c], ref_pics[k]->width[c], ref_pics[k]->width[c],
+                          ref_pics[k]->height[c]};
   inter = {};
   inter.bit_depth[0] = sps.bit_depth_luma;
   inter.bit_depth[1] = sps.bit_depth_chroma;
@@ -95,8 +97,7 @@ class CpuRecordPipeline final : public RecordPipeline {
     assemble_stage_cpu(pic.records, plan_.assembly, plan_.assemble, res, plan_.work);
     intra_stage_cpu(pic.records.tu, plan_.intra, plan_.intra_params, res, plan_.work);
     if (w.filter) filters_.apply_work(pic, Backend::cpu);
-    if (w.output)
-      std::copy_n(pic.work_store->data(), samples, pic.store->data());
+    if (w.output) std::copy_n(pic.work_store->data(), samples, pic.store->data());
     return [] {};
   }
 

@@ -29,7 +29,7 @@ struct RecordSlice {
 
 /// One picture's work.
 struct RecordWork {
-  DecodedPicture* pic = nullptr;  ///< records, parameter sets, work planes, filter side info
+  DecodedPicture* pic = nullptr;    ///< records, parameter sets, work planes, filter side info
   std::vector<RecordSlice> slices;  ///< indexed by PuRecords::slice (independent slices)
   bool filter = false;              ///< deblocking and SAO from pic->info
   bool output = false;              ///< copy the work planes into pic->planes

@@ -32,8 +32,9 @@ struct Schedule {
   std::optional<Backend> records;
 };
 
-/// The schedule a Decoder uses for `backend` (resolved): cpu serial; cpu-parallel; cuda pipelined.
-Schedule schedule_for(Backend backend);
+/// The schedule a Decoder uses for `backend` (resolved): cpu serial; cpu-parallel; cuda the GPU's
+/// record pipeline, or pipelined filters when reconstruct_on_gpu is off.
+Schedule schedule_for(Backend backend, bool reconstruct_on_gpu = true);
 
 /// Decodes `stream` as Decoder::decode does but with an explicit schedule, and returns the
 /// problems: lets CPU-only tests run the cuda backend's pipelined scheduler with a CPU filter.

@@ -91,7 +91,8 @@ Case make_case(std::uint64_t seed, int bit_depth, int planes) {
     if (kind == 1) {
       push_cu(k.rec, x0, y0, 4, kCuIntra | kCuPcm);
       const int n = 16 * 16 + (planes == 3 ? 2 * 8 * 8 : 0);
-      for (int i = 0; i < n; ++i) k.rec.pcm.push_back(static_cast<std::uint16_t>(rng() % (max + 1)));
+      for (int i = 0; i < n; ++i)
+        k.rec.pcm.push_back(static_cast<std::uint16_t>(rng() % (max + 1)));
     } else if (kind == 2) {
       for (int q = 0; q < 4; ++q) {
         const int x = x0 + q % 2 * 8, y = y0 + q / 2 * 8;
@@ -138,7 +139,8 @@ std::vector<std::uint16_t> expected(const Case& k, int c) {
     const int x0 = (rs % 4 * 16) >> sh, y0 = (rs / 4 * 16) >> sh;
     for (int y = y0; y < y0 + m; ++y)
       for (int x = x0; x < x0 + m; ++x)
-        out[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint16_t>(1 << (k.bit_depth - 1));
+        out[static_cast<std::size_t>(y) * w + x] =
+            static_cast<std::uint16_t>(1 << (k.bit_depth - 1));
   }
   return out;
 }
@@ -179,18 +181,24 @@ TEST(HevcAssembleStage, TwinAndEmulatedKernelDoWhatTheStageMust) {
           aout.data[c] = a.in_out(twin::label("plane", c), k.pred[c]);
           aout.stride[c] = k.width[c];
         }
-        const AssembleArgs args{a.input("tu.x", r.tu.x),         a.input("tu.y", r.tu.y),
-                                a.input("tu.log2", r.tu.log2),   a.input("tu.comp", r.tu.comp),
-                                a.input("cu.x", r.cu.x),         a.input("cu.y", r.cu.y),
-                                a.input("cu.log2", r.cu.log2),   a.input("cu.pcm", r.cu.pcm_begin),
-                                a.input("pcm", r.pcm),           a.input("jobs", order.jobs),
-                                order.tus,                       order.pcms,
-                                k.params(),                      ares,
+        const AssembleArgs args{a.input("tu.x", r.tu.x),
+                                a.input("tu.y", r.tu.y),
+                                a.input("tu.log2", r.tu.log2),
+                                a.input("tu.comp", r.tu.comp),
+                                a.input("cu.x", r.cu.x),
+                                a.input("cu.y", r.cu.y),
+                                a.input("cu.log2", r.cu.log2),
+                                a.input("cu.pcm", r.cu.pcm_begin),
+                                a.input("pcm", r.pcm),
+                                a.input("jobs", order.jobs),
+                                order.tus,
+                                order.pcms,
+                                k.params(),
+                                ares,
                                 aout};
-        sigpu::test::emulation::launch({static_cast<unsigned>(order.jobs.size())},
-                                       {cuda::kAssembleThreads},
-                                       sigpu::test::emulation::Barriers::none,
-                                       [&] { cuda::assemble_kernel(args); });
+        sigpu::test::emulation::launch(
+            {static_cast<unsigned>(order.jobs.size())}, {cuda::kAssembleThreads},
+            sigpu::test::emulation::Barriers::none, [&] { cuda::assemble_kernel(args); });
         EXPECT_TRUE(a.intact());
         for (int c = 0; c < planes; ++c)
           EXPECT_TRUE(twin::equal(twin_out[c], a.read(aout.data[c], k.size(c))))

@@ -57,8 +57,8 @@ TEST_P(HevcInter, BitExactWithFfmpegAndMd5OnEverySchedule) {
   const Schedule records{.parallel = true, .records = Backend::cpu};
   for (const Schedule& s : {schedule_for(Backend::cpu_parallel), pipelined, records}) {
     const Decoded p = run(data, s);
-    EXPECT_TRUE(p.bytes == d.bytes) << "pipelined " << s.pipelined << ", records "
-                                    << s.records.has_value();
+    EXPECT_TRUE(p.bytes == d.bytes)
+        << "pipelined " << s.pipelined << ", records " << s.records.has_value();
     EXPECT_EQ(problems_text(p.problems), problems_text(d.problems));
     ASSERT_EQ(p.frames.size(), d.frames.size());
     for (std::size_t i = 0; i < p.frames.size(); ++i) EXPECT_EQ(p.frames[i].hash, d.frames[i].hash);

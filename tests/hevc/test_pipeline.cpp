@@ -106,11 +106,12 @@ TEST(HevcPipeline, PlanePoolReusesStoresOfTheSameSize) {
   }
 }
 
-TEST(HevcPipeline, CudaBackendIsPipelinedCpuBackendsAreNot) {
+TEST(HevcPipeline, CudaBackendReconstructsOnTheGpuOrPipelinesCpuBackendsDoNeither) {
   EXPECT_FALSE(schedule_for(Backend::cpu).pipelined);
   EXPECT_FALSE(schedule_for(Backend::cpu_parallel).pipelined);
-  EXPECT_TRUE(schedule_for(Backend::cuda).pipelined);
-  EXPECT_EQ(schedule_for(Backend::cuda).filter, Backend::cuda);
+  EXPECT_EQ(schedule_for(Backend::cuda).records, Backend::cuda);
+  EXPECT_TRUE(schedule_for(Backend::cuda, false).pipelined);
+  EXPECT_EQ(schedule_for(Backend::cuda, false).filter, Backend::cuda);
 }
 
 TEST(HevcPipeline, SameFramesOrderAndHashesAsCpuParallel) {

@@ -22,6 +22,7 @@ struct DecodeArgs {
   std::string backend = "cpu";
   bool unfiltered = false;
   bool no_hash_check = false;
+  bool cpu_reconstruction = false;
   bool quiet = false;
 };
 
@@ -67,6 +68,7 @@ int run_decode(const DecodeArgs& a) {
   io::Output out(path, {.force = a.out.force, .inputs = {&in}});
   io::PictureWriter writer(out, format, {});
   hevc::Decoder dec({.backend = parse_backend(a.backend),
+                     .reconstruct_on_gpu = !a.cpu_reconstruction,
                      .unfiltered = a.unfiltered,
                      .check_hash = !a.no_hash_check});
   std::size_t matched = 0, unchecked = 0;
@@ -127,10 +129,12 @@ void add_hevc_commands(CLI::App& app, Action& action) {
                      "the input's name with the format's extension (.y4m without --format); -o "
                      "FOLDER puts it there");
   cd->add_option("--backend", dec->backend,
-                 "cpu (serial reference), cpu-parallel (pictures on all cores), cuda (filters on "
-                 "the GPU) or auto")
+                 "cpu (serial reference), cpu-parallel (pictures on all cores), cuda (CPU cores "
+                 "parse, the GPU reconstructs and filters) or auto")
       ->check(CLI::IsMember({"auto", "cpu", "cpu-parallel", "cuda"}))
       ->capture_default_str();
+  cd->add_flag("--cpu-reconstruction", dec->cpu_reconstruction,
+               "With --backend cuda: reconstruct on the CPU cores, only the filters on the GPU");
   cd->add_flag("--unfiltered", dec->unfiltered,
                "Output the reconstruction before deblocking and SAO");
   cd->add_flag("--no-hash-check", dec->no_hash_check,

@@ -51,27 +51,38 @@ void assemble(cuda::RecordUpload& upload, const PictureRecords& rec, const Assem
               cudaStream_t st) {
   if (order.jobs.empty()) return;
   using cuda::host_array;
-  const cuda::HostArray arrays[] = {
-      host_array(rec.tu.x),  host_array(rec.tu.y),   host_array(rec.tu.log2),
-      host_array(rec.tu.comp), host_array(rec.cu.x), host_array(rec.cu.y),
-      host_array(rec.cu.log2), host_array(rec.cu.pcm_begin), host_array(rec.pcm),
-      host_array(order.jobs)};
+  const cuda::HostArray arrays[] = {host_array(rec.tu.x),    host_array(rec.tu.y),
+                                    host_array(rec.tu.log2), host_array(rec.tu.comp),
+                                    host_array(rec.cu.x),    host_array(rec.cu.y),
+                                    host_array(rec.cu.log2), host_array(rec.cu.pcm_begin),
+                                    host_array(rec.pcm),     host_array(order.jobs)};
   upload.upload(arrays, st);
   const auto& u = upload;
   using std::uint16_t, std::uint32_t;
-  const AssembleArgs a{u.at<uint16_t>(0), u.at<uint16_t>(1), u.at(2),           u.at(3),
-                       u.at<uint16_t>(4), u.at<uint16_t>(5), u.at(6),           u.at<uint32_t>(7),
-                       u.at<uint16_t>(8), u.at<uint32_t>(9), order.tus,         order.pcms,
-                       p,                 res,               out};
-  cuda::assemble_kernel<<<static_cast<unsigned>(order.jobs.size()), cuda::kAssembleThreads, 0,
-                          st>>>(a);
+  const AssembleArgs a{u.at<uint16_t>(0),
+                       u.at<uint16_t>(1),
+                       u.at(2),
+                       u.at(3),
+                       u.at<uint16_t>(4),
+                       u.at<uint16_t>(5),
+                       u.at(6),
+                       u.at<uint32_t>(7),
+                       u.at<uint16_t>(8),
+                       u.at<uint32_t>(9),
+                       order.tus,
+                       order.pcms,
+                       p,
+                       res,
+                       out};
+  cuda::
+      assemble_kernel<<<static_cast<unsigned>(order.jobs.size()), cuda::kAssembleThreads, 0, st>>>(
+          a);
   SIGPU_CUDA_CHECK_LAUNCH();
 }
 
 class CudaRecordPipeline final : public RecordPipeline {
  public:
-  CudaRecordPipeline()
-      : inter_(stream_.get()), residual_(stream_.get()), intra_(stream_.get()) {}
+  CudaRecordPipeline() : inter_(stream_.get()), residual_(stream_.get()), intra_(stream_.get()) {}
   ~CudaRecordPipeline() override { cudaStreamSynchronize(stream_.get()); }
 
   Memory memory() const override { return Memory::device; }
