@@ -163,6 +163,8 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
     ctb_y0_ = (rs / w) << sps_.log2_ctb;
     pic_.ctb_slice_addr[rs] = sh_.slice_address;
     pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
+    // Temporal MV prediction reads the collocated picture's motion in this CTB row only.
+    if (col_pic_) col_pic_->progress.wait_rows((rs / w) + 1);
     find_near_ctbs();
     const std::size_t cu_begin = rec_.cu.size();
     init_contexts_for_ctb(rs, ts, first);
@@ -175,6 +177,7 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
     rec_.commit_ctb(rs, cu_begin);
     ++pic_.decoded_ctbs;
     pic_.ctb_done[rs] = 1;
+    pic_.ctb_parsed(rs);
     if (pps_.entropy_coding_sync &&
         (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
       st_.wpp = ctx_;

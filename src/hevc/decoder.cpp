@@ -526,6 +526,8 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
 void Engine::finish_picture() {
   if (!cur) return;
   std::unique_ptr<PictureJob> job = std::move(cur);
+  // Sized before the parse, which later pictures' parses may read beside it.
+  job->pic->slice_refs.resize(static_cast<std::size_t>(std::max(slice_index + 1, 0)));
   job->parse_problems = std::move(parse_problems);
   parse_problems.clear();
   if (!schedule.parallel) {
@@ -538,7 +540,9 @@ void Engine::finish_picture() {
   // Motion compensation reads finished (filtered) references: an inter picture starts once the
   // pictures its slices predict from are done. Pictures that refer to none of each other (the
   // B pictures of one level of a hierarchy) reconstruct at the same time.
-  if (job->pic->inter) wait_for_references(*job);
+  // A record pipeline's workers read references' motion only, row by row as they are parsed
+  // (ParseProgress); otherwise reconstruction reads their samples.
+  if (job->pic->inter && !record_pipeline) wait_for_references(*job);
   PictureJob* j = job.get();
   flight.push_back(std::move(job));
   workers->push([this, j] { picture_task(*j); });
@@ -718,11 +722,22 @@ void Engine::wait_for_references(const PictureJob& job) {
 // thread-safe plane pool): runs on any thread.
 void Engine::reconstruct(PictureJob& job) {
   DecodedPicture& pic = *job.pic;
+  // Whatever happens, later pictures waiting on this one's parse go on.
+  struct Finish {
+    ParseProgress& p;
+    ~Finish() { p.finish(); }
+  } finish{pic.progress};
   const std::size_t samples = DecodedPicture::samples(*pic.sps);
   const bool gpu = (schedule.pipelined && schedule.filter == Backend::cuda) ||
                    (record_pipeline && record_pipeline->memory() == Memory::device);
   pic.allocate(plane_pool.take(samples, gpu ? Memory::pinned : Memory::pageable));
   if (record_pipeline) pic.allocate_work(plane_pool.take(samples, record_pipeline->memory()));
+  pic.progress.started();
+  for (const SliceJob& s : job.slices)
+    if (s.refs)
+      for (int l = 0; l < 2; ++l)
+        for (int i = 0; i < s.refs->size[l]; ++i)
+          if (s.refs->pic[l][i]) s.refs->pic[l][i]->progress.wait_started();
   PictureParseState state;
   state.reconstruct = !record_pipeline;
   for (const SliceJob& s : job.slices) {
@@ -867,6 +882,7 @@ std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::sh
     pic->allocate_work(plane_pool.take(DecodedPicture::samples(s), record_pipeline->memory()));
     record_pipeline->grey(*pic);
   }
+  pic->progress.finish();
   pic->poc = poc;
   pic->decode_index = decoded++;
   pic->generated = true;

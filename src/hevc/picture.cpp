@@ -4,6 +4,48 @@
 
 namespace sigpu::hevc {
 
+void ParseProgress::reset() {
+  std::lock_guard lock(mutex_);
+  rows_ = 0;
+  started_ = finished_ = false;
+}
+
+void ParseProgress::started() {
+  {
+    std::lock_guard lock(mutex_);
+    started_ = true;
+  }
+  changed_.notify_all();
+}
+
+void ParseProgress::rows(int rows) {
+  {
+    std::lock_guard lock(mutex_);
+    rows_ = rows;
+  }
+  changed_.notify_all();
+}
+
+void ParseProgress::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    started_ = finished_ = true;
+  }
+  changed_.notify_all();
+}
+
+void ParseProgress::wait_started() const {
+  if (started_) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return started_.load(); });
+}
+
+void ParseProgress::wait_rows(int rows) const {
+  if (rows_ >= rows || finished_) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return rows_ >= rows || finished_; });
+}
+
 std::size_t DecodedPicture::samples(const Sps& s) {
   const std::size_t luma = static_cast<std::size_t>(s.width) * s.height;
   return s.chroma_format_idc == 0 ? luma : luma + 2 * (luma / 4);
@@ -16,6 +58,7 @@ void DecodedPicture::start(std::shared_ptr<const Sps> s, std::shared_ptr<const P
   slice_refs.clear();
   inter = false;
   generated = false;
+  progress.reset();
 }
 
 void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
@@ -43,6 +86,8 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   ctb_slice_addr.assign(static_cast<std::size_t>(ctbs), -1);
   decoded_ctbs = 0;
   ctb_done.assign(static_cast<std::size_t>(ctbs), 0);
+  row_ctbs_parsed.assign(static_cast<std::size_t>(sps->height_ctbs()), 0);
+  rows_parsed = 0;
   damaged = false;
   records.clear();
 
@@ -77,6 +122,16 @@ void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
   const auto& g = *pps->geometry;
   for (int rs = 0; rs < ctbs; ++rs)
     info.ctb_tile[rs] = static_cast<std::uint16_t>(g.tile_id[g.rs_to_ts[rs]]);
+}
+
+void DecodedPicture::ctb_parsed(int rs) {
+  const int w = sps->width_ctbs();
+  ++row_ctbs_parsed[static_cast<std::size_t>(rs / w)];
+  const int before = rows_parsed;
+  while (rows_parsed < static_cast<int>(row_ctbs_parsed.size()) &&
+         row_ctbs_parsed[static_cast<std::size_t>(rows_parsed)] == w)
+    ++rows_parsed;
+  if (rows_parsed != before) progress.rows(rows_parsed);
 }
 
 void DecodedPicture::allocate_work(std::unique_ptr<PlaneStore> storage) {

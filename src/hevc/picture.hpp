@@ -4,8 +4,11 @@
 // for motion compensation, their motion for temporal MV prediction.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -42,6 +45,30 @@ struct SliceRefs {
   bool long_term[2][16] = {};
 };
 
+/// How far the parse of a picture has come, for the parses of later pictures that run beside it
+/// and read its motion (temporal MV prediction reads the collocated picture's motion in the CTB
+/// row of the current block) or its geometry. Thread-safe.
+class ParseProgress {
+ public:
+  /// A picture about to be parsed (nothing readable yet).
+  void reset();
+  /// Its storage and per-block state are laid out: sizes and formats may be read.
+  void started();
+  /// Every CTB of the first `rows` CTB rows is parsed.
+  void rows(int rows);
+  /// The parse is over (complete, or given up with lost CTBs concealed): everything may be read.
+  void finish();
+  void wait_started() const;
+  /// Waits until `rows` CTB rows are parsed, or the parse is over.
+  void wait_rows(int rows) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::atomic<int> rows_{0};
+  std::atomic<bool> started_{true}, finished_{true};
+};
+
 struct DecodedPicture {
   std::shared_ptr<const Sps> sps;
   std::shared_ptr<const Pps> pps;     ///< the PPS of the first slice (geometry, QP offsets)
@@ -73,6 +100,9 @@ struct DecodedPicture {
   /// What the parse of its slices hands to the reconstruction; a recycled picture reuses the
   /// storage.
   PictureRecords records;
+  ParseProgress progress;
+  std::vector<int> row_ctbs_parsed;  ///< per CTB row (the parsing thread's)
+  int rows_parsed = 0;               ///< leading CTB rows parsed in full (the parsing thread's)
 
   /// Samples of all planes of a picture of `s` (the size of the PlaneStore allocate() takes).
   static std::size_t samples(const Sps& s);
@@ -91,6 +121,9 @@ struct DecodedPicture {
   /// not output, but later pictures may predict from it, and from the same samples on every
   /// schedule.
   void conceal_missing_ctbs();
+  /// Counts the CTB at raster address rs as parsed, and tells `progress` when that completes
+  /// the leading rows.
+  void ctb_parsed(int rs);
   std::size_t block(int x, int y) const {  ///< 4x4 index of luma sample (x, y)
     return static_cast<std::size_t>(y >> 2) * blocks_w + (x >> 2);
   }
