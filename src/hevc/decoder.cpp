@@ -8,6 +8,8 @@
 // finished.
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -16,6 +18,7 @@
 
 #include <sigpu/hevc.hpp>
 
+#include "core/timer.hpp"
 #include "hevc/dpb.hpp"
 #include "hevc/errors.hpp"
 #include "hevc/filters.hpp"
@@ -23,7 +26,7 @@
 #include "hevc/nal_assembler.hpp"
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
-#include "hevc/record_pipeline.hpp"
+#include "hevc/record_plan.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
@@ -85,6 +88,12 @@ struct PictureJob {
   bool parsed = false;  ///< the workers finished with it (guarded by Engine::mutex)
   bool done = false;    ///< every stage finished with it (guarded by Engine::mutex)
   Frame frame;
+  /// With a record pipeline: its work, planned by the worker that parsed it.
+  RecordWork work;
+  RecordPlan plan;
+  /// SIGPU_TRACE: seconds since the engine started when it was handed on, its parse began and
+  /// ended, its GPU work was queued and done, it was finished, and its lane took it.
+  double t[7] = {};
 };
 
 }  // namespace
@@ -96,10 +105,15 @@ constexpr int kGpuLanes = 4;
 
 struct Engine {
   Engine(const DecodeOptions& o, const Schedule& s)
-      : options(o), schedule(s), assembler(max_nal_bytes_for(o.max_luma_samples)) {}
+      : options(o),
+        schedule(s),
+        trace(std::getenv("SIGPU_TRACE") != nullptr),
+        assembler(max_nal_bytes_for(o.max_luma_samples)) {}
 
   DecodeOptions options;
   Schedule schedule;
+  bool trace = false;  ///< SIGPU_TRACE: a line per picture on stderr, where its time went
+  Stopwatch clock;
   NalAssembler assembler;
   /// This stream's outcome so far, for finish()'s verdict on a stream that output nothing.
   std::size_t stream_pictures = 0, stream_frames = 0;
@@ -544,6 +558,7 @@ void Engine::finish_picture() {
   // (ParseProgress); otherwise reconstruction reads their samples.
   if (job->pic->inter && !record_pipeline) wait_for_references(*job);
   PictureJob* j = job.get();
+  j->t[0] = clock.seconds();
   flight.push_back(std::move(job));
   workers->push([this, j] { picture_task(*j); });
   if (record_pipeline) gpu_lanes[0]->push([this, j] { record_task(*j); });
@@ -586,7 +601,15 @@ void guarded(PictureJob& job, const Step& step) {
 // record pipeline, the parse alone.
 void Engine::picture_task(PictureJob& job) {
   if (record_pipeline) {
+    job.t[1] = clock.seconds();
     guarded(job, [&] { reconstruct(job); });
+    guarded(job, [&] {
+      if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
+      RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok};
+      job.plan.make(w);
+      job.work = std::move(w);
+    });
+    job.t[2] = clock.seconds();
     mark_parsed(job);
     return;
   }
@@ -631,21 +654,24 @@ void Engine::record_task(PictureJob& job) {
     std::unique_lock lock(mutex);
     finished.wait(lock, [&job] { return job.parsed; });
   }
+  job.t[6] = clock.seconds();
   std::function<void()> wait;
   guarded(job, [&] {
-    if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
-    const RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok};
-    wait = record_pipeline->run(w);
-    if (w.filter) job.filtered = true;
+    if (!job.work.pic) return;  // nothing to reconstruct: see picture_task
+    wait = record_pipeline->run(job.work, job.plan);
+    if (job.work.filter) job.filtered = true;
   });
+  job.t[3] = clock.seconds();
   gpu_lanes[1]->push([this, &job, wait = std::move(wait)] {
     if (wait) guarded(job, wait);
+    job.t[4] = clock.seconds();
     if (!job.ok) {
       mark_done(job);
       return;
     }
     workers->push_front([this, &job] {
       guarded(job, [&] { finish_frame(job); });
+      job.t[5] = clock.seconds();
       mark_done(job);
     });
   });
@@ -840,6 +866,13 @@ void Engine::finish_frame(PictureJob& job) {
 // On the caller's thread, in decoding order: problems, then output; the planes go back to
 // the pool.
 void Engine::emit(PictureJob& job) {
+  if (trace)
+    std::fprintf(stderr,
+                 "sigpu hevc picture %zu (POC %d): handed on %.1f ms, parse %.1f-%.1f, lane "
+                 "%.1f-%.1f, GPU done %.1f, finished %.1f, emitted %.1f\n",
+                 job.pic->decode_index, job.pic->poc, job.t[0] * 1e3, job.t[1] * 1e3,
+                 job.t[2] * 1e3, job.t[6] * 1e3, job.t[3] * 1e3, job.t[4] * 1e3, job.t[5] * 1e3,
+                 clock.seconds() * 1e3);
   problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
   problems.insert(problems.end(), job.problems.begin(), job.problems.end());
   if (job.flush_before) flush();

@@ -80,9 +80,8 @@ class CpuRecordPipeline final : public RecordPipeline {
  public:
   Memory memory() const override { return Memory::pageable; }
 
-  std::function<void()> run(const RecordWork& w) override {
+  std::function<void()> run(const RecordWork& w, const RecordPlan& plan) override {
     DecodedPicture& pic = *w.pic;
-    plan_.make(w);
     const std::size_t samples = DecodedPicture::samples(*pic.sps);
     residual_.resize(samples);
     ResidualPlanes res;
@@ -92,10 +91,10 @@ class CpuRecordPipeline final : public RecordPipeline {
       res.stride[c] = pic.width[c];
       at += pic.planes[c].size();
     }
-    inter_stage_cpu(pic.records.pu, plan_.slices, plan_.refs, plan_.inter, plan_.work);
-    residual_stage_cpu(pic.records, plan_.residual, res);
-    assemble_stage_cpu(pic.records, plan_.assembly, plan_.assemble, res, plan_.work);
-    intra_stage_cpu(pic.records.tu, plan_.intra, plan_.intra_params, res, plan_.work);
+    inter_stage_cpu(pic.records.pu, plan.slices, plan.refs, plan.inter, plan.work);
+    residual_stage_cpu(pic.records, plan.residual, res);
+    assemble_stage_cpu(pic.records, plan.assembly, plan.assemble, res, plan.work);
+    intra_stage_cpu(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
     if (w.filter) filters_.apply_work(pic, Backend::cpu);
     if (w.output) std::copy_n(pic.work_store->data(), samples, pic.store->data());
     return [] {};
@@ -109,7 +108,6 @@ class CpuRecordPipeline final : public RecordPipeline {
   }
 
  private:
-  RecordPlan plan_;
   std::vector<std::int16_t> residual_;
   FilterRunner filters_;
 };

@@ -27,6 +27,8 @@ struct RecordSlice {
   const RefPicLists* refs = nullptr;
 };
 
+struct RecordPlan;  // record_plan.hpp
+
 /// One picture's work.
 struct RecordWork {
   DecodedPicture* pic = nullptr;    ///< records, parameter sets, work planes, filter side info
@@ -40,11 +42,11 @@ class RecordPipeline {
   virtual ~RecordPipeline() = default;
   /// Where work planes live (PlanePool::take's memory).
   virtual Memory memory() const = 0;
-  /// Queues `w`. Pictures come in decoding order, from one thread; the work planes of every
-  /// reference must have been queued (run, or grey) before. Returns a function that blocks
-  /// until the picture is done (its host planes hold the output when asked). Throws
-  /// DecodeError when the records are inconsistent (nothing queued then).
-  virtual std::function<void()> run(const RecordWork& w) = 0;
+  /// Queues `w`, planned by RecordPlan::make (on any thread: the plan is the host's share of the
+  /// work). Pictures come in decoding order, from one thread; the work planes of every reference
+  /// must have been queued (run, or grey) before. Returns a function that blocks until the
+  /// picture is done (its host planes hold the output when asked).
+  virtual std::function<void()> run(const RecordWork& w, const RecordPlan& plan) = 0;
   /// Fills the work planes of `pic` with mid-grey (a picture made up for a missing reference,
   /// 8.3.3.2), queued before any picture run later.
   virtual void grey(DecodedPicture& pic) = 0;

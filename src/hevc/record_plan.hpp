@@ -1,6 +1,8 @@
 // What every record pipeline computes on the host for a picture before its stages run: the
-// tables the inter stage reads (slices, reference planes), the stages' parameters and the
-// assembly's jobs. Shared by the CPU pipeline and the GPU's (record_pipeline.hpp).
+// tables the inter stage reads (slices, reference planes), the stages' parameters, the
+// assembly's jobs and the intra blocks' levels. Made on the thread that parsed the picture, so
+// that the one thread queueing pictures in order (record_pipeline.hpp) has only the uploads and
+// launches left to do.
 #pragma once
 
 #include <vector>
@@ -25,8 +27,8 @@ struct RecordPlan {
   IntraOrder intra;
   InterPlanes work;  ///< the picture's work planes
 
-  /// The plan of `w`; throws DecodeError when its records name slices or references it lacks
-  /// or lie outside the picture.
+  /// The plan of `w`, once the references' work planes are laid out; throws DecodeError when its
+  /// records name slices or references it lacks or lie outside the picture.
   void make(const RecordWork& w);
 };
 

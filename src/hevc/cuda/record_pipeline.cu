@@ -87,10 +87,9 @@ class CudaRecordPipeline final : public RecordPipeline {
 
   Memory memory() const override { return Memory::device; }
 
-  std::function<void()> run(const RecordWork& w) override {
+  std::function<void()> run(const RecordWork& w, const RecordPlan& plan) override {
     SIGPU_CUDA_CHECK(cudaSetDevice(0));
     DecodedPicture& pic = *w.pic;
-    plan_.make(w);
     const std::size_t samples = DecodedPicture::samples(*pic.sps);
     residual_planes_.reserve(samples);
     ResidualPlanes res;
@@ -101,11 +100,11 @@ class CudaRecordPipeline final : public RecordPipeline {
       at += pic.planes[c].size();
     }
     cudaStream_t st = stream_.get();
-    inter_.run(pic.records.pu, plan_.slices, plan_.refs, plan_.inter, pic.sps->width,
-               pic.sps->height, plan_.work);
-    residual_.run(pic.records, plan_.residual, res);
-    assemble(upload_, pic.records, plan_.assembly, plan_.assemble, res, plan_.work, st);
-    intra_.run(pic.records.tu, plan_.intra, plan_.intra_params, res, plan_.work);
+    inter_.run(pic.records.pu, plan.slices, plan.refs, plan.inter, pic.sps->width, pic.sps->height,
+               plan.work);
+    residual_.run(pic.records, plan.residual, res);
+    assemble(upload_, pic.records, plan.assembly, plan.assemble, res, plan.work, st);
+    intra_.run(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
     if (w.filter) filters_.apply_work(pic, Backend::cuda, st);
     if (w.output)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(pic.store->data(), pic.work_store->data(),
@@ -155,7 +154,6 @@ class CudaRecordPipeline final : public RecordPipeline {
   cuda::RecordUpload grey_upload_;
   sigpu::cuda::DeviceBuffer<std::int16_t> residual_planes_;
   FilterRunner filters_;
-  RecordPlan plan_;
   EventPool events_;
 };
 
