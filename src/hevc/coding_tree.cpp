@@ -8,6 +8,7 @@
 
 #include "core/bit_reader.hpp"
 #include "hevc/slice_decoder.hpp"
+#include "hevc/wpp_rows.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -54,7 +55,7 @@ int chroma_qp_table(int qpi) {
 }  // namespace
 
 SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index,
-                           PictureParseState& st, const RefPicLists* refs)
+                           PictureParseState& st, const RefPicLists* refs, PictureRecords* records)
     : pic_(pic),
       sps_(*pic.sps),
       pps_(*pic.pps),
@@ -62,7 +63,7 @@ SliceDecoder::SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice
       sh_(sh),
       slice_index_(slice_index),
       st_(st),
-      rec_(pic.records),
+      rec_(records ? *records : pic.records),
       params_(residual_params(sps_, pps_, scaling_)) {
   log2_min_qg_ = sps_.log2_ctb - pps_.diff_cu_qp_delta_depth;
   if (sh.slice_type == 2) return;
@@ -143,6 +144,43 @@ void SliceDecoder::decode(const NalUnit& nal) {
   }
 }
 
+bool SliceDecoder::parse_ctb(int rs, int ts, bool first) {
+  const int w = geo_.width_ctbs;
+  ctb_rs_ = rs;
+  ctb_x0_ = (rs % w) << sps_.log2_ctb;
+  ctb_y0_ = (rs / w) << sps_.log2_ctb;
+  pic_.ctb_slice_addr[rs] = sh_.slice_address;
+  pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
+  // Temporal MV prediction reads the collocated picture's motion in this CTB row only.
+  if (col_pic_) col_pic_->progress.wait_rows((rs / w) + 1);
+  find_near_ctbs();
+  const std::size_t cu_begin = rec_.cu.size();
+  init_contexts_for_ctb(rs, ts, first);
+  if (sh_.sao_luma || sh_.sao_chroma) parse_sao(rs % w, rs / w, rs, ts);
+  coding_quadtree(ctb_x0_, ctb_y0_, sps_.log2_ctb, 0);
+  const bool end = cabac_.terminate();
+  if (cabac_.overrun())
+    fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
+  if (st_.reconstruct) reconstruct_ctu(cu_begin);
+  rec_.commit_ctb(rs, cu_begin);
+  pic_.ctb_done[rs] = 1;
+  if (pps_.entropy_coding_sync &&
+      (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
+    st_.wpp = ctx_;
+  return end;
+}
+
+void SliceDecoder::end_substream(std::size_t substream) {
+  if (!cabac_.terminate()) fail("end_of_subset_one_bit", "is 0");
+  const std::size_t pos = cabac_.aligned_position_after_terminate();
+  if (substream < sh_.entry_points.size() && sh_.entry_points[substream] != pos)
+    fail("entry_point_offset_minus1", "substream " + std::to_string(substream + 1) +
+                                          " does not start where the previous one ended (" +
+                                          std::to_string(pos) + " vs " +
+                                          std::to_string(sh_.entry_points[substream]) + ")");
+  start_substream(*nal_, pos);
+}
+
 void SliceDecoder::decode_ctus(const NalUnit& nal) {
   nal_ = &nal;
   const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
@@ -158,29 +196,9 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
   qg_reset_ = !sh_.dependent;
   for (bool first = true;; first = false) {
     const int rs = geo_.ts_to_rs[ts];
-    ctb_rs_ = rs;
-    ctb_x0_ = (rs % w) << sps_.log2_ctb;
-    ctb_y0_ = (rs / w) << sps_.log2_ctb;
-    pic_.ctb_slice_addr[rs] = sh_.slice_address;
-    pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
-    // Temporal MV prediction reads the collocated picture's motion in this CTB row only.
-    if (col_pic_) col_pic_->progress.wait_rows((rs / w) + 1);
-    find_near_ctbs();
-    const std::size_t cu_begin = rec_.cu.size();
-    init_contexts_for_ctb(rs, ts, first);
-    if (sh_.sao_luma || sh_.sao_chroma) parse_sao(rs % w, rs / w, rs, ts);
-    coding_quadtree(ctb_x0_, ctb_y0_, sps_.log2_ctb, 0);
-    const bool end = cabac_.terminate();
-    if (cabac_.overrun())
-      fail("coding_tree_unit", "slice data ends inside the CTU (truncated NAL unit)");
-    if (st_.reconstruct) reconstruct_ctu(cu_begin);
-    rec_.commit_ctb(rs, cu_begin);
+    const bool end = parse_ctb(rs, ts, first);
     ++pic_.decoded_ctbs;
-    pic_.ctb_done[rs] = 1;
     pic_.ctb_parsed(rs);
-    if (pps_.entropy_coding_sync &&
-        (rs % w == 1 || (rs > 1 && geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[rs - 2]])))
-      st_.wpp = ctx_;
     st_.last_ctb_ts = ts;
     ++ts;
     if (end) {
@@ -194,20 +212,31 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
     const bool new_row =
         pps_.entropy_coding_sync &&
         (next_rs % w == 0 || geo_.tile_id[ts] != geo_.tile_id[geo_.rs_to_ts[next_rs - 1]]);
-    if (new_tile || new_row) {
-      if (!cabac_.terminate()) fail("end_of_subset_one_bit", "is 0");
-      const std::size_t pos = cabac_.aligned_position_after_terminate();
-      if (substream < sh_.entry_points.size()) {
-        if (sh_.entry_points[substream] != pos)
-          fail("entry_point_offset_minus1", "substream " + std::to_string(substream + 1) +
-                                                " does not start where the previous one ended (" +
-                                                std::to_string(pos) + " vs " +
-                                                std::to_string(sh_.entry_points[substream]) + ")");
-      }
-      ++substream;
-      start_substream(nal, pos);
-    }
+    if (new_tile || new_row) end_substream(substream++);
   }
+}
+
+bool SliceDecoder::decode_row(const NalUnit& nal, int row, WppRows& rows) {
+  nal_ = &nal;
+  const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
+  start_substream(nal, row == 0 ? sh_.data_offset : sh_.entry_points[row - 1]);
+  qg_reset_ = true;
+  for (int x = 0; x < w; ++x) {
+    const int rs = row * w + x;
+    // WPP: the CTB above-right is parsed (and, at the row's start, the contexts after it).
+    if (row > 0 && !rows.wait(row - 1, std::min(x + 2, w))) return false;
+    if (x == 0 && row > 0) st_.wpp = rows.contexts(row - 1);
+    const bool end = parse_ctb(rs, rs, rs == 0);
+    if (x == 1) rows.save_contexts(row, ctx_);
+    rows.done(row, x + 1);
+    if (end) {
+      if (rs == n_ctbs - 1) return true;
+      return false;  // the segment ends here; the CTBs after it are in no slice
+    }
+    if (rs == n_ctbs - 1) fail("end_of_slice_segment_flag", "0 after the last CTB of the picture");
+    if (x == w - 1) end_substream(static_cast<std::size_t>(row));
+  }
+  return true;
 }
 
 void SliceDecoder::init_contexts_for_ctb(int rs, int ts, bool first) {
@@ -578,7 +607,7 @@ void SliceDecoder::push_tu(int c, int x, int y, int log2, int mode, bool coded) 
   tu.y.push_back(static_cast<std::uint16_t>(y));
   tu.log2.push_back(static_cast<std::uint8_t>(log2));
   tu.comp.push_back(static_cast<std::uint8_t>(c));
-  tu.mode.push_back(static_cast<std::uint8_t>(mode));
+  tu.mode.push_back(static_cast<std::uint8_t>(cu_intra_ ? mode : 0));  // inter: no mode
   tu.qp.push_back(static_cast<std::uint8_t>(c == 0 ? qp_y_ + sps_.qp_bd_offset_y() : chroma_qp(c)));
   tu.flags.push_back(static_cast<std::uint8_t>(
       (coded ? kTuCoded : 0) | (tskip ? kTuSkip : 0) | (cu_intra_ ? kTuIntra : 0) |

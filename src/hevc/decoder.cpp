@@ -31,6 +31,7 @@
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
 #include "hevc/work_queue.hpp"
+#include "hevc/wpp_rows.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -766,9 +767,16 @@ void Engine::reconstruct(PictureJob& job) {
           if (s.refs->pic[l][i]) s.refs->pic[l][i]->progress.wait_started();
   PictureParseState state;
   state.reconstruct = !record_pipeline;
+  const bool rows =
+      record_pipeline && job.slices.size() == 1 && wpp_rows_possible(pic, job.slices.front().sh);
   for (const SliceJob& s : job.slices) {
     try {
-      SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
+      if (rows)
+        parse_wpp_rows(
+            pic, s.sh, s.nal, s.slice_index, s.refs.get(),
+            [this](std::function<void()> task) { workers->push_front(std::move(task)); });
+      else
+        SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {
       job.problems.push_back(s.where.problem(e.what()));
       pic.damaged = true;

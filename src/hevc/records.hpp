@@ -77,8 +77,9 @@ struct TuRecords {
   std::vector<std::uint16_t> x, y;  ///< position in the component's samples
   std::vector<std::uint8_t> log2;   ///< log2TrafoSize of this component's block
   std::vector<std::uint8_t> comp;   ///< cIdx
-  std::vector<std::uint8_t> mode;   ///< intra prediction mode (predModeIntra; also scan, DST)
-  std::vector<std::uint8_t> qp;     ///< qP of 8.6.2 (QpBdOffset included)
+  std::vector<std::uint8_t>
+      mode;                      ///< intra prediction mode (predModeIntra; also scan, DST); 0 inter
+  std::vector<std::uint8_t> qp;  ///< qP of 8.6.2 (QpBdOffset included)
   std::vector<std::uint8_t> flags;  ///< TuFlag
   /// Intra blocks: their reference samples' availability, as above (0 for inter blocks).
   /// Recorded at parse time, where the slice and tile maps and the neighbours' prediction modes
@@ -123,6 +124,10 @@ struct PictureRecords {
   }
   /// Empties every array (keeping their storage).
   void clear();
+  /// Appends the first `ctbs` CTBs `other` committed (its later ones are dropped), their
+  /// entries' indices into the other arrays moved past this one's: how the rows of a picture
+  /// parsed side by side (wpp_rows.hpp) become one picture's records in decoding order.
+  void append(const PictureRecords& other, std::size_t ctbs);
   /// Drops what a CTB whose parse failed left after the last one committed.
   void truncate_to_parsed();
 

@@ -31,17 +31,29 @@ struct PictureParseState {
   bool reconstruct = true;
 };
 
+class WppRows;
+
 class SliceDecoder {
  public:
   /// `refs`: the slice's reference picture lists (P and B slices), their pictures decoded.
+  /// `records`: where the records go (default: the picture's).
   SliceDecoder(DecodedPicture& pic, const SliceHeader& sh, int slice_index, PictureParseState& st,
-               const RefPicLists* refs = nullptr);
+               const RefPicLists* refs = nullptr, PictureRecords* records = nullptr);
   /// Decodes the segment's CTUs; throws DecodeError naming the CTB and element on bad data.
   void decode(const NalUnit& nal);
+  /// Decodes CTB row `row` of a segment that wpp_rows.hpp parses row by row, after the rows
+  /// above as far as WPP needs (`rows` says how far they are); throws as decode() does. Returns
+  /// false when the segment ended (end_of_slice_segment_flag) before the row's last CTB.
+  bool decode_row(const NalUnit& nal, int row, WppRows& rows);
 
  private:
   // coding_tree.cpp
   void decode_ctus(const NalUnit& nal);
+  /// Parses the CTB at raster address rs (tile scan ts) to its end, the first of the segment or
+  /// not; returns end_of_slice_segment_flag.
+  bool parse_ctb(int rs, int ts, bool first);
+  /// end_of_subset_one_bit, then the next substream where entry point `substream` says.
+  void end_substream(std::size_t substream);
   void start_substream(const NalUnit& nal, std::size_t pos);
   void init_contexts_for_ctb(int ctb_rs, int ctb_ts, bool first_in_segment);
   void parse_sao(int rx, int ry, int ctb_rs, int ctb_ts);

@@ -1,17 +1,19 @@
 #include "hevc/parsed_pictures.hpp"
 
 #include <span>
+#include <thread>
 #include <utility>
 
 #include "hevc/errors.hpp"
 #include "hevc/nal.hpp"
 #include "hevc/plane_pool.hpp"
 #include "hevc/slice_decoder.hpp"
+#include "hevc/wpp_rows.hpp"
 
 namespace sigpu::hevc::testing {
 
 std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, std::size_t count,
-                                       std::size_t cut_last_slice) {
+                                       std::size_t cut_last_slice, bool by_rows) {
   auto out = std::make_unique<Parsed>();
   std::vector<std::vector<NalUnit>> slices;
   for (const NalSpan& s : split_annexb(bytes)) {
@@ -65,8 +67,20 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
             for (int i = 0; i < refs.size[l]; ++i) refs.pic[l][i] = out->pics.front();
           }
         }
-        SliceDecoder(*pic, sh, slice_index, state, sh.slice_type == 2 ? nullptr : &refs)
-            .decode(nal);
+        const RefPicLists* lists = sh.slice_type == 2 ? nullptr : &refs;
+        if (by_rows && picture.size() == 1 && wpp_rows_possible(*pic, sh)) {
+          std::vector<std::thread> threads;
+          try {
+            parse_wpp_rows(*pic, sh, nal, slice_index, lists,
+                           [&](std::function<void()> task) { threads.emplace_back(task); });
+          } catch (...) {
+            for (auto& t : threads) t.join();
+            throw;
+          }
+          for (auto& t : threads) t.join();
+        } else {
+          SliceDecoder(*pic, sh, slice_index, state, lists).decode(nal);
+        }
       } catch (const DecodeError&) {
         ++out->failed_slices;
       }

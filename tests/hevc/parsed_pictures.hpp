@@ -27,7 +27,9 @@ struct Parsed {
 /// other to predict from; later pictures get whole records (for tests of the stages that read
 /// them) but not the right samples. `cut_last_slice` bytes are dropped from the last slice segment
 /// of the last picture. Null when the stream has fewer pictures or no parameter sets.
+/// `by_rows`: pictures whose one slice segment allows it are parsed row by row on threads of
+/// their own (wpp_rows.hpp), records only.
 std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, std::size_t count,
-                                       std::size_t cut_last_slice = 0);
+                                       std::size_t cut_last_slice = 0, bool by_rows = false);
 
 }  // namespace sigpu::hevc::testing

@@ -17,6 +17,7 @@
 #include "hevc/pcm_stream.hpp"
 #include "hevc/picture.hpp"
 #include "hevc/streams.hpp"
+#include "hevc/wpp_rows.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -260,6 +261,74 @@ TEST(HevcRecords, DamagedSliceKeepsCompleteCtbsOnly) {
   EXPECT_GT(pic.records.ctb_rs.size(), 0u);
   EXPECT_LT(pic.records.ctb_rs.size(), pic.ctb_done.size());
   EXPECT_TRUE(records_describe_picture(pic));
+}
+
+// Every array of two pictures' records equal.
+::testing::AssertionResult same_records(const PictureRecords& a, const PictureRecords& b) {
+  const auto field = [](const char* name, const auto& x, const auto& y) {
+    return x == y ? ::testing::AssertionSuccess()
+                  : ::testing::AssertionFailure()
+                        << name << " differs (" << x.size() << " vs " << y.size() << " entries)";
+  };
+  for (const auto& r : {field("ctb_rs", a.ctb_rs, b.ctb_rs),
+                        field("ctb_cu_begin", a.ctb_cu_begin, b.ctb_cu_begin),
+                        field("cu.x", a.cu.x, b.cu.x),
+                        field("cu.y", a.cu.y, b.cu.y),
+                        field("cu.flags", a.cu.flags, b.cu.flags),
+                        field("cu.luma_modes", a.cu.luma_modes, b.cu.luma_modes),
+                        field("cu.pu_begin", a.cu.pu_begin, b.cu.pu_begin),
+                        field("cu.tu_begin", a.cu.tu_begin, b.cu.tu_begin),
+                        field("cu.pcm_begin", a.cu.pcm_begin, b.cu.pcm_begin),
+                        field("pu.x", a.pu.x, b.pu.x),
+                        field("pu.y", a.pu.y, b.pu.y),
+                        field("pu.mv", a.pu.mv, b.pu.mv),
+                        field("pu.ref_idx", a.pu.ref_idx, b.pu.ref_idx),
+                        field("tu.x", a.tu.x, b.tu.x),
+                        field("tu.y", a.tu.y, b.tu.y),
+                        field("tu.mode", a.tu.mode, b.tu.mode),
+                        field("tu.qp", a.tu.qp, b.tu.qp),
+                        field("tu.flags", a.tu.flags, b.tu.flags),
+                        field("tu.avail", a.tu.avail, b.tu.avail),
+                        field("tu.coeff_begin", a.tu.coeff_begin, b.tu.coeff_begin),
+                        field("coeffs", a.coeffs, b.coeffs),
+                        field("pcm", a.pcm, b.pcm)})
+    if (!r) return r;
+  return ::testing::AssertionSuccess();
+}
+
+// A WPP picture's rows parsed side by side (wpp_rows.hpp) give the serial parse's records,
+// motion and CTBs, whole or cut short anywhere in the last picture's slice data (the same CTBs
+// kept, the same failure).
+TEST(HevcRecords, RowsParsedSideBySideEqualTheSerialParse) {
+  if (!testing::have_tools()) GTEST_SKIP() << "x265 or ffmpeg missing";
+  int compared = 0;
+  for (const auto& spec : testing::inter_streams()) {
+    const auto path = testing::stream_path(spec);
+    ASSERT_FALSE(path.empty()) << spec.name;
+    const auto bytes = testing::read_file(path);
+    for (const std::size_t cut : {0, 7, 40, 200, 1000}) {
+      SCOPED_TRACE(spec.name + ", cut " + std::to_string(cut));
+      const auto serial = testing::parse_pictures(bytes, 2, cut);
+      const auto rows = testing::parse_pictures(bytes, 2, cut, true);
+      ASSERT_TRUE(serial && rows);
+      EXPECT_EQ(serial->failed_slices, rows->failed_slices);
+      for (std::size_t i = 0; i < 2; ++i) {
+        const DecodedPicture& a = *serial->pics[i];
+        const DecodedPicture& b = *rows->pics[i];
+        EXPECT_TRUE(same_records(a.records, b.records)) << "picture " << i;
+        EXPECT_EQ(a.ctb_done, b.ctb_done) << "picture " << i;
+        EXPECT_EQ(a.decoded_ctbs, b.decoded_ctbs) << "picture " << i;
+        for (std::size_t k = 0; k < a.ctb_done.size(); ++k) {
+          if (a.ctb_done[k]) {
+            EXPECT_EQ(a.ctb_slice_addr[k], b.ctb_slice_addr[k]);
+          }
+        }
+      }
+      compared += !serial->headers[1].empty() &&
+                  wpp_rows_possible(*serial->pics[1], serial->headers[1].front());
+    }
+  }
+  EXPECT_GT(compared, 20) << "too few streams parse by rows";
 }
 
 }  // namespace
