@@ -75,6 +75,7 @@ namespace {
 // One row's outcome.
 struct Row {
   PictureRecords records;
+  bool complete = false;             ///< parsed to its end as the segment's data says
   std::optional<std::string> error;  ///< what it stopped on
   std::unique_ptr<SliceDecoder> decoder;
   PictureParseState state;
@@ -96,7 +97,8 @@ struct Rows {
     for (int r; (r = next.fetch_add(1)) < static_cast<int>(rows.size());) {
       Row& row = rows[static_cast<std::size_t>(r)];
       try {
-        if (row.decoder->decode_row(nal, r, progress)) progress.complete(r);
+        row.complete = row.decoder->decode_row(nal, r, progress);
+        if (row.complete) progress.complete(r);
       } catch (const std::exception& e) {
         row.error = e.what();
         row.records.truncate_to_parsed();
@@ -136,13 +138,13 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   // Where the serial parse would have stopped: at the first CTB in decoding order a row did
   // not parse (it failed there or at its substream's end, the segment ended before it, or the
   // row above stopped first); the upper row first when two stop at the same CTB, as the serial
-  // parse checks a row's end before the next row's first CTB.
+  // parse ends a row before the next row's first CTB.
   int cut = w * n + 1;  // none
   const std::string* error = nullptr;
   for (int r = 0; r < n; ++r) {
     const Row& row = shared->rows[static_cast<std::size_t>(r)];
     const int stop = r * w + static_cast<int>(row.records.ctb_rs.size());
-    if ((stop < (r + 1) * w || row.error) && stop < cut) {
+    if (!row.complete && stop < cut) {
       cut = stop;
       error = row.error ? &*row.error : nullptr;
     }
