@@ -159,6 +159,10 @@ struct Engine {
   /// With Schedule::records: reconstructs and filters whole pictures, queued by gpu_lanes[0] in
   /// decoding order; gpu_lanes[1] waits for each and hands it on to be finished.
   std::unique_ptr<RecordPipeline> record_pipeline;
+  /// Threads helping to parse WPP pictures' rows (wpp_rows.hpp): apart from the workers, which
+  /// may all be taken by pictures waiting for the rows of the picture they predict from. Before
+  /// the workers, which queue work for them.
+  std::unique_ptr<WorkQueue> row_helpers;
   /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
   /// lanes queue work for the workers) before the jobs and filters they use go away.
   std::unique_ptr<WorkQueue> workers;
@@ -575,6 +579,7 @@ void Engine::start_stages() {
   max_in_flight = threads + threads / 2 + 2;
   if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
   workers = std::make_unique<WorkQueue>(threads);
+  if (record_pipeline) row_helpers = std::make_unique<WorkQueue>(threads);
   if (schedule.pipelined)
     for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
   if (record_pipeline)
@@ -774,7 +779,7 @@ void Engine::reconstruct(PictureJob& job) {
       if (rows)
         parse_wpp_rows(
             pic, s.sh, s.nal, s.slice_index, s.refs.get(),
-            [this](std::function<void()> task) { workers->push_front(std::move(task)); });
+            [this](std::function<void()> task) { row_helpers->push(std::move(task)); });
       else
         SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {
