@@ -611,8 +611,9 @@ void Engine::picture_task(PictureJob& job) {
     guarded(job, [&] { reconstruct(job); });
     guarded(job, [&] {
       if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
-      RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok};
-      job.plan.make(w);
+      RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok,
+                   !job.pic->inter};
+      if (!w.reconstructed) job.plan.make(w);
       job.work = std::move(w);
     });
     job.t[2] = clock.seconds();
@@ -771,14 +772,15 @@ void Engine::reconstruct(PictureJob& job) {
         for (int i = 0; i < s.refs->size[l]; ++i)
           if (s.refs->pic[l][i]) s.refs->pic[l][i]->progress.wait_started();
   PictureParseState state;
-  state.reconstruct = !record_pipeline;
+  // With a record pipeline the parse reconstructs intra pictures only (record_pipeline.hpp).
+  state.reconstruct = !record_pipeline || !pic.inter;
   const bool rows =
       record_pipeline && job.slices.size() == 1 && wpp_rows_possible(pic, job.slices.front().sh);
   for (const SliceJob& s : job.slices) {
     try {
       if (rows)
         parse_wpp_rows(
-            pic, s.sh, s.nal, s.slice_index, s.refs.get(),
+            pic, s.sh, s.nal, s.slice_index, s.refs.get(), state.reconstruct,
             [this](std::function<void()> task) { row_helpers->push(std::move(task)); });
       else
         SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);

@@ -83,18 +83,22 @@ class CpuRecordPipeline final : public RecordPipeline {
   std::function<void()> run(const RecordWork& w, const RecordPlan& plan) override {
     DecodedPicture& pic = *w.pic;
     const std::size_t samples = DecodedPicture::samples(*pic.sps);
-    residual_.resize(samples);
-    ResidualPlanes res;
-    std::size_t at = 0;
-    for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
-      res.data[c] = residual_.data() + at;
-      res.stride[c] = pic.width[c];
-      at += pic.planes[c].size();
+    if (w.reconstructed) {
+      std::copy_n(pic.store->data(), samples, pic.work_store->data());
+    } else {
+      residual_.resize(samples);
+      ResidualPlanes res;
+      std::size_t at = 0;
+      for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
+        res.data[c] = residual_.data() + at;
+        res.stride[c] = pic.width[c];
+        at += pic.planes[c].size();
+      }
+      inter_stage_cpu(pic.records.pu, plan.slices, plan.refs, plan.inter, plan.work);
+      residual_stage_cpu(pic.records, plan.residual, res);
+      assemble_stage_cpu(pic.records, plan.assembly, plan.assemble, res, plan.work);
+      intra_stage_cpu(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
     }
-    inter_stage_cpu(pic.records.pu, plan.slices, plan.refs, plan.inter, plan.work);
-    residual_stage_cpu(pic.records, plan.residual, res);
-    assemble_stage_cpu(pic.records, plan.assembly, plan.assemble, res, plan.work);
-    intra_stage_cpu(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
     if (w.filter) filters_.apply_work(pic, Backend::cpu);
     if (w.output) std::copy_n(pic.work_store->data(), samples, pic.store->data());
     return [] {};

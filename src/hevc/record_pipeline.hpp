@@ -3,7 +3,9 @@
 // stages make its samples in its work planes: inter prediction (inter_stage.hpp), the residual
 // (residual_stage.hpp), their assembly with PCM samples and the concealment of lost CTBs
 // (assemble_stage.hpp), intra prediction by dependency levels (intra_stage.hpp); then the
-// in-loop filters, and a copy into the picture's host planes for output. On the GPU the work
+// in-loop filters, and a copy into the picture's host planes for output. Intra pictures, whose
+// prediction chains run through the whole picture (thousands of dependency levels at 4K), are
+// reconstructed by the parsing threads instead, a WPP row per thread, and only copied in. On the GPU the work
 // planes and the decoded picture buffer stay in device memory and every picture's work is
 // queued on one stream in decoding order, so a picture's references are complete before its
 // prediction reads them, with nothing waited for on the host. The CPU pipeline runs the stages'
@@ -35,6 +37,9 @@ struct RecordWork {
   std::vector<RecordSlice> slices;  ///< indexed by PuRecords::slice (independent slices)
   bool filter = false;              ///< deblocking and SAO from pic->info
   bool output = false;              ///< copy the work planes into pic->planes
+  /// pic->planes already hold the samples (an intra picture, reconstructed by the parsing
+  /// threads): copied into the work planes instead of made from the records (no plan needed).
+  bool reconstructed = false;
 };
 
 class RecordPipeline {

@@ -113,7 +113,7 @@ struct Rows {
 }  // namespace
 
 void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& nal, int slice_index,
-                    const RefPicLists* refs,
+                    const RefPicLists* refs, bool reconstruct,
                     const std::function<void(std::function<void()>)>& run_beside) {
   const int w = pic.sps->width_ctbs(), n = pic.sps->height_ctbs();
   if (pic.ctb_slice_addr[0] != -1)
@@ -121,7 +121,7 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   auto shared = std::make_shared<Rows>(n, w, pic.progress);
   // Made here, one by one: each also records the slice's reference POCs in the picture.
   for (Row& row : shared->rows) {
-    row.state.reconstruct = false;
+    row.state.reconstruct = reconstruct;
     row.decoder =
         std::make_unique<SliceDecoder>(pic, sh, slice_index, row.state, refs, &row.records);
   }

@@ -71,7 +71,7 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
         if (by_rows && picture.size() == 1 && wpp_rows_possible(*pic, sh)) {
           std::vector<std::thread> threads;
           try {
-            parse_wpp_rows(*pic, sh, nal, slice_index, lists,
+            parse_wpp_rows(*pic, sh, nal, slice_index, lists, false,
                            [&](std::function<void()> task) { threads.emplace_back(task); });
           } catch (...) {
             for (auto& t : threads) t.join();

@@ -91,20 +91,26 @@ class CudaRecordPipeline final : public RecordPipeline {
     SIGPU_CUDA_CHECK(cudaSetDevice(0));
     DecodedPicture& pic = *w.pic;
     const std::size_t samples = DecodedPicture::samples(*pic.sps);
-    residual_planes_.reserve(samples);
-    ResidualPlanes res;
-    std::size_t at = 0;
-    for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
-      res.data[c] = residual_planes_.get() + at;
-      res.stride[c] = pic.width[c];
-      at += pic.planes[c].size();
-    }
     cudaStream_t st = stream_.get();
-    inter_.run(pic.records.pu, plan.slices, plan.refs, plan.inter, pic.sps->width, pic.sps->height,
-               plan.work);
-    residual_.run(pic.records, plan.residual, res);
-    assemble(upload_, pic.records, plan.assembly, plan.assemble, res, plan.work, st);
-    intra_.run(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
+    if (w.reconstructed) {
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(pic.work_store->data(), pic.store->data(),
+                                       samples * sizeof(std::uint16_t), cudaMemcpyHostToDevice,
+                                       st));
+    } else {
+      residual_planes_.reserve(samples);
+      ResidualPlanes res;
+      std::size_t at = 0;
+      for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
+        res.data[c] = residual_planes_.get() + at;
+        res.stride[c] = pic.width[c];
+        at += pic.planes[c].size();
+      }
+      inter_.run(pic.records.pu, plan.slices, plan.refs, plan.inter, pic.sps->width,
+                 pic.sps->height, plan.work);
+      residual_.run(pic.records, plan.residual, res);
+      assemble(upload_, pic.records, plan.assembly, plan.assemble, res, plan.work, st);
+      intra_.run(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
+    }
     if (w.filter) filters_.apply_work(pic, Backend::cuda, st);
     if (w.output)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(pic.store->data(), pic.work_store->data(),
