@@ -7,7 +7,7 @@
 //
 //   hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] [--sizes 1080p,4k]
 //              [--bit-depths 8,10] [--random-access KBPS,...] [--skip-missing-peers]
-//              [--no-serial]
+//              [--no-serial] [--no-cpu-parallel] [--no-cuda-f]
 //
 // Two like-for-like tables. sigpu checks every picture against its MD5 SEI by default; FFmpeg
 // does only with `-err_detect crccheck` (AV_EF_CRCCHECK: hevcdec.c's verify_md5 then hashes
@@ -85,6 +85,8 @@ struct Options {
   std::string input;
   bool skip_missing_peers = false;
   bool serial = true;
+  bool cpu_parallel = true;        ///< the cpu-parallel columns
+  bool cpu_reconstruction = true;  ///< the cuda-f columns
 };
 
 /// A decoded picture as three planes of uint16 samples, rows packed.
@@ -408,11 +410,15 @@ int main(int argc, char** argv) {
       o.skip_missing_peers = true;
     } else if (a == "--no-serial") {
       o.serial = false;
+    } else if (a == "--no-cpu-parallel") {
+      o.cpu_parallel = false;
+    } else if (a == "--no-cuda-f") {
+      o.cpu_reconstruction = false;
     } else {
       std::fprintf(stderr,
                    "usage: hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] "
                    "[--sizes 1080p,4k] [--bit-depths 8,10] [--random-access KBPS,...] "
-                   "[--skip-missing-peers] [--no-serial]\n");
+                   "[--skip-missing-peers] [--no-serial] [--no-cpu-parallel] [--no-cuda-f]\n");
       return 2;
     }
   }
@@ -485,16 +491,20 @@ int main(int argc, char** argv) {
           r.ff_crc = time_ffmpeg(ff);
         }
         if (o.serial) r.cpu = bench_sigpu(in, sigpu::Backend::cpu, o.reps, false).checked;
-        const SigpuFps par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps, true);
-        r.par = par.checked;
-        r.par_fast = par.unchecked;
+        if (o.cpu_parallel) {
+          const SigpuFps par = bench_sigpu(in, sigpu::Backend::cpu_parallel, o.reps, true);
+          r.par = par.checked;
+          r.par_fast = par.unchecked;
+        }
         if (!devices.empty()) {
           const SigpuFps gpu = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true);
           r.cuda = gpu.checked;
           r.cuda_fast = gpu.unchecked;
-          const SigpuFps f = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true, false);
-          r.cuda_f = f.checked;
-          r.cuda_f_fast = f.unchecked;
+          if (o.cpu_reconstruction) {
+            const SigpuFps f = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true, false);
+            r.cuda_f = f.checked;
+            r.cuda_f_fast = f.unchecked;
+          }
         }
         if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
         if (in.temporary) fs::remove(in.path);

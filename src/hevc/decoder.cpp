@@ -779,9 +779,8 @@ void Engine::reconstruct(PictureJob& job) {
   for (const SliceJob& s : job.slices) {
     try {
       if (rows)
-        parse_wpp_rows(
-            pic, s.sh, s.nal, s.slice_index, s.refs.get(), state.reconstruct,
-            [this](std::function<void()> task) { row_helpers->push(std::move(task)); });
+        parse_wpp_rows(pic, s.sh, s.nal, s.slice_index, s.refs.get(), state.reconstruct,
+                       [this](std::function<void()> task) { row_helpers->push(std::move(task)); });
       else
         SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {

@@ -5,9 +5,9 @@
 // (assemble_stage.hpp), intra prediction by dependency levels (intra_stage.hpp); then the
 // in-loop filters, and a copy into the picture's host planes for output. Intra pictures, whose
 // prediction chains run through the whole picture (thousands of dependency levels at 4K), are
-// reconstructed by the parsing threads instead, a WPP row per thread, and only copied in. On the GPU the work
-// planes and the decoded picture buffer stay in device memory and every picture's work is
-// queued on one stream in decoding order, so a picture's references are complete before its
+// reconstructed by the parsing threads instead, a WPP row per thread, and only copied in. On the
+// GPU the work planes and the decoded picture buffer stay in device memory and every picture's work
+// is queued on one stream in decoding order, so a picture's references are complete before its
 // prediction reads them, with nothing waited for on the host. The CPU pipeline runs the stages'
 // twins the same way on host memory: the same schedule, checked in CI without a GPU.
 #pragma once
