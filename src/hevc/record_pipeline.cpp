@@ -56,21 +56,43 @@ void RecordPlan::make(const RecordWork& w) {
   intra_params.strong_smoothing = sps.strong_intra_smoothing;
   intra_params.chroma_format = sps.chroma_format_idc;
   order_intra_tus(pic.records.tu, sps.width, sps.height, intra_params, intra);
-  assemble = {};
-  assemble.bit_depth[0] = sps.bit_depth_luma;
-  assemble.bit_depth[1] = sps.bit_depth_chroma;
-  assemble.planes = planes;
+  assemble = assemble_params(pic);
+  work = work_view(pic);
+}
+
+AssembleParams assemble_params(const DecodedPicture& pic) {
+  const Sps& sps = *pic.sps;
+  AssembleParams p;
+  p.bit_depth[0] = sps.bit_depth_luma;
+  p.bit_depth[1] = sps.bit_depth_chroma;
+  p.planes = sps.chroma_format_idc == 0 ? 1 : 3;
   for (int c = 0; c < 3; ++c) {
-    assemble.width[c] = pic.width[c];
-    assemble.height[c] = pic.height[c];
+    p.width[c] = pic.width[c];
+    p.height[c] = pic.height[c];
   }
-  assemble.log2_ctb = sps.log2_ctb;
-  assemble.ctbs_wide = sps.width_ctbs();
-  work = {};
-  for (int c = 0; c < planes; ++c) {
-    work.data[c] = pic.work_planes[c];
-    work.stride[c] = pic.width[c];
+  p.log2_ctb = sps.log2_ctb;
+  p.ctbs_wide = sps.width_ctbs();
+  return p;
+}
+
+InterPlanes work_view(const DecodedPicture& pic) {
+  InterPlanes out;
+  for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
+    out.data[c] = pic.work_planes[c];
+    out.stride[c] = pic.width[c];
   }
+  return out;
+}
+
+ResidualPlanes residual_planes(const DecodedPicture& pic, std::int16_t* storage) {
+  ResidualPlanes res;
+  std::size_t at = 0;
+  for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
+    res.data[c] = storage + at;
+    res.stride[c] = pic.width[c];
+    at += pic.planes[c].size();
+  }
+  return res;
 }
 
 namespace {
@@ -87,13 +109,7 @@ class CpuRecordPipeline final : public RecordPipeline {
       std::copy_n(pic.store->data(), samples, pic.work_store->data());
     } else {
       residual_.resize(samples);
-      ResidualPlanes res;
-      std::size_t at = 0;
-      for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
-        res.data[c] = residual_.data() + at;
-        res.stride[c] = pic.width[c];
-        at += pic.planes[c].size();
-      }
+      const ResidualPlanes res = residual_planes(pic, residual_.data());
       inter_stage_cpu(pic.records.pu, plan.slices, plan.refs, plan.inter, plan.work);
       residual_stage_cpu(pic.records, plan.residual, res);
       assemble_stage_cpu(pic.records, plan.assembly, plan.assemble, res, plan.work);

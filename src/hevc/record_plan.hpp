@@ -32,6 +32,15 @@ struct RecordPlan {
   void make(const RecordWork& w);
 };
 
+/// The assembly's picture-wide parameters for `pic`.
+AssembleParams assemble_params(const DecodedPicture& pic);
+
+/// The work planes of `pic` as the stages write them.
+InterPlanes work_view(const DecodedPicture& pic);
+
+/// Residual planes of `pic`'s layout in `storage` (DecodedPicture::samples of them).
+ResidualPlanes residual_planes(const DecodedPicture& pic, std::int16_t* storage);
+
 /// The GPU's pipeline (cuda/record_pipeline.cu; UnsupportedError in builds without CUDA).
 std::unique_ptr<RecordPipeline> make_cuda_record_pipeline();
 

@@ -98,13 +98,7 @@ class CudaRecordPipeline final : public RecordPipeline {
                                        st));
     } else {
       residual_planes_.reserve(samples);
-      ResidualPlanes res;
-      std::size_t at = 0;
-      for (int c = 0; c < 3 && !pic.planes[c].empty(); ++c) {
-        res.data[c] = residual_planes_.get() + at;
-        res.stride[c] = pic.width[c];
-        at += pic.planes[c].size();
-      }
+      const ResidualPlanes res = residual_planes(pic, residual_planes_.get());
       inter_.run(pic.records.pu, plan.slices, plan.refs, plan.inter, pic.sps->width,
                  pic.sps->height, plan.work);
       residual_.run(pic.records, plan.residual, res);
@@ -131,23 +125,9 @@ class CudaRecordPipeline final : public RecordPipeline {
     AssembleOrder all;
     const int ctbs = s.width_ctbs() * s.height_ctbs();
     for (int rs = 0; rs < ctbs; ++rs) all.jobs.push_back(static_cast<std::uint32_t>(rs));
-    AssembleParams p;
-    p.bit_depth[0] = s.bit_depth_luma;
-    p.bit_depth[1] = s.bit_depth_chroma;
-    p.planes = s.chroma_format_idc == 0 ? 1 : 3;
-    for (int c = 0; c < 3; ++c) {
-      p.width[c] = pic.width[c];
-      p.height[c] = pic.height[c];
-    }
-    p.log2_ctb = s.log2_ctb;
-    p.ctbs_wide = s.width_ctbs();
-    InterPlanes out;
-    for (int c = 0; c < p.planes; ++c) {
-      out.data[c] = pic.work_planes[c];
-      out.stride[c] = pic.width[c];
-    }
     std::lock_guard lock(grey_mutex_);
-    assemble(grey_upload_, PictureRecords{}, all, p, {}, out, stream_.get());
+    assemble(grey_upload_, PictureRecords{}, all, assemble_params(pic), {}, work_view(pic),
+             stream_.get());
   }
 
  private:
