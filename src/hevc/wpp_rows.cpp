@@ -12,9 +12,8 @@
 
 namespace sigpu::hevc {
 
-WppRows::WppRows(int rows, int width, ParseProgress& progress)
-    : width_(width),
-      progress_(progress),
+WppRows::WppRows(int rows, ParseProgress& progress)
+    : progress_(progress),
       done_(static_cast<std::size_t>(rows), 0),
       stopped_(static_cast<std::size_t>(rows), false),
       complete_rows_(static_cast<std::size_t>(rows), false),
@@ -89,8 +88,7 @@ struct Rows {
   std::condition_variable all_done;
   int finished = 0;
 
-  Rows(int n, int width, ParseProgress& p)
-      : progress(n, width, p), rows(static_cast<std::size_t>(n)) {}
+  Rows(int n, ParseProgress& p) : progress(n, p), rows(static_cast<std::size_t>(n)) {}
 
   // Parses rows until none is left to take.
   void take_rows(const NalUnit& nal) {
@@ -118,7 +116,7 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   const int w = pic.sps->width_ctbs(), n = pic.sps->height_ctbs();
   if (pic.ctb_slice_addr[0] != -1)
     throw DecodeError("CTB 0 (0,0): slice_segment_address: CTB already decoded in this picture");
-  auto shared = std::make_shared<Rows>(n, w, pic.progress);
+  auto shared = std::make_shared<Rows>(n, pic.progress);
   // Made here, one by one: each also records the slice's reference POCs in the picture.
   for (Row& row : shared->rows) {
     row.state.reconstruct = reconstruct;

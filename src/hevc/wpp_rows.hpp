@@ -24,7 +24,7 @@ namespace sigpu::hevc {
 class WppRows {
  public:
   /// `progress` is told of the leading rows parsed in full (complete()).
-  WppRows(int rows, int width, ParseProgress& progress);
+  WppRows(int rows, ParseProgress& progress);
   /// Waits until `row` has parsed `ctbs` CTBs; false when it stopped short of them.
   bool wait(int row, int ctbs);
   void done(int row, int ctbs);
@@ -38,7 +38,6 @@ class WppRows {
   const ContextSet& contexts(int row) const { return contexts_[static_cast<std::size_t>(row)]; }
 
  private:
-  const int width_;
   ParseProgress& progress_;
   std::mutex mutex_;
   std::condition_variable changed_;
