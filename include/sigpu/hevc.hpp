@@ -83,6 +83,7 @@ struct Problem {
 /// Decodes Annex B byte streams. Not thread-safe; one instance per stream.
 class Decoder {
  public:
+  /// Throws UnsupportedError for Backend::cuda when no CUDA device is present.
   explicit Decoder(DecodeOptions options = {});
   ~Decoder();
   Decoder(Decoder&&) noexcept;

@@ -231,9 +231,12 @@ std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& 
   return e.problems;
 }
 
-Decoder::Decoder(DecodeOptions options)
-    : impl_(std::make_unique<Impl>(options,
-                                   schedule_for(options.backend, options.reconstruct_on_gpu))) {}
+Decoder::Decoder(DecodeOptions options) {
+  const Schedule s = schedule_for(options.backend, options.reconstruct_on_gpu);
+  if ((s.records == Backend::cuda || s.filter == Backend::cuda) && cuda_devices().empty())
+    throw UnsupportedError("the cuda backend needs a CUDA device, and none is present");
+  impl_ = std::make_unique<Impl>(options, s);
+}
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;

@@ -393,6 +393,20 @@ class Hevc(Scratch):
         self.assertEqual(rc, EXIT_INPUT, err)
         self.assertFalse(os.path.exists(self.path("z.yuv")))
 
+    def test_gpu_options(self):
+        self.copy("inter.hevc")
+        self.assert_exit(run(["hevc", "decode", "inter.hevc", "-o", "c.yuv", "--backend", "cpu",
+                              "--cpu-reconstruction"], cwd=self.dir), EXIT_USAGE,
+                         "cuda backend only")
+        # Without a device the cuda backend is refused before anything is written.
+        rc, _, err = run(["hevc", "decode", "inter.hevc", "-o", "g.yuv", "--backend", "cuda"],
+                         cwd=self.dir)
+        if rc == EXIT_UNSUPPORTED:
+            self.assertIn("needs a CUDA device", err)
+            self.assertFalse(os.path.exists(self.path("g.yuv")))
+        else:
+            self.assertEqual(rc, EXIT_OK, err)
+
 
 @unittest.skipUnless(have("ffmpeg"), "needs ffmpeg")
 class Prores(Scratch):

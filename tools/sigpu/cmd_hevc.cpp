@@ -61,6 +61,8 @@ io::PictureView view_of(const hevc::Frame& f) {
 
 int run_decode(const DecodeArgs& a) {
   // Opened first to compare the output with; the Source reads it (containers by name).
+  if (a.cpu_reconstruction && resolve(parse_backend(a.backend)) != Backend::cuda)
+    throw UsageError("--cpu-reconstruction applies to the cuda backend only");
   io::Input in(a.input);
   const std::string path =
       output_path(a.input, a.out, io::extension(io::picture_format(a.out.format, "-")));
