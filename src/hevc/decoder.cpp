@@ -483,8 +483,12 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
   if (s->width % (1 << s->log2_min_cb) || s->height % (1 << s->log2_min_cb))
     throw DecodeError("pic_width_in_luma_samples: not a multiple of MinCbSizeY");
   if (p->geometry_sps != s.get()) {
-    p->geometry = derive_geometry(*p, *s);
-    p->geometry_sps = s.get();
+    // Pictures still being parsed or reconstructed read the PPS they started with: a PPS that
+    // meets another SPS is copied, never changed in place.
+    auto fresh = std::make_shared<Pps>(*p);
+    fresh->geometry = derive_geometry(*fresh, *s);
+    fresh->geometry_sps = s.get();
+    pps[sh.pps_id] = std::move(fresh);
   }
   const bool no_rasl_output = is_idr(nal.type) || (nal.type >= kNalBlaWLp && nal.type <= 18) ||
                               (nal.type == kNalCraNut && (first_picture || after_eos));
