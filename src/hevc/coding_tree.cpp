@@ -229,10 +229,8 @@ bool SliceDecoder::decode_row(const NalUnit& nal, int row, WppRows& rows) {
     const bool end = parse_ctb(rs, rs, rs == 0);
     if (x == 1) rows.save_contexts(row, ctx_);
     rows.done(row, x + 1);
-    if (end) {
-      if (rs == n_ctbs - 1) return true;
-      return false;  // the segment ends here; the CTBs after it are in no slice
-    }
+    // The segment may end before the picture does: the CTBs after it are in no slice.
+    if (end) return rs == n_ctbs - 1;
     if (rs == n_ctbs - 1) fail("end_of_slice_segment_flag", "0 after the last CTB of the picture");
     if (x == w - 1) end_substream(static_cast<std::size_t>(row));
   }

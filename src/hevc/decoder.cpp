@@ -93,7 +93,7 @@ struct PictureJob {
   RecordWork work;
   RecordPlan plan;
   /// SIGPU_TRACE: seconds since the engine started when it was handed on, its parse began and
-  /// ended, its GPU work was queued and done, it was finished, and its lane took it.
+  /// ended, its lane took it and had queued its GPU work, the work was done, it was finished.
   double t[7] = {};
 };
 
@@ -668,24 +668,24 @@ void Engine::record_task(PictureJob& job) {
     std::unique_lock lock(mutex);
     finished.wait(lock, [&job] { return job.parsed; });
   }
-  job.t[6] = clock.seconds();
+  job.t[3] = clock.seconds();
   std::function<void()> wait;
   guarded(job, [&] {
     if (!job.work.pic) return;  // nothing to reconstruct: see picture_task
     wait = record_pipeline->run(job.work, job.plan);
     if (job.work.filter) job.filtered = true;
   });
-  job.t[3] = clock.seconds();
+  job.t[4] = clock.seconds();
   gpu_lanes[1]->push([this, &job, wait = std::move(wait)] {
     if (wait) guarded(job, wait);
-    job.t[4] = clock.seconds();
+    job.t[5] = clock.seconds();
     if (!job.ok) {
       mark_done(job);
       return;
     }
     workers->push_front([this, &job] {
       guarded(job, [&] { finish_frame(job); });
-      job.t[5] = clock.seconds();
+      job.t[6] = clock.seconds();
       mark_done(job);
     });
   });
@@ -737,8 +737,7 @@ void Engine::drain(std::size_t limit) {
 }
 
 // On the caller's thread: waits until every picture in flight that a slice of `job` refers to is
-// done (a reference not in flight is finished, or stands in for a missing one); with a record
-// pipeline, until each is parsed: the parse reads its motion, the pipeline its samples later.
+// done (a reference not in flight is finished, or stands in for a missing one).
 void Engine::wait_for_references(const PictureJob& job) {
   std::vector<const PictureJob*> refs;
   for (const auto& f : flight)
@@ -754,7 +753,7 @@ void Engine::wait_for_references(const PictureJob& job) {
     }
   std::unique_lock lock(mutex);
   finished.wait(lock, [&refs] {
-    return std::all_of(refs.begin(), refs.end(), [](const PictureJob* r) { return r->parsed; });
+    return std::all_of(refs.begin(), refs.end(), [](const PictureJob* r) { return r->done; });
   });
 }
 
@@ -892,7 +891,7 @@ void Engine::emit(PictureJob& job) {
                  "sigpu hevc picture %zu (POC %d): handed on %.1f ms, parse %.1f-%.1f, lane "
                  "%.1f-%.1f, GPU done %.1f, finished %.1f, emitted %.1f\n",
                  job.pic->decode_index, job.pic->poc, job.t[0] * 1e3, job.t[1] * 1e3,
-                 job.t[2] * 1e3, job.t[6] * 1e3, job.t[3] * 1e3, job.t[4] * 1e3, job.t[5] * 1e3,
+                 job.t[2] * 1e3, job.t[3] * 1e3, job.t[4] * 1e3, job.t[5] * 1e3, job.t[6] * 1e3,
                  clock.seconds() * 1e3);
   problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
   problems.insert(problems.end(), job.problems.begin(), job.problems.end());
