@@ -1,5 +1,6 @@
 """sigpu.flac.ClipLoader: batches of clips from a FLAC corpus for training (see flac.py)."""
 
+import collections
 import os
 import pathlib
 import queue
@@ -49,7 +50,8 @@ class ClipLoader:
 
     The next batch is decoded on a background thread while the consumer holds this one (the
     decoder releases the GIL); a ``break`` or a dropped iterator stops the thread. Files are
-    memory-mapped for each batch, never read whole.
+    memory-mapped, never read whole; the loader keeps the mappings of the last ``mapped_files``
+    files it drew from (no descriptors stay open), so that batches do not map them again.
 
     With torch installed, the class is a ``torch.utils.data.IterableDataset``: under a
     ``DataLoader(loader, batch_size=None, num_workers=W)`` worker w takes batches w, w + W, ...
@@ -58,7 +60,7 @@ class ClipLoader:
     """
 
     def __init__(self, files, clip_seconds, batch_size, *, sample_rate=None, channels=None,
-                 device="cuda", devices=None, shuffle=True, seed=0):
+                 device="cuda", devices=None, shuffle=True, seed=0, mapped_files=4096):
         paths = find_flac(files)
         if not paths:
             raise _sigpu.UsageError("ClipLoader: no FLAC files")
@@ -73,6 +75,8 @@ class ClipLoader:
             self.devices = [device]
         self.batch_size, self.shuffle, self.seed, self.epoch = int(batch_size), shuffle, seed, 0
         self.sample_rate, self.channels = sample_rate, channels
+        self.mapped_files = int(mapped_files)
+        self._maps, self._maps_lock = collections.OrderedDict(), threading.Lock()
         self.downmix = channels == 1  # asked for, not taken from a mono first file
         self.files, lengths, self.skipped = [], [], {}
         for p in paths:
@@ -131,9 +135,26 @@ class ClipLoader:
         room = self.lengths[which] - self.clip_samples + 1
         return which, (rng.random(n) * room).astype(np.int64)
 
+    def _mapped(self, which):
+        """The files `which` (indices) as kept mappings, the least recently drawn let go beyond
+        `mapped_files` (a batch's own are kept while it decodes: it holds them)."""
+        with self._maps_lock:
+            out = []
+            for i in which:
+                i = int(i)
+                m = self._maps.get(i)
+                if m is None:
+                    m = self._maps[i] = _sigpu.MappedFile(self.files[i])
+                else:
+                    self._maps.move_to_end(i)
+                out.append(m)
+            while len(self._maps) > max(self.mapped_files, 0):
+                self._maps.popitem(last=False)
+            return out
+
     def decode(self, which, starts, device):
         """The batch of clips (file indices `which`, first samples `starts`) on `device`."""
-        return _sigpu.flac.decode_clips([self.files[i] for i in which], [int(s) for s in starts],
+        return _sigpu.flac.decode_clips(self._mapped(which), [int(s) for s in starts],
                                         length=self.clip_samples, device=device,
                                         dtype="float32", channels_first=True,
                                         mono=self.downmix)

@@ -3,6 +3,13 @@
 #include <sigpu/core.hpp>
 #include <sigpu/io.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <numeric>
 
@@ -220,8 +227,41 @@ std::shared_ptr<DLManagedTensor> take_gpu(py::handle src) {
 
 }  // namespace
 
+MappedFile::MappedFile(std::string path) : name(std::move(path)) {
+  const auto fail = [&](const char* what) {
+    throw InputError(std::string(what) + " '" + name + "': " + std::strerror(errno));
+  };
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = S_ISREG(st.st_mode) ? errno : EINVAL;
+    ::close(fd);
+    errno = err;
+    fail("cannot map (not a regular file)");
+  }
+  size = static_cast<std::size_t>(st.st_size);
+  void* p = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  if (p == MAP_FAILED) fail("cannot map");
+  const std::size_t n = size;
+  data = std::shared_ptr<const std::uint8_t>(static_cast<const std::uint8_t*>(p),
+                                             [n](const std::uint8_t* q) {
+                                               if (q) ::munmap(const_cast<std::uint8_t*>(q), n);
+                                             });
+}
+
 InputBytes input_bytes(py::handle src, bool device_ok) {
   InputBytes in;
+  if (py::isinstance<MappedFile>(src)) {
+    const auto& f = src.cast<const MappedFile&>();
+    in.name = f.name;
+    in.bytes = {f.data.get(), f.size};
+    in.keep = std::const_pointer_cast<std::uint8_t>(f.data);
+    return in;
+  }
   if (py::isinstance<py::str>(src) || py::hasattr(src, "__fspath__")) {
     in.name = py::module_::import("os").attr("fspath")(src).cast<std::string>();
     auto file = std::make_shared<io::Input>(in.name);
@@ -359,6 +399,20 @@ Array device_array(const void* src, std::size_t bytes, std::vector<std::int64_t>
 }
 
 void bind_array(py::module_& m) {
+  py::class_<MappedFile>(m, "MappedFile", R"doc(
+A file mapped read-only once and kept: every input that takes a path takes this in its place
+without opening or mapping the file again (sigpu.flac.ClipLoader holds one per file it draws
+from). The mapping ends when the object and every result read from it are gone.
+)doc")
+      .def(py::init([](const py::object& path) {
+             return MappedFile(py::module_::import("os").attr("fspath")(path).cast<std::string>());
+           }),
+           py::arg("path"))
+      .def_readonly("name", &MappedFile::name)
+      .def("__len__", [](const MappedFile& f) { return f.size; })
+      .def("__repr__",
+           [](const MappedFile& f) { return "<sigpu.MappedFile '" + f.name + "'>"; });
+
   py::class_<Array>(m, "Array", R"doc(
 A decoded result: an n-dimensional, C-contiguous array in host or GPU memory that sigpu owns.
 

@@ -75,6 +75,17 @@ struct InputBytes {
 };
 InputBytes input_bytes(py::handle src, bool device_ok);
 
+/// A regular file mapped read-only once and kept (sigpu._sigpu.MappedFile), taken by input_bytes
+/// like its path. A loader drawing clips from a corpus holds these, so that a batch neither opens
+/// nor maps its files again, nor faults in pages it touched before. Its descriptor is closed
+/// once mapped: a loader of many files holds mappings, not descriptors.
+struct MappedFile {
+  explicit MappedFile(std::string path);
+  std::string name;
+  std::shared_ptr<const std::uint8_t> data;  ///< unmaps when the last user lets go
+  std::size_t size = 0;
+};
+
 /// A typed, C-contiguous host view of an array input (NumPy array, DLPack array, buffer, or a
 /// sequence of numbers): GPU arrays are copied to the host, after the producer's stream.
 struct HostView {

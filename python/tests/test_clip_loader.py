@@ -165,6 +165,40 @@ def loader_threads():
     return [t for t in threading.enumerate() if t.name.startswith("sigpu-clips")]
 
 
+def open_descriptors():
+    return len(list(pathlib.Path("/proc/self/fd").iterdir()))
+
+
+def test_mapped_files_stand_for_paths(corpus, tmp_path):
+    folder, pcm = corpus
+    path = str(folder / "f1.flac")
+    m = sigpu.MappedFile(path)
+    assert m.name == path and len(m) == pathlib.Path(path).stat().st_size
+    np.testing.assert_array_equal(np.asarray(sigpu.flac.decode(m, device="cpu", dtype="int16")),
+                                  pcm[path])
+    clips = sigpu.flac.decode_clips([m, path], [5, 5], length=CLIP, device="cpu",
+                                    channels_first=True)
+    np.testing.assert_array_equal(np.asarray(clips)[0], np.asarray(clips)[1])
+    with pytest.raises(sigpu.InputError, match="nothing-here"):
+        sigpu.MappedFile(tmp_path / "nothing-here.flac")
+    with pytest.raises(sigpu.InputError, match="not a regular file"):
+        sigpu.MappedFile(tmp_path)
+    del m, clips  # the mapping outlives neither
+
+
+def test_loader_keeps_mappings_not_descriptors(corpus):
+    folder, _ = corpus
+    before = open_descriptors()
+    loader = sigpu.flac.ClipLoader(folder, 0.1, 8, device="cpu", seed=4, mapped_files=2)
+    few = list(loader)
+    assert 0 < len(loader._maps) <= 2 and open_descriptors() == before
+    every = sigpu.flac.ClipLoader(folder, 0.1, 8, device="cpu", seed=4)
+    for (b0, m0), (b1, m1) in zip(few, every):
+        assert m0["files"] == m1["files"]
+        np.testing.assert_array_equal(np.asarray(b0), np.asarray(b1))
+    assert len(every._maps) == len(every.files) and open_descriptors() == before
+
+
 def test_prefetch_stops_on_break_and_raises_errors(corpus, tmp_path):
     folder, _ = corpus
     loader = sigpu.flac.ClipLoader(folder, 0.1, 2, device="cpu")

@@ -31,6 +31,11 @@ DecodeOutput decode_serial(std::span<const std::uint8_t> file, const Stream& str
 /// Parallel frame search on the CPU: candidates in position order, successors linked.
 std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                          ThreadPool& pool);
+/// The same with successors linked by their numbers alone, no CRC-16: a pass over the bytes that
+/// only tests headers. A decoder of such links must check every frame's CRC-16 itself
+/// (ClipWindow::crc_checked).
+std::vector<Candidate> search_headers_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                          ThreadPool& pool);
 
 /// Decodes a frame on the host to check it (the FrameProbe of build_frame_index).
 FrameProbe host_probe(std::span<const std::uint8_t> file);

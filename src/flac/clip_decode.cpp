@@ -3,7 +3,11 @@
 // cuda the windows that their own index covers (nearly all of them) go to one engine, which
 // decodes them in shared launches and writes the batch on the device, and only the others
 // (damage, a window running to the file's end) take decode_ranges' general way through the
-// host, each written there by the same store_clip_sample and uploaded into its place.
+// host, each written there by the same store_clip_sample and uploaded into its place. The host
+// links the engine's windows by frame numbers alone (Links::numbered: a pass over their bytes
+// that reads headers, where checking each frame's CRC-16 doubled the host's time a batch); the
+// engine checks the CRC-16 as it decodes, and a window that fails is found again with verified
+// links before the general way.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -128,7 +132,8 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
     return r;
   }
   Stopwatch clock;
-  const RangePlan plan = plan_ranges(clips);
+  // Links by numbers alone: the engine checks every frame's CRC-16, the host only reads headers.
+  const RangePlan plan = plan_ranges(clips, Links::numbered);
   const double t_plan = clock.seconds();
   ClipsReport r;
   r.backend = Backend::cuda;
@@ -145,7 +150,7 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
     const Window& w = plan.windows[i];
     if (r.errors[i].empty() && !w.index.frames.empty() && clips[i].range.first >= w.first_sample)
       windows.push_back({clips[i].file.subspan(w.begin, w.end - w.begin), &w.index,
-                         clips[i].range.first - w.first_sample, i});
+                         clips[i].range.first - w.first_sample, i, false});
   }
   const std::vector<bool> ok = engine.decode_clips(windows, t, after);
   const double t_engine = clock.seconds();
@@ -161,16 +166,28 @@ ClipsReport clips_on_gpu(GpuEngine& engine, std::span<const FileRange> clips, vo
     if (r.errors[i].empty() && !done[i]) rest.push_back(i);
   std::vector<Decoded> general(clips.size());
   if (!rest.empty()) {
+    // Their windows are found again with links the CRC-16 verified (a chain of numbers may have
+    // taken a false header), and decoded the general way, which reports any damage.
+    std::vector<FileRange> again;
+    for (std::size_t i : rest) again.push_back(clips[i]);
+    const RangePlan verified = plan_ranges(again);
+    std::vector<std::size_t> found;
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+      if (verified.errors[k].empty())
+        found.push_back(k);
+      else
+        r.errors[rest[k]] = verified.errors[k];
+    }
     DecodeOptions ro = o;
     ro.format = SampleFormat::raw32;
     ro.layout = Layout::interleaved;
-    std::vector<BatchResult> got = decode_windows(clips, plan, rest, ro);
+    std::vector<BatchResult> got = decode_windows(again, verified, found, ro);
     engine.wait(after);  // when no window went through decode_clips, which waits for them
     ByteBuffer host(clip_bytes(t));
     ClipTarget on_host = t;
     on_host.data = host.data();
-    for (std::size_t k = 0; k < rest.size(); ++k) {
-      const std::size_t i = rest[k];
+    for (std::size_t k = 0; k < found.size(); ++k) {
+      const std::size_t i = rest[found[k]];
       if (!got[k].error.empty()) {
         r.errors[i] = std::move(got[k].error);
         continue;

@@ -41,6 +41,9 @@ struct ClipWindow {
   const FrameIndex* index = nullptr;
   std::uint64_t first = 0;  ///< the clip's first sample in the window's output
   std::uint64_t clip = 0;   ///< the clip's place in the batch
+  /// Whether the index's links were verified by CRC-16 (Links::verified); if not, the engine
+  /// checks every frame's CRC-16 as it decodes them.
+  bool crc_checked = true;
 };
 
 class GpuEngine {

@@ -35,8 +35,8 @@ class WindowFinder {
   }
 
   /// The window of r, its frames searched on `pool` (all cores for one range, one core each for
-  /// many ranges at once).
-  Window find(SampleRange r, ThreadPool& pool) const {
+  /// many ranges at once) and linked as `links` says.
+  Window find(SampleRange r, ThreadPool& pool, Links links = Links::verified) const {
     const std::uint64_t audio_begin = std::min<std::uint64_t>(stream_.audio_offset, file_.size());
     const std::uint64_t audio_end = file_.size();
     const std::uint64_t end_sample =
@@ -49,7 +49,9 @@ class WindowFinder {
     for (;;) {
       const std::span<const std::uint8_t> bytes = file_.subspan(lo, hi - lo);
       Stream local;  // the window alone: frames from its first byte, no STREAMINFO
-      const std::vector<Candidate> cands = search_frames_cpu(bytes, local, pool);
+      const std::vector<Candidate> cands = links == Links::verified
+                                               ? search_frames_cpu(bytes, local, pool)
+                                               : search_headers_cpu(bytes, local, pool);
       // The chain the links verify, from the first linked candidate.
       std::vector<const Candidate*> chain;
       for (const Candidate& c : cands)
@@ -262,7 +264,7 @@ Decoded decode_range(std::span<const std::uint8_t> file, SampleRange range,
   return finish_range(std::move(w), stream, win, range);
 }
 
-RangePlan plan_ranges(std::span<const FileRange> ranges) {
+RangePlan plan_ranges(std::span<const FileRange> ranges, Links links) {
   RangePlan plan;
   plan.stream_of.resize(ranges.size());
   plan.windows.resize(ranges.size());
@@ -304,7 +306,7 @@ RangePlan plan_ranges(std::span<const FileRange> ranges) {
       return;
     }
     try {
-      plan.windows[i] = finders[k]->find(ranges[i].range, pool);
+      plan.windows[i] = finders[k]->find(ranges[i].range, pool, links);
     } catch (const std::exception& ex) {
       plan.errors[i] = ex.what();
     }

@@ -24,6 +24,11 @@ struct Window {
   FrameIndex index;
 };
 
+/// How the frames of a window's index are known to follow each other: `verified` by the CRC-16
+/// of every frame (the frame search's rule), `numbered` by their numbers alone, found by a pass
+/// that reads only headers, for a decoder that checks every frame's CRC-16 itself.
+enum class Links { verified, numbered };
+
 /// Where the ranges of a call lie: each distinct file's metadata (parsed once), each range's
 /// window, or why a range has none.
 struct RangePlan {
@@ -34,7 +39,7 @@ struct RangePlan {
 };
 
 /// The windows of `ranges`: one range per core, or a single range's frame search on all cores.
-RangePlan plan_ranges(std::span<const FileRange> ranges);
+RangePlan plan_ranges(std::span<const FileRange> ranges, Links links = Links::verified);
 
 /// Ranges `which` of a plan (without errors) decoded the general way: their windows as files
 /// (decode_batch, one batch per stream shape), each range then cut out and reported with the

@@ -1,6 +1,9 @@
 // The all-core CPU backend: parallel frame search, then frames decoded in parallel rounds.
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/crc_combine.hpp"
 #include "flac/backends.hpp"
@@ -18,16 +21,38 @@ std::size_t search_chunk(std::size_t n, const ThreadPool& pool) {
   return std::clamp<std::size_t>(n / (2 * std::size_t{pool.size()}), std::size_t{1} << 16, kChunk);
 }
 
+/// The first p in [from, to) where d[p] and d[p + 1] are a sync code (is_sync), else `to`; d[p + 1]
+/// must be readable for p < to. Compressed audio holds an 0xFF every ~256 bytes and a sync code
+/// every ~32 KB: a byte search for 0xFF stops too often, sixteen positions tested at once do not.
+std::size_t next_sync(const std::uint8_t* d, std::size_t from, std::size_t to) {
+  std::size_t p = from;
+#if defined(__SSE2__)
+  const __m128i ff = _mm_set1_epi8(char(0xFF)), fe = _mm_set1_epi8(char(0xFE)),
+                f8 = _mm_set1_epi8(char(0xF8));
+  for (; p + 16 <= to; p += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + p + 1));
+    const int hits = _mm_movemask_epi8(
+        _mm_and_si128(_mm_cmpeq_epi8(a, ff), _mm_cmpeq_epi8(_mm_and_si128(b, fe), f8)));
+    if (hits) return p + static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(hits)));
+  }
+#endif
+  for (; p < to; ++p)
+    if (is_sync(d + p)) return p;
+  return to;
+}
+
 /// Candidates with the CRC-16 of all bytes before each (its prefix CRC), so that every
 /// successor test is O(log n) instead of a pass over the frame: hostile input with thousands of
-/// false headers would otherwise cost candidates x frame size.
+/// false headers would otherwise cost candidates x frame size. Without `crc` the prefixes stay
+/// empty (search_headers_cpu).
 struct Search {
   std::vector<Candidate> cands;
   std::vector<std::uint16_t> prefix;
 };
 
 Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, ThreadPool& pool,
-                       const Crc16Shift& shift) {
+                       const Crc16Shift& shift, bool crc) {
   const std::uint8_t* d = file.data();
   const std::size_t n = file.size();
   const std::size_t chunk = search_chunk(n - std::min(from, n), pool);
@@ -43,26 +68,27 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
       const std::size_t lo = from + k * chunk, hi = std::min(n, lo + chunk);
       Part& part = parts[k];
       std::size_t done = lo;
-      for (std::size_t p = lo; p < hi; ++p) {
-        const void* ff = std::memchr(d + p, 0xFF, hi - p);
-        if (!ff) break;
-        p = static_cast<const std::uint8_t*>(ff) - d;
+      // The sync test reads d[p + 1]: the last byte of the file is never a header.
+      const std::size_t last = std::min(hi, n - 1);
+      for (std::size_t p = lo; (p = next_sync(d, p, last)) < last; ++p) {
         Candidate c;
         if (!header_candidate(d, n, p, kCrcTables.crc8, c)) continue;
+        part.cands.push_back(c);
+        if (!crc) continue;
         part.crc = crc16_update_host(part.crc, d + done, p - done);
         done = p;
-        part.cands.push_back(c);
         part.local.push_back(part.crc);
       }
-      part.crc = crc16_update_host(part.crc, d + done, hi - done);
+      if (crc) part.crc = crc16_update_host(part.crc, d + done, hi - done);
     }
   });
   Search s;
   std::uint16_t at_chunk = 0;  // CRC of every byte from `from` to this chunk's start
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t lo = from + k * chunk;
+    s.cands.insert(s.cands.end(), parts[k].cands.begin(), parts[k].cands.end());
+    if (!crc) continue;
     for (std::size_t i = 0; i < parts[k].cands.size(); ++i) {
-      s.cands.push_back(parts[k].cands[i]);
       s.prefix.push_back(static_cast<std::uint16_t>(
           shift.shift(at_chunk, parts[k].cands[i].pos - lo) ^ parts[k].local[i]));
     }
@@ -72,17 +98,37 @@ Search find_candidates(std::span<const std::uint8_t> file, std::size_t from, Thr
   return s;
 }
 
-/// The same rule as find_successor (frame_search.hpp), with the span CRC from prefixes.
+/// The same rule as find_successor (frame_search.hpp), with the span CRC from prefixes; without
+/// prefixes, the number rule alone.
 std::int32_t successor_from_prefix(const Search& s, std::uint32_t i, std::uint64_t max_span,
                                    const Crc16Shift& shift) {
   const Candidate& a = s.cands[i];
   for (std::uint32_t j = i + 1; j < s.cands.size(); ++j) {
     const Candidate& b = s.cands[j];
     if (b.pos - a.pos > max_span) break;
-    if (continues(a, b) && shift.shift(s.prefix[i], b.pos - a.pos) == s.prefix[j])
+    if (continues(a, b) &&
+        (s.prefix.empty() || shift.shift(s.prefix[i], b.pos - a.pos) == s.prefix[j]))
       return static_cast<std::int32_t>(j);
   }
   return -1;
+}
+
+std::vector<Candidate> search(std::span<const std::uint8_t> file, const Stream& stream,
+                              ThreadPool& pool, bool crc) {
+  static const Crc16Shift shift;
+  Search s = find_candidates(file, std::min<std::size_t>(stream.audio_offset, file.size()), pool,
+                             shift, crc);
+  const unsigned bps = stream.has_streaminfo ? stream.info.bits_per_sample : 32;
+  const auto max_frame = stream.has_streaminfo ? stream.info.max_frame_size : 0;
+  pool.parallel_for(
+      s.cands.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i)
+          s.cands[i].next = successor_from_prefix(s, static_cast<std::uint32_t>(i),
+                                                  search_span(s.cands[i], bps, max_frame), shift);
+      },
+      256);
+  return std::move(s.cands);
 }
 
 class CpuExecutor : public FrameExecutor {
@@ -157,20 +203,12 @@ class CpuExecutor : public FrameExecutor {
 
 std::vector<Candidate> search_frames_cpu(std::span<const std::uint8_t> file, const Stream& stream,
                                          ThreadPool& pool) {
-  static const Crc16Shift shift;
-  Search s =
-      find_candidates(file, std::min<std::size_t>(stream.audio_offset, file.size()), pool, shift);
-  const unsigned bps = stream.has_streaminfo ? stream.info.bits_per_sample : 32;
-  const auto max_frame = stream.has_streaminfo ? stream.info.max_frame_size : 0;
-  pool.parallel_for(
-      s.cands.size(),
-      [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i)
-          s.cands[i].next = successor_from_prefix(s, static_cast<std::uint32_t>(i),
-                                                  search_span(s.cands[i], bps, max_frame), shift);
-      },
-      256);
-  return std::move(s.cands);
+  return search(file, stream, pool, true);
+}
+
+std::vector<Candidate> search_headers_cpu(std::span<const std::uint8_t> file, const Stream& stream,
+                                          ThreadPool& pool) {
+  return search(file, stream, pool, false);
 }
 
 FrameProbe host_probe(std::span<const std::uint8_t> file) {

@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "flac/backends.hpp"
@@ -196,7 +198,8 @@ TEST(FlacClips, RefuseBatchesThatDoNotFit) {
 
 // The host's plan, checked against a whole decode: each window starts at a frame (its first
 // sample is the whole decode's there), holds its range, and its index (when it has one) lists
-// frames end to end whose decode is the range's samples.
+// frames end to end whose decode is the range's samples. Links made by numbers alone give the
+// same windows and indexes as links the CRC-16 verified, on streams without damage.
 TEST(FlacClips, PlanFindsWindowsAndTheirIndexes) {
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
   const Sources& s = sources();
@@ -205,6 +208,20 @@ TEST(FlacClips, PlanFindsWindowsAndTheirIndexes) {
   const std::vector<FileRange> ranges = ranges_of(clips, length);
   const RangePlan plan = plan_ranges(ranges);
   ASSERT_EQ(plan.windows.size(), ranges.size());
+  const RangePlan numbered = plan_ranges(ranges, Links::numbered);
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    SCOPED_TRACE("numbered links, clip " + std::to_string(i));
+    ASSERT_TRUE(numbered.errors[i].empty()) << numbered.errors[i];
+    const Window &a = plan.windows[i], &b = numbered.windows[i];
+    EXPECT_EQ(std::tie(a.begin, a.end, a.first_sample), std::tie(b.begin, b.end, b.first_sample));
+    ASSERT_EQ(a.index.frames.size(), b.index.frames.size());
+    for (std::size_t k = 0; k < a.index.frames.size(); ++k) {
+      const FrameEntry &x = a.index.frames[k], &y = b.index.frames[k];
+      EXPECT_EQ(std::tie(x.pos, x.end, x.out_sample, x.block_size),
+                std::tie(y.pos, y.end, y.out_sample, y.block_size));
+    }
+    EXPECT_EQ(a.index.total_samples, b.index.total_samples);
+  }
   std::size_t indexed = 0;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     SCOPED_TRACE("clip " + std::to_string(i));
@@ -342,25 +359,36 @@ TEST(FlacClipsGpu, WritesWaitForTheEventsAfter) {
 }
 
 // A clip whose window holds a damaged frame takes the general way (its damage reported as the
-// CPU reports it); the batch's other clips still come from their indexes.
+// CPU reports it); the batch's other clips still come from their indexes. Two kinds of damage: a
+// byte in the middle of the file, and a frame's CRC-16 alone (the frame still parses as its
+// header says, so only the engine's check of the CRC, owed to the host's links by numbers,
+// finds it).
 TEST(FlacClipsGpu, DamagedWindowFallsBack) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!test::libflac_available()) GTEST_SKIP() << "no libFLAC";
-  Source damaged = sources().stereo16;
-  damaged.file[damaged.file.size() / 2] ^= 0x5a;
-  const Decoded whole = decode(damaged.file, {.backend = Backend::cpu});
-  ASSERT_FALSE(whole.report.damage.empty());
-  const std::uint64_t length = 44100;
-  const std::uint64_t hit = whole.report.damage[0].first_sample;
-  const std::vector<Clip> clips = {
-      {&damaged, hit - length / 2}, {&damaged, 1000}, {&sources().stereo24, 5000}};
-  const std::vector<FileRange> ranges = ranges_of(clips, length);
-  ClipsReport cpu;
-  clips_on_host(ranges, 2, false, {.backend = Backend::cpu_parallel, .format = SampleFormat::f32},
-                &cpu);
-  ASSERT_FALSE(cpu.damage.empty());
-  expect_gpu_equals_cpu(ranges, 2, false, Layout::planar);
-  expect_gpu_equals_cpu(ranges, 2, false, Layout::interleaved);
+  const Source& clean = sources().stereo16;
+  const RangePlan frames = plan_ranges(std::vector<FileRange>{{clean.file, {0, 200000}}});
+  ASSERT_GT(frames.windows[0].index.frames.size(), 20u);
+  const std::size_t crc_byte = frames.windows[0].begin + frames.windows[0].index.frames[20].end - 1;
+  for (const std::size_t at : {clean.file.size() / 2, crc_byte}) {
+    SCOPED_TRACE("damage at byte " + std::to_string(at));
+    Source damaged = clean;
+    damaged.file[at] ^= 0x5a;
+    const Decoded whole = decode(damaged.file, {.backend = Backend::cpu});
+    ASSERT_FALSE(whole.report.damage.empty());
+    const std::uint64_t length = 44100;
+    const std::uint64_t hit = whole.report.damage[0].first_sample;
+    const std::vector<Clip> clips = {{&damaged, hit > length / 2 ? hit - length / 2 : 0},
+                                     {&damaged, hit + 3 * length},
+                                     {&sources().stereo24, 5000}};
+    const std::vector<FileRange> ranges = ranges_of(clips, length);
+    ClipsReport cpu;
+    clips_on_host(ranges, 2, false, {.backend = Backend::cpu_parallel, .format = SampleFormat::f32},
+                  &cpu);
+    ASSERT_FALSE(cpu.damage.empty());
+    expect_gpu_equals_cpu(ranges, 2, false, Layout::planar);
+    expect_gpu_equals_cpu(ranges, 2, false, Layout::interleaved);
+  }
 }
 
 // The engine alone: a window whose bytes no longer match its index fails (its clip left as it
@@ -382,20 +410,32 @@ TEST(FlacClipsGpu, EngineRefusesAWindowItsIndexDoesNotFit) {
         std::span<const std::uint8_t>(i == 1 ? broken : s.file).subspan(w.begin, w.end - w.begin);
     windows.push_back({bytes, &w.index, clips[i].first - w.first_sample, i});
   }
-  // Its second frame's sync code gone: the bytes no longer parse as the index says. (A change
-  // that keeps the frame's shape goes unseen here: the host's search checked each indexed
-  // frame's CRC-16 over these bytes, and the engine trusts it.)
+  // Its second frame's sync code gone: the bytes no longer parse as the index says.
   const FrameEntry& f = plan.windows[1].index.frames[1];
   broken[plan.windows[1].begin + f.pos] = 0x00;
-  DeviceBatch batch(clips.size() * length * 2);
-  const ClipTarget t{batch.p, SampleFormat::f32, Layout::planar, 2, length, false};
-  const std::vector<bool> ok = GpuEngine::create(0)->decode_clips(windows, t, {});
-  EXPECT_EQ(ok, (std::vector<bool>{true, false, true}));
-  const std::vector<float> got = batch.read();
+  // Window 2's third frame keeps its shape, but not its CRC-16: seen only where the engine checks
+  // the CRC (links by numbers); with verified links it trusts the host's check.
+  std::vector<std::uint8_t> crc_broken = s.file;
+  crc_broken[plan.windows[2].begin + plan.windows[2].index.frames[2].end - 1] ^= 0x01;
+  windows[2].bytes =
+      std::span<const std::uint8_t>(crc_broken)
+          .subspan(plan.windows[2].begin, plan.windows[2].end - plan.windows[2].begin);
+  const std::unique_ptr<GpuEngine> engine = GpuEngine::create(0);
   const std::vector<float> want = expected(clips, length, true, false);
-  for (std::size_t i : {0, 2})
-    EXPECT_TRUE(twin::equal(std::span(want).subspan(i * length * 2, length * 2),
-                            std::span(got).subspan(i * length * 2, length * 2)));
+  for (const bool crc_checked : {true, false}) {
+    SCOPED_TRACE(crc_checked ? "verified links" : "links by numbers");
+    for (ClipWindow& w : windows) w.crc_checked = crc_checked;
+    DeviceBatch batch(clips.size() * length * 2);
+    const ClipTarget t{batch.p, SampleFormat::f32, Layout::planar, 2, length, false};
+    const std::vector<bool> ok = engine->decode_clips(windows, t, {});
+    EXPECT_EQ(ok, (std::vector<bool>{true, false, crc_checked}));
+    const std::vector<float> got = batch.read();
+    for (std::size_t i : {0, 2}) {
+      if (i == 2 && !crc_checked) continue;
+      EXPECT_TRUE(twin::equal(std::span(want).subspan(i * length * 2, length * 2),
+                              std::span(got).subspan(i * length * 2, length * 2)));
+    }
+  }
 }
 #endif
 

@@ -1,7 +1,8 @@
-// CudaEngine::decode_clips: the windows of a clip batch, each with the index the host verified,
-// laid side by side in one device buffer (through pinned staging), their frames decoded in one
-// set of launches into raw samples, and ClipStoreKernel writing every clip's samples into the
-// batch in its format and layout. No PCM passes through the host.
+// CudaEngine::decode_clips: the windows of a clip batch, each with the index the host found (its
+// frames' CRC-16 checked here where the host linked them by numbers alone), laid side by side in
+// one device buffer (through pinned staging), their frames decoded in one set of launches into raw
+// samples, and ClipStoreKernel writing every clip's samples into the batch in its format and
+// layout. No PCM passes through the host.
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -85,8 +86,11 @@ std::vector<bool> CudaEngine::decode_clips(std::span<const ClipWindow> windows,
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, s()));
     const PcmTarget raw{
         slot.output.get(), SampleFormat::raw32, Layout::interleaved, channels, bps, samples};
-    const FrameResults results = slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps,
-                                             channels, samples, raw, slot.file_spans.get());
+    const bool check_crc = std::any_of(pack.begin(), pack.end(),
+                                       [&](std::size_t k) { return !windows[k].crc_checked; });
+    const FrameResults results =
+        slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples, raw,
+                    slot.file_spans.get(), check_crc ? crc_words.get() : nullptr);
     // A window is good when none of its frames failed (each was decoded with the end its index
     // gives; the last one's end is checked here).
     std::vector<bool> good(pack.size(), true);

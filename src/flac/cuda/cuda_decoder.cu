@@ -163,7 +163,8 @@ const char* parse_name(DecodePath p) {
 }  // namespace
 
 void DecodeSlot::enqueue(bool narrow) {
-  const auto [tables, d, size, n, bps, channels, total_samples, target, d_files, skip] = launched_;
+  const auto [tables, d, size, n, bps, channels, total_samples, target, d_files, skip, check_crc] =
+      launched_;
   if (n == 0) return;
   results.reserve(n);
   host_results.reserve(n);
@@ -242,6 +243,11 @@ void DecodeSlot::enqueue(bool narrow) {
                                        2 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s()));
   }
   mark(3);
+  if (check_crc) {
+    CheckFrameCrcKernel<<<frame_blocks(n), kLinkBlock, 0, s()>>>(d, check_crc, frames.get(), n,
+                                                                 d_files, results.get());
+    SIGPU_CUDA_CHECK_LAUNCH();
+  }
   failures.reserve(1);
   failures_host.reserve(1);
   SIGPU_CUDA_CHECK(cudaMemsetAsync(failures.get(), 0, sizeof(std::uint32_t), s()));

@@ -97,11 +97,14 @@ struct DecodeSlot {
   /// packed buffer, or null) into `target`, with the fast kernels or their plain twin, and the
   /// copy of their results to the host; returns at once. total_samples sizes the scratch. With
   /// `skip`, nothing is decoded if *skip is nonzero when the kernels run (every frame's result
-  /// ok, nothing stored).
+  /// ok, nothing stored). With `check_crc`, every frame's CRC-16 is checked over its span (an
+  /// index whose links only numbers made, Links::numbered): a frame that fails it is damaged.
   void launch(const CrcTables* tables, const std::uint8_t* d, std::size_t size, std::uint32_t n,
               unsigned bps, unsigned channels, std::uint64_t total_samples, const PcmTarget& target,
-              const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr) {
-    launched_ = {tables, d, size, n, bps, channels, total_samples, target, d_files, skip};
+              const cuda::FileSpanDevice* d_files, const std::uint32_t* skip = nullptr,
+              const Crc16Words* check_crc = nullptr) {
+    launched_ = {tables,        d,      size,    n,    bps,      channels,
+                 total_samples, target, d_files, skip, check_crc};
     enqueue(true);
   }
   /// Waits for the work launch() queued; the results of its frames (every frame's error added
@@ -111,8 +114,9 @@ struct DecodeSlot {
   /// launch() then collect().
   FrameResults decode(const CrcTables* tables, const std::uint8_t* d, std::size_t size,
                       std::uint32_t n, unsigned bps, unsigned channels, std::uint64_t total_samples,
-                      const PcmTarget& target, const cuda::FileSpanDevice* d_files) {
-    launch(tables, d, size, n, bps, channels, total_samples, target, d_files);
+                      const PcmTarget& target, const cuda::FileSpanDevice* d_files,
+                      const Crc16Words* check_crc = nullptr) {
+    launch(tables, d, size, n, bps, channels, total_samples, target, d_files, nullptr, check_crc);
     return collect();
   }
   /// Device memory the slot holds.
@@ -130,6 +134,7 @@ struct DecodeSlot {
     PcmTarget target{};
     const cuda::FileSpanDevice* d_files = nullptr;
     const std::uint32_t* skip = nullptr;
+    const Crc16Words* check_crc = nullptr;
   };
   /// Queues launched_'s decode, into narrow scratch where parse_narrow allows and `narrow`.
   void enqueue(bool narrow);

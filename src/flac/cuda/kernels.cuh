@@ -132,6 +132,27 @@ __global__ void __launch_bounds__(kLinkBlock)
   }
 }
 
+/// Marks frame_crc on every decoded frame whose CRC-16 over [pos, end) fails, a warp per frame
+/// (warp_crc16): the check a decode of an index linked by numbers alone owes (Links::numbered).
+/// The decode kernels already required each frame to end exactly at `end`.
+__global__ void __launch_bounds__(kLinkBlock)
+    CheckFrameCrcKernel(const std::uint8_t* d, const Crc16Words* words, const FrameEntry* frames,
+                        std::uint32_t count, const FileSpanDevice* d_files,
+                        FrameResultDevice* results) {
+  __shared__ Crc16Words t;
+  for (unsigned k = threadIdx.x; k < sizeof(Crc16Words) / 4; k += blockDim.x)
+    reinterpret_cast<std::uint32_t*>(&t)[k] = reinterpret_cast<const std::uint32_t*>(words)[k];
+  __syncthreads();
+  const unsigned warps = blockDim.x / 32;
+  for (std::uint32_t k = blockIdx.x * warps + threadIdx.x / 32; k < count; k += gridDim.x * warps) {
+    if (results[k].error != static_cast<std::uint8_t>(FrameError::ok)) continue;
+    const FrameEntry f = frames[k];
+    const std::uint8_t* file = d_files ? d + d_files[k].offset : d;
+    if (warp_crc16(file, f.pos, f.end, t) != 0 && threadIdx.x % 32 == 0)
+      results[k].error = static_cast<std::uint8_t>(FrameError::frame_crc);
+  }
+}
+
 /// The CRC-16 table in shared memory (threads index it divergently); ends in a barrier.
 __device__ inline void load_crc16_table(std::uint16_t* s, const CrcTables* g) {
   for (unsigned i = threadIdx.x; i < 256; i += blockDim.x) s[i] = g->crc16[i];
