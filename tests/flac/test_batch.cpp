@@ -1,7 +1,8 @@
 // decode_batch: every file's result equals what decode() gives for it alone (bytes, damage,
 // MD5), in order, with bad files reported one by one and the rest decoded. On the GPU the
 // files of one channel count and bit depth share launches; mixed shapes, planar output (not
-// packed), damage inside frames and a poisoned output buffer check the packing.
+// packed), damage inside frames (one frame's CRC-16 alone included) and a poisoned output buffer
+// check the packing.
 #include <gtest/gtest.h>
 
 #include <sigpu/flac.hpp>
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.hpp"
+#include "flac/backends.hpp"
 #include "support/libflac_oracle.hpp"
 #include "support/signals.hpp"
 #include "support/twin.hpp"
@@ -55,6 +58,17 @@ Corpus make_corpus(unsigned clips) {
   auto damaged = c.files[1];
   for (std::size_t p = damaged.size() / 2; p < damaged.size() / 2 + 40; ++p) damaged[p] ^= 0x5A;
   add(damaged);
+  // A frame whose CRC-16 alone is wrong: it still parses as its header says, so only a check of
+  // the CRC finds it (the GPU batch links frames by numbers and checks the CRC as it decodes).
+  auto crc_only = c.files[2];
+  ThreadPool one(1);
+  const std::vector<Candidate> cands = search_frames_cpu(crc_only, parse_stream(crc_only), one);
+  for (const Candidate& x : cands)
+    if (x.next >= 0 && x.pos > crc_only.size() / 3) {
+      crc_only[cands[std::size_t(x.next)].pos - 1] ^= 0x01;
+      break;
+    }
+  add(crc_only);
   add(std::vector<std::uint8_t>(5000, 0x42), true);
   add({}, true);
   return c;

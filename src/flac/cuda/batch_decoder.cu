@@ -38,7 +38,10 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   const std::size_t n = files.size();
   std::vector<EngineFile> out(n);
   std::vector<PlannedFile> plan(n);
-  // The host's part, one file per core: parse, search (each file alone), index.
+  // The host's part, one file per core: parse, search (each file alone), index. The search links
+  // frames by their numbers alone (its pass reads headers, not every byte's CRC); the decode
+  // checks every frame's CRC-16, and a file with any frame that fails is decoded again alone,
+  // by the single-file path and its verified links.
   auto plan_files = [&](std::size_t first, std::size_t end) {
     pool.parallel_for(
         end - first,
@@ -48,7 +51,7 @@ std::vector<EngineFile> CudaEngine::decode_batch(
             try {
               PlannedFile& p = plan[i];
               p.stream = parse_stream(files[i]);
-              std::vector<Candidate> cands = search_frames_cpu(files[i], p.stream, alone);
+              std::vector<Candidate> cands = search_headers_cpu(files[i], p.stream, alone);
               p.index = build_frame_index(cands, p.stream, o.params, files[i].size(),
                                           host_probe(files[i]));
               output_bytes(p.index, o.format, o.max_output_bytes);  // throws over the limit
@@ -148,8 +151,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, slot.s()));
     const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
                            channels,          bps,      samples};
-    const FrameResults results = slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps,
-                                             channels, samples, target, slot.file_spans.get());
+    const FrameResults results =
+        slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples, target,
+                    slot.file_spans.get(), crc_words.get());
     t_decode += stage.seconds();
     stage.restart();
 
@@ -169,11 +173,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                                 [](const FrameFailure&x, std::uint32_t k) { return x.frame < k; });
            it != results.failed.end() && it->frame < hi; ++it)
         own.failed.push_back({it->frame - lo, it->error});
-      bool relink = false;
       DecodeOutput& r = decoded[j];
-      r.damage = collect_damage(index, own, &relink);
       out_pieces[j].size = index.total_samples * channels * value_bytes;
-      if (relink) {  // a false link: the single-file path corrects the chain and decodes again
+      if (!own.failed.empty()) {  // damage, or a link the numbers made falsely: decoded alone
         plan[pack[j]].packed = false;
         alone.push_back(pack[j]);
         continue;
