@@ -13,10 +13,11 @@
 // process, repeated to N files. Every row is int16 output without MD5 (the serial MD5 is a host
 // cost no device count changes), the median of R runs after a warm-up, and is printed with its
 // ratio to one GPU and its bounds measured in the same run: each device's PCIe link (pinned H2D and
-// D2H; the devices' links in parallel) and, for pageable memory, the host's copy rate over all
-// cores (staging copies every byte once on the host); for fresh buffers, the time all cores take to
-// write that much PCM into new buffers of a clip's size (page faults included), which no device
-// count changes.
+// D2H; the devices' links in parallel), what the devices used move together from and to pinned
+// memory (up, down, and both at once, all devices started together: they share the host's memory
+// and root ports) and, for pageable memory, the host's copy rate over all cores (staging copies
+// every byte once on the host); for fresh buffers, the time all cores take to write that much PCM
+// into new buffers of a clip's size (page faults included), which no device count changes.
 #include <sigpu/core.hpp>
 #include <sigpu/flac.hpp>
 
@@ -308,14 +309,29 @@ int main(int argc, char** argv) {
                 fresh_s, clips_pcm_bytes / fresh_s / 1e9);
   for (std::size_t i = 0; i < links.size(); ++i)
     std::printf("device %zu: %s\n", i, links[i].summary().c_str());
-  std::printf("libFLAC, one thread: the file in %.3f s\n\n", libflac_s);
-
   std::vector<std::size_t> counts;
   for (std::size_t n = 1; n < devices.size(); n *= 2) counts.push_back(n);
   counts.push_back(devices.size());
+  std::vector<sigpu::bench::Together> together;  // per entry of counts
+  for (std::size_t n : counts) {
+    std::vector<int> first;
+    for (std::size_t d = 0; d < n; ++d) first.push_back(devices[d].index);
+    const auto t = sigpu::bench::probe_together(first);
+    if (!t) {
+      std::fprintf(stderr, "cannot measure what %zu devices move together\n", n);
+      return 2;
+    }
+    together.push_back(*t);
+    std::printf(
+        "%zu device%s together, pinned: up %.1f GB/s, down %.1f GB/s, up and down at once "
+        "%.1f GB/s\n",
+        n, n == 1 ? "" : "s", together.back().h2d, together.back().d2h, together.back().both);
+  }
+  std::printf("libFLAC, one thread: the file in %.3f s\n\n", libflac_s);
 
-  std::printf("%-6s %-9s %4s %10s %10s %8s %10s %10s %8s %s\n", "what", "memory", "GPUs",
-              "median s", "min s", "vs 1 GPU", "PCIe s", "host s", "of bound", "check");
+  std::printf("%-6s %-9s %4s %10s %10s %8s %10s %10s %10s %8s %s\n", "what", "memory", "GPUs",
+              "median s", "min s", "vs 1 GPU", "PCIe s", "together s", "host s", "of bound",
+              "check");
   bool all_exact = true;
   for (bool pinned : {false, true}) {
     // The long file into the caller's buffer.
@@ -339,7 +355,8 @@ int main(int argc, char** argv) {
       const bool batch = what > 0, into = what == 1;
       if (batch && !clips) continue;  // --clips 0: the file only
       double one = 0;
-      for (std::size_t n : counts) {
+      for (std::size_t c = 0; c < counts.size(); ++c) {
+        const std::size_t n = counts[c];
         flac::DecodeOptions o;
         o.backend = sigpu::Backend::cuda;
         o.format = flac::SampleFormat::s16;
@@ -387,18 +404,23 @@ int main(int argc, char** argv) {
         for (std::size_t d = 0; d < n; ++d)
           pcie = std::max(pcie, in_bytes / n / (links[d].h2d_pinned * 1e9) +
                                     out_bytes / n / (links[d].d2h_pinned * 1e9));
+        // What the n devices move together: each direction alone, and both at once.
+        const sigpu::bench::Together& all = together[c];
+        const double dma = std::max({in_bytes / (all.h2d * 1e9), out_bytes / (all.d2h * 1e9),
+                                     (in_bytes + out_bytes) / (all.both * 1e9)});
         // Staging copies pageable bytes once on the host; fresh buffers take fresh_s to write.
         const double host = batch && !into ? (pinned ? 0 : in_bytes / (host_rate * 1e9)) + fresh_s
                             : pinned       ? 0
                                            : (in_bytes + out_bytes) / (host_rate * 1e9);
-        const double bound = std::max(pcie, host);
+        const double bound = std::max({pcie, dma, host});
         all_exact = all_exact && t.exact;
-        std::printf("%-6s %-9s %4zu %10.4f %10.4f %7.2fx %10.4f %10.4f %7.0f%% %s\n",
+        std::printf("%-6s %-9s %4zu %10.4f %10.4f %7.2fx %10.4f %10.4f %10.4f %7.0f%% %s\n",
                     into    ? "clips"
                     : batch ? "fresh"
                             : "file",
-                    pinned ? "pinned" : "pageable", n, t.median, t.min, one / t.median, pcie, host,
-                    100 * bound / t.median, t.exact ? "bit-exact" : ("MISMATCH " + error).c_str());
+                    pinned ? "pinned" : "pageable", n, t.median, t.min, one / t.median, pcie, dma,
+                    host, 100 * bound / t.median,
+                    t.exact ? "bit-exact" : ("MISMATCH " + error).c_str());
         std::fflush(stdout);
       }
     }
