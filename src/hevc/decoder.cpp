@@ -82,6 +82,8 @@ struct PictureJob {
   Where first;
   std::vector<Problem> problems;
   bool flush_before = false;  ///< an IRAP with NoRaslOutputFlag: output all earlier pictures first
+  /// May parse its WPP rows side by side (wpp_rows.hpp); see finish_picture.
+  bool rows_side_by_side = true;
   int max_reorder = 0;        ///< sps_max_num_reorder_pics of its SPS
   int max_latency = 0;        ///< SpsMaxLatencyPictures of its SPS, 0 for none
   bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
@@ -163,6 +165,7 @@ struct Engine {
   /// may all be taken by pictures waiting for the rows of the picture they predict from. Before
   /// the workers, which queue work for them.
   std::unique_ptr<WorkQueue> row_helpers;
+  bool previous_intra = false;  ///< the last picture handed to the workers was intra
   /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
   /// lanes queue work for the workers) before the jobs and filters they use go away.
   std::unique_ptr<WorkQueue> workers;
@@ -569,6 +572,12 @@ void Engine::finish_picture() {
   // A record pipeline's workers read references' motion only, row by row as they are parsed
   // (ParseProgress); otherwise reconstruction reads their samples.
   if (job->pic->inter && !record_pipeline) wait_for_references(*job);
+  // An intra picture after an intra picture (an all-intra run) parses on its worker alone: the
+  // pictures of the run, which read nothing of each other, already keep every core busy side by
+  // side, and rows on helper threads besides only add threads that wait for the rows above. An
+  // intra picture among inter ones, which every later picture waits for, takes the helpers.
+  job->rows_side_by_side = job->pic->inter || !previous_intra;
+  previous_intra = !job->pic->inter;
   PictureJob* j = job.get();
   j->t[0] = clock.seconds();
   flight.push_back(std::move(job));
@@ -780,8 +789,8 @@ void Engine::reconstruct(PictureJob& job) {
   PictureParseState state;
   // With a record pipeline the parse reconstructs intra pictures only (record_pipeline.hpp).
   state.reconstruct = !record_pipeline || !pic.inter;
-  const bool rows =
-      record_pipeline && job.slices.size() == 1 && wpp_rows_possible(pic, job.slices.front().sh);
+  const bool rows = record_pipeline && job.rows_side_by_side && job.slices.size() == 1 &&
+                    wpp_rows_possible(pic, job.slices.front().sh);
   for (const SliceJob& s : job.slices) {
     try {
       if (rows)
