@@ -84,9 +84,9 @@ struct PictureJob {
   bool flush_before = false;  ///< an IRAP with NoRaslOutputFlag: output all earlier pictures first
   /// May parse its WPP rows side by side (wpp_rows.hpp); see finish_picture.
   bool rows_side_by_side = true;
-  int max_reorder = 0;        ///< sps_max_num_reorder_pics of its SPS
-  int max_latency = 0;        ///< SpsMaxLatencyPictures of its SPS, 0 for none
-  bool ok = false;            ///< every CTB decoded (and filtered, once the filters ran)
+  int max_reorder = 0;  ///< sps_max_num_reorder_pics of its SPS
+  int max_latency = 0;  ///< SpsMaxLatencyPictures of its SPS, 0 for none
+  bool ok = false;      ///< every CTB decoded (and filtered, once the filters ran)
   bool filtered = false;
   bool parsed = false;  ///< the workers finished with it (guarded by Engine::mutex)
   bool done = false;    ///< every stage finished with it (guarded by Engine::mutex)
