@@ -23,7 +23,8 @@ class WriterThread {
   /// `depth`: items copied and not yet written at most (at least 1).
   WriterThread(std::size_t depth, std::function<void(const T&)> write)
       : slots_(depth), write_(std::move(write)), thread_([this] { run(); }) {}
-  /// Writes what was pushed (an error then goes unreported: another is on its way) and joins.
+  /// Writes what was pushed and joins. Reached without finish() only while the caller's own
+  /// exception is on its way, so an error in these writes goes unreported.
   ~WriterThread() { stop(); }
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
@@ -47,7 +48,7 @@ class WriterThread {
     ready_.notify_one();
   }
 
-  /// Waits until everything pushed is written and joins the thread.
+  /// Waits until everything pushed is written and joins the thread; rethrows the writer's error.
   void finish() {
     stop();
     if (error_) std::rethrow_exception(error_);
