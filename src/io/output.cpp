@@ -23,6 +23,17 @@ std::string in_quotes(const std::string& path) {
   return "'" + path + "'";
 }
 
+/// Throws OutputError naming `name` (a full disk, a closed pipe).
+void write_all(int fd, std::span<const std::uint8_t> bytes, const std::string& name) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw OutputError("cannot write " + in_quotes(name) + ": " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 std::string folder_of(const std::string& path) {
   const auto parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -96,13 +107,7 @@ Output::~Output() {
 }
 
 void Output::flush() {
-  std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw OutputError("cannot write " + in_quotes(name()) + ": " + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
+  write_all(fd_, buffer_, name());
   buffer_.clear();
 }
 
@@ -110,8 +115,7 @@ void Output::write(std::span<const std::uint8_t> bytes) {
   if (committed_) throw Error("write to " + in_quotes(name()) + " after it was finished");
   if (buffer_.size() + bytes.size() > kBufferBytes) flush();
   if (bytes.size() >= kBufferBytes) {
-    buffer_.assign(bytes.begin(), bytes.end());
-    flush();
+    write_all(fd_, bytes, name());  // a large block gains nothing from a copy in the buffer
     return;
   }
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());

@@ -6,6 +6,7 @@
 #include <sigpu/io.hpp>
 
 #include "io/png.hpp"
+#include "io/sample_bytes.hpp"
 
 namespace sigpu::io {
 namespace {
@@ -72,17 +73,17 @@ struct PictureWriter::Impl {
     const bool wide = p.bit_depth > 8;
     bytes.resize(samples_of(p) * (wide ? 2 : 1));
     std::uint8_t* o = bytes.data();
-    for (int c = 0; c < plane_count(p); ++c)
+    for (int c = 0; c < plane_count(p); ++c) {
+      const auto w = static_cast<std::size_t>(p.plane_width[c]);
       for (int y = 0; y < p.plane_height[c]; ++y) {
         const std::uint16_t* row = p.planes[c] + static_cast<std::size_t>(y) * p.stride[c];
         if (wide)
-          for (int x = 0; x < p.plane_width[c]; ++x) {
-            *o++ = static_cast<std::uint8_t>(row[x] & 0xFF);
-            *o++ = static_cast<std::uint8_t>(row[x] >> 8);
-          }
+          samples_le16(row, w, o);
         else
-          for (int x = 0; x < p.plane_width[c]; ++x) *o++ = static_cast<std::uint8_t>(row[x]);
+          narrow_samples(row, w, o);
+        o += wide ? 2 * w : w;
       }
+    }
     out.write(bytes);
   }
 
