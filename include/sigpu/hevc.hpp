@@ -96,7 +96,9 @@ class Decoder {
   /// units become Problems. Throws InputError, naming the byte offset, when a NAL unit (or the
   /// bytes before the first start code) grows beyond three bytes per luma sample of
   /// DecodeOptions::max_luma_samples plus 1 MiB without a start code; the pictures decoded
-  /// before it are output first, and the decoder is ready for a new stream.
+  /// before it are output first, and the decoder is ready for a new stream. What on_frame
+  /// throws leaves push() (or finish()) as it was thrown, not as a Problem of the stream; the
+  /// rest of that call's bytes are not decoded.
   void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
   /// Ends the stream: decodes what is pending, outputs the remaining pictures, and makes the
   /// decoder ready for a new stream (parameter sets are kept). When the stream output no

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -175,6 +176,8 @@ struct Engine {
   std::unique_ptr<WorkQueue> gpu_lanes[kGpuLanes];
 
   void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
+  /// Calls the caller's on_frame (sink); what it throws leaves as CallerThrew.
+  void deliver(const Frame& f);
   void finish(const std::function<void(const Frame&)>& on_frame);
   void end_stream();
   void new_stream();
@@ -267,6 +270,13 @@ void Decoder::decode(std::span<const std::uint8_t> stream,
 
 namespace {
 
+/// What the caller's on_frame threw, carried past the decoder's own handlers (which take a
+/// sigpu::Error for a problem of the stream and decode on) to push() or finish(), which throw
+/// it again as it was.
+struct CallerThrew {
+  std::exception_ptr error;
+};
+
 // Points Engine::sink at the caller's callback for one call.
 struct SinkScope {
   const std::function<void(const Frame&)>*& sink;
@@ -283,13 +293,25 @@ void Engine::push(std::span<const std::uint8_t> bytes,
                   const std::function<void(const Frame&)>& on_frame) {
   SinkScope scope(sink, on_frame);
   try {
-    assembler.push(bytes, [this](auto nal, std::size_t at) { on_nal(nal, at); });
-  } catch (const InputError&) {
-    // No start code for longer than any picture needs: what was decoded before goes out, and
-    // the decoder is ready for a new stream.
-    end_stream();
-    new_stream();
-    throw;
+    try {
+      assembler.push(bytes, [this](auto nal, std::size_t at) { on_nal(nal, at); });
+    } catch (const InputError&) {
+      // No start code for longer than any picture needs: what was decoded before goes out, and
+      // the decoder is ready for a new stream.
+      end_stream();
+      new_stream();
+      throw;
+    }
+  } catch (const CallerThrew& c) {
+    std::rethrow_exception(c.error);
+  }
+}
+
+void Engine::deliver(const Frame& f) {
+  try {
+    (*sink)(f);
+  } catch (...) {
+    throw CallerThrew{std::current_exception()};
   }
 }
 
@@ -321,9 +343,15 @@ void Engine::new_stream() {
 
 void Engine::finish(const std::function<void(const Frame&)>& on_frame) {
   SinkScope scope(sink, on_frame);
-  assembler.finish([this](auto nal, std::size_t at) { on_nal(nal, at); });
-  const std::size_t bytes = assembler.bytes(), nals = assembler.nal_units();
-  end_stream();
+  std::size_t bytes = 0, nals = 0;
+  try {
+    assembler.finish([this](auto nal, std::size_t at) { on_nal(nal, at); });
+    bytes = assembler.bytes();
+    nals = assembler.nal_units();
+    end_stream();
+  } catch (const CallerThrew& c) {
+    std::rethrow_exception(c.error);
+  }
   const std::size_t pictures = stream_pictures, frames = stream_frames;
   const std::string unsupported = std::move(first_unsupported);
   const std::string problem =
@@ -966,7 +994,7 @@ void Engine::output(Frame&& f, int max_reorder, int max_latency) {
     const auto it = std::min_element(waiting.begin(), waiting.end(),
                                      [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
     const auto k = it - waiting.begin();
-    (*sink)(*it);
+    deliver(*it);
     ++stream_frames;
     recycle(std::move(*it));
     waiting.erase(it);
@@ -983,7 +1011,7 @@ void Engine::flush() {
   std::sort(waiting.begin(), waiting.end(),
             [](const Frame& a, const Frame& b) { return a.poc < b.poc; });
   for (Frame& f : waiting) {
-    (*sink)(f);
+    deliver(f);
     ++stream_frames;
     recycle(std::move(f));
   }

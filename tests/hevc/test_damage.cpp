@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include <sigpu/hevc.hpp>
 
@@ -276,6 +278,58 @@ TEST(HevcDamage, HashCheckOffReportsUnchecked) {
     EXPECT_EQ(frames[0].hash, HashStatus::unchecked);
     EXPECT_EQ(frames[0].hash_kind, "CRC");
     for (int c = 0; c < 3; ++c) EXPECT_TRUE(frames[0].planes[c] == checked.frames[0].planes[c]);
+  }
+}
+
+// What the caller's on_frame throws is the caller's: it leaves push() or finish() as it was thrown
+// (a sigpu::Error too, e.g. a full disk), is not recorded as a problem of the stream, and no
+// later picture is delivered; on every backend. A callback that throws only on the last picture
+// (delivered by finish()) shows the same through finish().
+TEST(HevcDamage, ExceptionsFromTheCallbackAreTheCallers) {
+  const auto s = make("callback", "--no-deblock --no-sao --ctu 16", 6);
+  if (s.empty()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  for (Backend b : {Backend::cpu, Backend::cpu_parallel}) {
+    for (const bool sigpu_error : {false, true}) {
+      SCOPED_TRACE(std::string(b == Backend::cpu ? "cpu" : "cpu-parallel") +
+                   (sigpu_error ? ", OutputError" : ", runtime_error"));
+      Decoder dec({.backend = b, .unfiltered = !Decoder::filters_available()});
+      int delivered = 0;
+      const auto on_frame = [&](const Frame&) {
+        if (++delivered == 2) {
+          if (sigpu_error) throw OutputError("cannot write 'out.yuv': No space left on device");
+          throw std::runtime_error("the consumer failed");
+        }
+      };
+      std::string caught;
+      try {
+        for (std::size_t at = 0; at < s.size(); at += 500)
+          dec.push(std::span(s).subspan(at, std::min<std::size_t>(500, s.size() - at)), on_frame);
+        dec.finish(on_frame);
+      } catch (const OutputError& e) {
+        caught = std::string("OutputError: ") + e.what();
+      } catch (const Error& e) {
+        caught = std::string("another sigpu::Error: ") + e.what();
+      } catch (const std::runtime_error& e) {
+        caught = std::string("runtime_error: ") + e.what();
+      }
+      EXPECT_EQ(caught, sigpu_error ? "OutputError: cannot write 'out.yuv': No space left on device"
+                                    : "runtime_error: the consumer failed");
+      EXPECT_EQ(delivered, 2);
+      EXPECT_TRUE(dec.problems().empty()) << dec.problems().front().message;
+    }
+    // Thrown on the last picture, which finish() outputs.
+    Decoder dec({.backend = b, .unfiltered = !Decoder::filters_available()});
+    std::size_t total = 0;
+    dec.decode(s, [&](const Frame&) { ++total; });
+    ASSERT_EQ(total, 6u);
+    Decoder last({.backend = b, .unfiltered = !Decoder::filters_available()});
+    std::size_t seen = 0;
+    const auto on_frame = [&](const Frame&) {
+      if (++seen == total) throw std::runtime_error("the last one");
+    };
+    last.push(s, on_frame);
+    EXPECT_THROW(last.finish(on_frame), std::runtime_error);
+    EXPECT_TRUE(last.problems().empty());
   }
 }
 
