@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "writer_thread.hpp"
 
 namespace sigpu::cli {
 namespace {
@@ -149,6 +150,9 @@ int run_decode(const DecodeArgs& a) {
   const std::size_t batch = static_cast<std::size_t>(std::max(1, a.batch));
 
   std::optional<io::PictureWriter> writer;
+  // Frames are written on a thread of their own while the decoder goes on; a few in flight, as
+  // a 4K 4:4:4:4 frame holds 66 MB (the writer is made before the first frame is handed over).
+  WriterThread<Frame> frames(3, [&](const Frame& f) { writer->write(view_of(f)); });
   DecodeReport report;
   report.backend = resolve(o.backend);
   auto take = [&](Decoded& d) {
@@ -157,7 +161,7 @@ int run_decode(const DecodeArgs& a) {
       print_error(in.name() + ": " + dmg.message());
       report.damage.push_back(std::move(dmg));
     }
-    for (const Frame& f : d.frames) writer->write(view_of(f));
+    for (const Frame& f : d.frames) frames.push(f);
   };
   const auto start = std::chrono::steady_clock::now();
   if (in.seekable()) {
@@ -183,6 +187,7 @@ int run_decode(const DecodeArgs& a) {
       decode_frames(clip, 0, clip.frames.size(), o, gpu.get(), batch, take, progress);
     }
   }
+  frames.finish();
   if (!writer) throw InputError(in.name() + ": no ProRes frame found");
   writer->finish();
   if (!a.quiet) {
