@@ -410,8 +410,7 @@ from). The mapping ends when the object and every result read from it are gone.
            py::arg("path"))
       .def_readonly("name", &MappedFile::name)
       .def("__len__", [](const MappedFile& f) { return f.size; })
-      .def("__repr__",
-           [](const MappedFile& f) { return "<sigpu.MappedFile '" + f.name + "'>"; });
+      .def("__repr__", [](const MappedFile& f) { return "<sigpu.MappedFile '" + f.name + "'>"; });
 
   py::class_<Array>(m, "Array", R"doc(
 A decoded result: an n-dimensional, C-contiguous array in host or GPU memory that sigpu owns.
