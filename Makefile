@@ -29,7 +29,7 @@ BUILD_TYPE   ?= Release
 CMAKE_FLAGS  ?=
 FUZZ_SECONDS ?= 60
 PREFIX       ?= /usr/local
-SOURCE_DIRS  := src include tools tests bench fuzz
+SOURCE_DIRS  := src include tools tests bench fuzz python/src
 
 # A stock CUDA install leaves nvcc outside PATH; CMake finds the CUDA backend through it.
 ifeq ($(shell command -v nvcc),)
