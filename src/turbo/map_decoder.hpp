@@ -164,10 +164,16 @@ SIGPU_HD SIGPU_FORCEINLINE M max_star(M a, M b) {
   M m;
   if constexpr (std::is_same_v<M, float>)
     m = fmaxf(a, b);
+  else if constexpr (requires { M::max(a, b); })
+    m = M::max(a, b);
   else
     m = a > b ? a : b;
 #else
-  const M m = a > b ? a : b;
+  M m;
+  if constexpr (requires { M::max(a, b); })
+    m = M::max(a, b);  // a type holding several metrics (metric_pair.hpp)
+  else
+    m = a > b ? a : b;
 #endif
   if constexpr (kLogMap) {
     static_assert(std::is_same_v<M, float>, "log-MAP runs on float metrics");

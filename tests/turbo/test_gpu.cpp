@@ -4,6 +4,7 @@
 #include "support/turbo_frames.hpp"
 #include "support/twin.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -124,6 +125,54 @@ TEST(TurboGpu, SmallBatchKernelsMatchCpu) {
     EXPECT_EQ(gpu.kernel(), c.kernel) << at;
     EXPECT_TRUE(twin::equal(ref.bits, gpu.bits())) << "bits " << at;
     EXPECT_TRUE(twin::equal(ref.llr, gpu.llrs())) << "LLRs " << at;
+    twin::time_worst_case("turbo " + std::string(c.kernel) + " " + at, [&](void*) { gpu.run(o); });
+  }
+}
+
+// int8 LLRs where every sub-block is one window (K = 8 P): two sub-decoders per thread in the
+// 16-bit halves of a register (the pair kernel), with the CPU's bits and a-posteriori LLRs and,
+// with early termination, its iterations. Low Eb/N0: undecided bits and wide metrics. A batch
+// holding one block of another size runs on the block kernel, with the same results.
+TEST(TurboGpu, PairKernelMatchesCpu) {
+  if (!twin::have_device()) GTEST_SKIP() << "no CUDA device";
+  struct Case {
+    sigpu::test::TurboFrames f;
+    int P;
+    bool early_termination;
+    std::string_view kernel;
+  };
+  // More clusters than the device holds at once (40 blocks at P = 768, 160 at P = 512), so not
+  // the cluster kernel.
+  auto crc = make_turbo_transport_block(40 * 6120 - 24, 1.0, 21);  // 40 x 6144 with CRC24B
+  auto mixed = make_turbo_frames(std::vector<int>(40, 6144), 0.3, 22);
+  mixed.add(std::span<const std::uint8_t>(make_turbo_frames({4032}, 0.3, 23).info), 0.3, 23);
+  for (const Case& c :
+       {Case{make_turbo_frames(std::vector<int>(40, 6144), 0.3, 20), 768, false, "pair"},
+        Case{make_turbo_frames(std::vector<int>(160, 4096), 0.3, 24), 512, false, "pair"},
+        Case{std::move(crc), 768, true, "pair"}, Case{std::move(mixed), 768, false, "block"}}) {
+    std::vector<std::int8_t> q8(c.f.llr.size());
+    turbo::quantize(c.f.llr, 2, std::span<std::int8_t>(q8));
+    turbo::DecoderOptions o{.backend = Backend::cpu_parallel,
+                            .iterations = c.early_termination ? 12 : 3,
+                            .subdecoders = c.P,
+                            .early_termination = c.early_termination,
+                            .output_llrs = true,
+                            .int8_metrics = turbo::Int8Metrics::exact};
+    const auto ref = turbo::decode(c.f.K, std::span<const std::int8_t>(q8), o);
+    turbo::CudaDecoder gpu;
+    gpu.load(c.f.K, std::span<const std::int8_t>(q8));
+    o.backend = Backend::cuda;
+    gpu.run(o);
+    const std::string at =
+        twin::label("K", c.f.K[0], "x", c.f.K.size(), "P", c.P, "ET", c.early_termination);
+    EXPECT_EQ(gpu.kernel(), c.kernel) << at;
+    EXPECT_TRUE(twin::equal(ref.bits, gpu.bits())) << "bits " << at;
+    EXPECT_TRUE(twin::equal(ref.llr, gpu.llrs())) << "LLRs " << at;
+    EXPECT_TRUE(twin::equal(ref.iterations, gpu.iterations())) << "iterations " << at;
+    if (c.early_termination) {
+      EXPECT_LT(*std::min_element(ref.iterations.begin(), ref.iterations.end()), o.iterations)
+          << at << ": none stopped";
+    }
     twin::time_worst_case("turbo " + std::string(c.kernel) + " " + at, [&](void*) { gpu.run(o); });
   }
 }

@@ -111,16 +111,28 @@ struct SharedIo : IoCommon<Tr> {
 /// The XOR of the CRC weights of a code block's one decisions (packed; weight of bit n:
 /// crc_last[-n]), over the whole thread block (blockDim.x a multiple of 32). Each warp takes a
 /// word at a time, a bit per lane, so that the weights it loads are consecutive; folding them
-/// in as the decisions are made would load them at interleaved positions.
+/// in as the decisions are made would load them at interleaved positions. The loads of kBatch
+/// words go out together: the weights come from L2 (the block's shared memory leaves L1
+/// little room), and one round trip per word made the check cost most of an iteration.
 __device__ __forceinline__ std::uint32_t packed_crc(const std::uint32_t* packed, int K,
                                                     const std::uint32_t* __restrict__ crc_last,
                                                     std::uint32_t* part) {
-  const int lane = static_cast<int>(threadIdx.x & 31);
+  constexpr int kBatch = 8;
+  const int lane = static_cast<int>(threadIdx.x & 31), warps = static_cast<int>(blockDim.x >> 5);
+  const int words = (K + 31) / 32;
   std::uint32_t r = 0;
-  for (int q = static_cast<int>(threadIdx.x >> 5); q < (K + 31) / 32;
-       q += static_cast<int>(blockDim.x >> 5)) {
-    const int n = 32 * q + lane;
-    if (n < K && (packed[q] >> lane & 1u)) r ^= __ldg(crc_last - n);
+  for (int q0 = static_cast<int>(threadIdx.x >> 5); q0 < words; q0 += kBatch * warps) {
+    std::uint32_t w[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = q0 + b * warps, n = 32 * q + lane;
+      w[b] = q < words && n < K ? __ldg(crc_last - n) : 0u;
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = q0 + b * warps;
+      if (q < words && (packed[q] >> lane & 1u)) r ^= w[b];
+    }
   }
   return block_xor(r, part);
 }
@@ -156,6 +168,95 @@ __device__ __forceinline__ void point_io(Io& io, const M* sys, const M* par, M* 
   }
 }
 
+/// A code block's arrays in shared memory (BlockSmem's layout for K, P), set up by every thread
+/// of the thread block: the LLRs loaded, the extrinsics and boundary metrics zeroed (uniform
+/// metrics: the first iteration), the sub-block table and beta at K computed. Shared by the
+/// kernels that keep a code block on one thread block; ends with a __syncthreads.
+template <class Tr>
+struct BlockArrays {
+  using M = typename Tr::Metric;
+  static_assert(sizeof(M) == BlockSmem::kWord);
+  M* sys;
+  M* ext;
+  M* par;        ///< component c at c * array_words
+  M* beta_at_k;  ///< [component][state]: beta at K
+  M* bounds;
+  SubBlockEntry* sub;
+  std::uint32_t* part;  ///< the CRC's per-warp words
+  std::uint32_t* dec;   ///< the packed hard decisions
+  int array_words, slots;
+
+  /// Boundary metric s of slot 0..P (alpha or beta) of component c.
+  __device__ __forceinline__ M& bound(int c, int is_beta, int s, int slot) const {
+    return bounds[((c * 2 + is_beta) * 8 + s) * slots + slot];
+  }
+
+  __device__ static BlockArrays load(unsigned char* smem, const BlockDesc& d,
+                                     const typename Tr::Llr* g_llr) {
+    const int K = d.K, P = d.P, T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
+    BlockArrays a;
+    a.array_words = static_cast<int>(BlockSmem::array_bytes(K) / BlockSmem::kWord);
+    a.slots = P + 1;
+    a.sys = reinterpret_cast<M*>(smem);
+    a.ext = a.sys + a.array_words;
+    a.par = a.sys + 2 * a.array_words;
+    a.beta_at_k = a.sys + 4 * a.array_words;
+    a.bounds =
+        reinterpret_cast<M*>(smem + 4 * BlockSmem::array_bytes(K) + BlockSmem::kTailBetaBytes);
+    a.sub =
+        reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
+                                         BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
+    a.part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
+    a.dec = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::decisions_offset(K, P));
+    for (int n = t; n < K; n += T) {
+      const int at = padded(n);
+      a.sys[at] = static_cast<M>(g_llr[n]);
+      a.ext[at] = M(0);
+      a.par[at] = static_cast<M>(g_llr[K + 4 + n]);
+      a.par[a.array_words + at] = static_cast<M>(g_llr[2 * (K + 4) + n]);
+    }
+    for (int i = t; i < P; i += T) {
+      const SubBlock sb = make_sub_block(K, d.f1, d.f2, 1, P, i);
+      a.sub[i] = make_uint2(static_cast<unsigned>(sb.begin | sb.end << 16),
+                            static_cast<unsigned>(sb.pi0 | sb.g0 << 16));
+    }
+    if (t < 2) {  // beta at K of component t: the same in every iteration
+      M be[8];
+      tail_beta<Tr, Tr::kLogMap>(g_llr, K, t, be);
+#pragma unroll
+      for (int s = 0; s < 8; ++s) a.beta_at_k[t * 8 + s] = be[s];
+    }
+    for (int x = t; x < 4 * 8 * a.slots; x += T) a.bounds[x] = M(0);
+    __syncthreads();
+    return a;
+  }
+
+  /// Points io at component c's inputs for one half-iteration; where it decides (deciding),
+  /// zeroes the packed decisions first (the first barrier after this orders that before any
+  /// decision).
+  __device__ void point(SharedIo<Tr>& io, int c, float scale, int scale_q4, bool deciding,
+                        std::uint8_t* bits, float* llr_out, int K) const {
+    point_io(io, sys, par + c * array_words, ext, scale, scale_q4, deciding, bits, llr_out);
+    io.packed = dec;
+    if (deciding)
+      for (int x = static_cast<int>(threadIdx.x); x < (K + 31) / 32;
+           x += static_cast<int>(blockDim.x))
+        dec[x] = 0;
+  }
+
+  /// After a full iteration it: whether early termination stops the code block here (every
+  /// thread gets the same answer).
+  __device__ bool stops(const EarlyStop& stop, int it, int iterations, int K) const {
+    return stop.checks(it, iterations) && packed_crc(dec, K, stop.weights + (K - 1), part) == 0;
+  }
+
+  /// The block's final decisions to bits (the block's first) and where it stopped.
+  __device__ void finish(const EarlyStop& stop, int stopped_at, int K, std::uint8_t* bits) const {
+    unpack_decisions(dec, K, bits);
+    if (stop.weights && threadIdx.x == 0) stop.done_at[blockIdx.x] = stopped_at;
+  }
+};
+
 /// Strict mode, all iterations of one code block per thread block (blockDim.x threads, any
 /// number; BlockSmem::bytes(K, P) of dynamic shared memory for the largest K and P of the
 /// batch). scratch: 8 floats per bit for the alpha checkpoints (used where K / P > kWindow).
@@ -169,83 +270,41 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                       int scale_q4, typename Tr::Metric* scratch, std::uint8_t* bits,
                       float* llr_out, EarlyStop stop) {
   using M = typename Tr::Metric;
-  static_assert(sizeof(M) == BlockSmem::kWord);
   extern __shared__ __align__(16) unsigned char smem[];
   static_assert(kBlockThreads / 32 * 4 <= BlockSmem::kCrcBytes);
   const BlockDesc d = blocks[blockIdx.x];
   const int K = d.K, P = d.P, T = static_cast<int>(blockDim.x), t = static_cast<int>(threadIdx.x);
-  const typename Tr::Llr* g_llr = llr + d.llr_offset;
-  const std::size_t array_words = BlockSmem::array_bytes(K) / BlockSmem::kWord;
-  auto* s_sys = reinterpret_cast<M*>(smem);
-  M* s_ext = s_sys + array_words;
-  M* s_par = s_sys + 2 * array_words;        // component c at c * array_words
-  M* s_tail_beta = s_sys + 4 * array_words;  // [component][state]
-  auto* s_bound =
-      reinterpret_cast<M*>(smem + 4 * BlockSmem::array_bytes(K) + BlockSmem::kTailBetaBytes);
-  auto* s_sub =
-      reinterpret_cast<SubBlockEntry*>(smem + 4 * BlockSmem::array_bytes(K) +
-                                       BlockSmem::kTailBetaBytes + BlockSmem::bounds_bytes(P));
-  auto* part = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::crc_offset(K, P));
-  auto* s_dec = reinterpret_cast<std::uint32_t*>(smem + BlockSmem::decisions_offset(K, P));
-  const int slots = P + 1;
-  for (int n = t; n < K; n += T) {
-    const int at = padded(n);
-    s_sys[at] = static_cast<M>(g_llr[n]);
-    s_ext[at] = M(0);
-    s_par[at] = static_cast<M>(g_llr[K + 4 + n]);
-    s_par[array_words + at] = static_cast<M>(g_llr[2 * (K + 4) + n]);
-  }
-  for (int i = t; i < P; i += T) {
-    const SubBlock sb = make_sub_block(K, d.f1, d.f2, 1, P, i);
-    s_sub[i] = make_uint2(static_cast<unsigned>(sb.begin | sb.end << 16),
-                          static_cast<unsigned>(sb.pi0 | sb.g0 << 16));
-  }
-  if (t < 2) {  // beta at K of component t: the same in every iteration
-    M be[8];
-    tail_beta<Tr, Tr::kLogMap>(g_llr, K, t, be);
-#pragma unroll
-    for (int s = 0; s < 8; ++s) s_tail_beta[t * 8 + s] = be[s];
-  }
-  for (int x = t; x < 4 * 8 * slots; x += T) s_bound[x] = M(0);  // uniform: the first iteration
-  __syncthreads();
-  auto bound = [&](int c, int is_beta, int s, int slot) -> M& {
-    return s_bound[((c * 2 + is_beta) * 8 + s) * slots + slot];
-  };
+  const auto sh = BlockArrays<Tr>::load(smem, d, llr + d.llr_offset);
 
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
   int stopped_at = 0;
   for (int it = 0; it < iterations && !stopped_at; ++it) {
     for (int c = 0; c < 2; ++c) {
       SharedIo<Tr> io;
-      point_io(io, s_sys, s_par + c * array_words, s_ext, scale, scale_q4,
-               c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
-               llr_out ? llr_out + d.bit_offset : nullptr);
-      io.packed = s_dec;
-      // The first round's barrier orders the zeroing before any decision.
-      if (io.deciding)
-        for (int x = t; x < (K + 31) / 32; x += T) s_dec[x] = 0;
+      sh.point(io, c, scale, scale_q4, c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
+               llr_out ? llr_out + d.bit_offset : nullptr, K);
       for (int r0 = 0; r0 < P; r0 += T) {
         const int i = r0 + t;
         const bool active = i < P;
         M al[8], be[8];
         SubBlockEntry e{};
         if (active) {
-          e = s_sub[i];
+          e = sh.sub[i];
 #pragma unroll
           for (int s = 0; s < 8; ++s)
-            al[s] = i > 0 ? bound(c, 0, s, i) : (s == 0 ? M(0) : M(Tr::kNeg));
+            al[s] = i > 0 ? sh.bound(c, 0, s, i) : (s == 0 ? M(0) : M(Tr::kNeg));
           if (i == P - 1) {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) be[s] = s_tail_beta[c * 8 + s];
+            for (int s = 0; s < 8; ++s) be[s] = sh.beta_at_k[c * 8 + s];
           } else {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) be[s] = bound(c, 1, s, i + 1);
+            for (int s = 0; s < 8; ++s) be[s] = sh.bound(c, 1, s, i + 1);
           }
         }
         __syncthreads();  // every old metric this round starts from has been read
         if (r0 > 0 && t == T - 1) {
 #pragma unroll
-          for (int s = 0; s < 8; ++s) bound(c, 0, s, r0) = held[s];
+          for (int s = 0; s < 8; ++s) sh.bound(c, 0, s, r0) = held[s];
         }
         if (active) {
           RegisterAlpha<M, kWindow> alpha;
@@ -266,23 +325,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
               if (t == T - 1)
                 held[s] = a[s];
               else
-                bound(c, 0, s, i + 1) = a[s];
+                sh.bound(c, 0, s, i + 1) = a[s];
             }
           });
           if (i > 0) {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) bound(c, 1, s, i) = be[s];
+            for (int s = 0; s < 8; ++s) sh.bound(c, 1, s, i) = be[s];
           }
         }
       }
       __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
     }
-    // Every thread gets the same answer, so they leave the loop together.
-    if (stop.checks(it, iterations) && packed_crc(s_dec, K, stop.weights + (K - 1), part) == 0)
-      stopped_at = it + 1;
+    if (sh.stops(stop, it, iterations, K)) stopped_at = it + 1;
   }
-  unpack_decisions(s_dec, K, bits + d.bit_offset);
-  if (stop.weights && t == 0) stop.done_at[blockIdx.x] = stopped_at;
+  sh.finish(stop, stopped_at, K, bits + d.bit_offset);
 }
 
 }  // namespace sigpu::turbo::cuda

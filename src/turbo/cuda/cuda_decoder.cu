@@ -2,10 +2,11 @@
 // P > 384 on one thread block cluster per code block for all iterations (StrictClusterKernel)
 // where every block's cluster fits on the device at once, else one thread block per code block
 // (StrictBlockKernel) where the block's shared memory fits and the batch is not a small one of
-// large P (small_batch); otherwise (those, or larger P) one cooperative launch for batches that
-// fit on the device at once, else one launch per half-iteration (the kernel boundary is the
-// barrier). Loose mode is one launch. The multi-launch forms are replayed as a CUDA graph. Early
-// termination runs inside each strict kernel (EarlyStop); loose mode has none.
+// large P (small_batch), for int8 LLRs with every sub-block one window two sub-decoders per
+// thread in 16-bit halves (StrictPairKernel); otherwise (those, or larger P) one cooperative launch
+// for batches that fit on the device at once, else one launch per half-iteration (the kernel
+// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a CUDA
+// graph. Early termination runs inside each strict kernel (EarlyStop); loose mode has none.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "turbo/cuda/block_kernel.cuh"
 #include "turbo/cuda/channel_kernel.cuh"
 #include "turbo/cuda/cluster_kernel.cuh"
+#include "turbo/cuda/pair_kernel.cuh"
 #include "turbo/cuda/rate_match.hpp"
 #include "turbo/plan.hpp"
 
@@ -243,8 +245,9 @@ struct CudaDecoder::Impl {
       }
       const std::size_t smem = block_kernel_smem(p);
       if (smem > 0 && !small_batch(p)) {
-        seconds = run_block_kernel<Tr>(p, o, smem, llr_dst, stop);
-        finish(p, o, "block");
+        const bool pairs = pair_kernel_takes<Tr>(p);
+        seconds = run_block_kernel<Tr>(p, o, smem, llr_dst, stop, pairs);
+        finish(p, o, pairs ? "pair" : "block");
         return seconds;
       }
     }
@@ -360,22 +363,43 @@ struct CudaDecoder::Impl {
     return smem <= static_cast<std::size_t>(optin) ? smem : 0;
   }
 
-  /// Strict mode, one thread block per code block, all iterations (block_kernel.cuh). Returns
-  /// the device seconds of the launch.
+  /// Whether StrictPairKernel takes the batch: int8 LLRs (16-bit metrics are exact for them
+  /// only) and every block's sub-blocks whole windows.
+  template <class Tr>
+  static bool pair_kernel_takes(const BatchPlan& p) {
+    if constexpr (!std::is_same_v<Tr, FixedTraits<std::int8_t>>) {
+      return false;
+    } else {
+      return std::all_of(p.blocks.begin(), p.blocks.end(),
+                         [](const BlockDesc& b) { return cuda::pair_kernel_fits(b.K, b.P); });
+    }
+  }
+
+  /// Strict mode, one thread block per code block, all iterations (block_kernel.cuh; with
+  /// pairs, pair_kernel.cuh). Returns the device seconds of the launch.
   template <class Tr>
   double run_block_kernel(const BatchPlan& p, const DecoderOptions& o, std::size_t smem,
-                          float* llr_dst, const cuda::EarlyStop& stop) {
-    const auto kernel = cuda::StrictBlockKernel<Tr>;
-    SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
-    const int threads = std::min(cuda::kBlockThreads, (max_subdecoders(p) + 31) / 32 * 32);
+                          float* llr_dst, const cuda::EarlyStop& stop, bool pairs) {
+    const int subs = pairs ? max_subdecoders(p) / 2 : max_subdecoders(p);
+    const int threads = std::min(cuda::kBlockThreads, (subs + 31) / 32 * 32);
+    const auto* in = reinterpret_cast<const typename Tr::Llr*>(llr.get());
     sigpu::cuda::EventTimer timer;
-    timer.start(stream.get());
-    kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
-        blocks.get(), reinterpret_cast<const typename Tr::Llr*>(llr.get()), o.iterations,
-        extrinsic_scale<Tr>(o), scale_q4(o.scaling),
-        reinterpret_cast<typename Tr::Metric*>(scratch.get()), bits.get(), llr_dst, stop);
-    SIGPU_CUDA_CHECK_LAUNCH();
+    const auto launch = [&](auto kernel, auto... args) {
+      SIGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(smem)));
+      timer.start(stream.get());
+      kernel<<<static_cast<unsigned>(p.blocks.size()), threads, smem, stream.get()>>>(
+          blocks.get(), in, o.iterations, extrinsic_scale<Tr>(o), scale_q4(o.scaling), args...,
+          bits.get(), llr_dst, stop);
+      SIGPU_CUDA_CHECK_LAUNCH();
+    };
+    if constexpr (std::is_same_v<Tr, FixedTraits<std::int8_t>>) {
+      if (pairs) {
+        launch(cuda::StrictPairKernel<Tr>);
+        return timer.stop(stream.get());
+      }
+    }
+    launch(cuda::StrictBlockKernel<Tr>, reinterpret_cast<typename Tr::Metric*>(scratch.get()));
     return timer.stop(stream.get());
   }
 

@@ -188,6 +188,20 @@ __host__ __device__ __forceinline__ int qpp_step(int K, int f1, int f2, int k) {
   return (f1 + f2 * (2 * k + 1)) % K;
 }
 
+/// The information bit of a component's next trellis step: component 1 (c = 0) steps in order,
+/// component 2 through the QPP interleaver, computed incrementally: pi(k + 1) = pi(k) + g(k),
+/// g(k + 1) = g(k) + 2 f2, mod K (two_f2 = 2 f2 mod K).
+__device__ __forceinline__ void next_position(int c, int K, int two_f2, int& p, int& g) {
+  if (c == 1) {
+    p += g;
+    p = p >= K ? p - K : p;
+    g += two_f2;
+    g = g >= K ? g - K : g;
+  } else {
+    ++p;
+  }
+}
+
 /// SubBlock of sub-decoder i of P over K bits, component c.
 __device__ __forceinline__ SubBlock make_sub_block(int K, int f1, int f2, int c, int P, int i) {
   const int begin = sub_begin(K, P, i);
@@ -281,9 +295,8 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
   const int K = sb.K, c = sb.c, begin = sb.begin, end = sb.end;
   const int len = end - begin;
 
-  // The window's information bits (pos: natural order; component 2 steps through the QPP
-  // interleaver, computed incrementally: pi(k + 1) = pi(k) + g(k), g(k + 1) = g(k) + 2 f2,
-  // mod K) and their inputs. Every load of a window is independent of the others.
+  // The window's information bits (pos, next_position) and their inputs. Every load of a window
+  // is independent of the others.
   M A[W], Lp[W];
   WindowPositions<W, Io::kPackedPositions> pos;
   const int two_f2 = (2 * sb.f2) % K;
@@ -310,14 +323,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
         Lp[j] = io.lp(k0 + j);
       }
       pos.set(j, p);
-      if (c == 1) {
-        p += g;
-        p = p >= K ? p - K : p;
-        g += two_f2;
-        g = g >= K ? g - K : g;
-      } else {
-        ++p;
-      }
+      next_position(c, K, two_f2, p, g);
     }
   };
 
