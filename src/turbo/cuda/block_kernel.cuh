@@ -112,12 +112,13 @@ struct SharedIo : IoCommon<Tr> {
 /// crc_last[-n]), over the whole thread block (blockDim.x a multiple of 32). Each warp takes a
 /// word at a time, a bit per lane, so that the weights it loads are consecutive; folding them
 /// in as the decisions are made would load them at interleaved positions. The loads of kBatch
-/// words go out together: the weights come from L2 (the block's shared memory leaves L1
-/// little room), and one round trip per word made the check cost most of an iteration.
+/// words go out together (K = 6144 on 12 warps: all at once): the weights come from L2 (the
+/// block's shared memory leaves L1 little room), and one round trip per word made the check
+/// cost most of an iteration.
 __device__ __forceinline__ std::uint32_t packed_crc(const std::uint32_t* packed, int K,
                                                     const std::uint32_t* __restrict__ crc_last,
                                                     std::uint32_t* part) {
-  constexpr int kBatch = 8;
+  constexpr int kBatch = 16;
   const int lane = static_cast<int>(threadIdx.x & 31), warps = static_cast<int>(blockDim.x >> 5);
   const int words = (K + 31) / 32;
   std::uint32_t r = 0;

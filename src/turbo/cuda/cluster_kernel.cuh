@@ -72,6 +72,7 @@ struct ClusterIo : IoCommon<Tr> {
   __device__ __forceinline__ M lp(int k) const { return par[padded(k)]; }
   __device__ __forceinline__ void put(int n, Llr le) const { ext_at(n) = static_cast<M>(le); }
   static constexpr bool kPackedPositions = false;
+  static constexpr bool kFoldsCrc = true;
 };
 
 /// Strict mode, every iteration of code block blockIdx.x / Q on the cluster of Q = the cluster's
@@ -177,7 +178,9 @@ __global__ void __launch_bounds__(kClusterThreads)
       // The next check's share is written after the next half-iteration's barrier, which every
       // thread block reaches only once it has read this one.
       std::uint32_t all = 0;
-      for (int q = 0; q < Q; ++q) all ^= *cluster.map_shared_rank(s_share, q);
+#pragma unroll
+      for (int q = 0; q < kMaxClusterBlocks; ++q)  // the loads in flight together
+        if (q < Q) all ^= *cluster.map_shared_rank(s_share, q);
       if (all == 0) stopped_at = it + 1;
     }
   }

@@ -130,14 +130,17 @@ struct RegisterAlpha {
 
 /// What every sub-decoder needs besides its inputs: the extrinsic scaling and, on a half-
 /// iteration that decides (deciding), where the block's hard decisions (bits) and a-posteriori
-/// LLRs (llr_out, may be null) go, indexed by information bit of the block. With crc_last (the
-/// kernels that end a block on its CRC as they go) each decision also folds its CRC weight into
-/// crc, so that no pass reads the decisions back. The Io classes add the inputs: a(n) = Ls + La
-/// of information bit n, lp(k) = Lp of trellis step k, and put(n, Le).
+/// LLRs (llr_out, may be null) go, indexed by information bit of the block. An Io class with
+/// kFoldsCrc (the cluster kernel's, which ends a block on its CRC as it goes) also folds each
+/// one decision's CRC weight into crc, so that no pass reads the decisions back; the window
+/// loads the weights (crc_weight) with its inputs, so that they arrive together. The Io classes
+/// add the inputs: a(n) = Ls + La of information bit n, lp(k) = Lp of trellis step k, and
+/// put(n, Le).
 template <class Tr>
 struct IoCommon {
   using Llr = typename Tr::Llr;
   using M = typename Tr::Metric;
+  static constexpr bool kFoldsCrc = false;
   float scale = 1.0f;
   int scale_q4 = 16;
   bool deciding = false;
@@ -146,12 +149,17 @@ struct IoCommon {
   /// &weights[K - 1] of the block's CRC (crc24_weights): bit n's weight is crc_last[-n].
   const std::uint32_t* crc_last = nullptr;
   mutable std::uint32_t crc = 0;  ///< XOR of the weights of this thread's one decisions
-  __device__ __forceinline__ void fold_crc(int n, bool one) const {
-    if (crc_last && one) crc ^= __ldg(crc_last - n);
+  /// The CRC weight of bit n where this half-iteration folds them, else 0.
+  __device__ __forceinline__ std::uint32_t crc_weight(int n) const {
+    return deciding && crc_last ? __ldg(crc_last - n) : 0u;
   }
   __device__ __forceinline__ void decide(int n, M app) const {
     write_decision(bits, llr_out, static_cast<std::uint32_t>(n), app);
-    fold_crc(n, app < M(0));
+  }
+  /// decide, folding weight (crc_weight(n)) into crc for a one.
+  __device__ __forceinline__ void decide(int n, M app, std::uint32_t weight) const {
+    decide(n, app);
+    if (app < M(0)) crc ^= weight;
   }
 };
 
@@ -298,6 +306,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
   // The window's information bits (pos, next_position) and their inputs. Every load of a window
   // is independent of the others.
   M A[W], Lp[W];
+  std::uint32_t weight[Io::kFoldsCrc ? W : 1];
   WindowPositions<W, Io::kPackedPositions> pos;
   const int two_f2 = (2 * sb.f2) % K;
   // p, g: position and increment at the window's first step k0 (the sub-block's own at its
@@ -321,6 +330,7 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
       if (j < wl) {
         A[j] = io.a(p);
         Lp[j] = io.lp(k0 + j);
+        if constexpr (Io::kFoldsCrc) weight[j] = io.crc_weight(p);
       }
       pos.set(j, p);
       next_position(c, K, two_f2, p, g);
@@ -347,7 +357,12 @@ __device__ __forceinline__ void decode_windowed(const Io& io, const SubBlock& sb
   auto emit = [&](int j, M le) {
     const int n = pos[j];
     io.put(n, Tr::extrinsic(le, io.scale, io.scale_q4));
-    if (io.deciding) io.decide(n, A[j] + le);
+    if (io.deciding) {
+      if constexpr (Io::kFoldsCrc)
+        io.decide(n, A[j] + le, weight[j]);
+      else
+        io.decide(n, A[j] + le);
+    }
   };
   // One window; two_chains (std::true_type): a whole one (wl == W) by
   // decode_window_two_chains, else forward then backward over wl <= W steps.
