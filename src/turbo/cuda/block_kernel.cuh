@@ -232,27 +232,32 @@ struct BlockArrays {
     return a;
   }
 
-  /// Points io at component c's inputs for one half-iteration; where it decides (deciding),
-  /// zeroes the packed decisions first (the first barrier after this orders that before any
-  /// decision).
-  __device__ void point(SharedIo<Tr>& io, int c, float scale, int scale_q4, bool deciding,
-                        std::uint8_t* bits, float* llr_out, int K) const {
-    point_io(io, sys, par + c * array_words, ext, scale, scale_q4, deciding, bits, llr_out);
-    io.packed = dec;
-    if (deciding)
-      for (int x = static_cast<int>(threadIdx.x); x < (K + 31) / 32;
-           x += static_cast<int>(blockDim.x))
-        dec[x] = 0;
-  }
-
-  /// After a full iteration it: whether early termination stops the code block here (every
-  /// thread gets the same answer).
-  __device__ bool stops(const EarlyStop& stop, int it, int iterations, int K) const {
-    return stop.checks(it, iterations) && packed_crc(dec, K, stop.weights + (K - 1), part) == 0;
-  }
-
-  /// The block's final decisions to bits (the block's first) and where it stopped.
-  __device__ void finish(const EarlyStop& stop, int stopped_at, int K, std::uint8_t* bits) const {
+  /// Every iteration of the block (thread block), stopping early where stop says, then its
+  /// decisions to bits (the block's first; llr_out likewise, may be null) and where it stopped.
+  /// half(io, c) runs component c's sub-decoders for one half-iteration with io pointed at its
+  /// inputs, where it decides at the block's packed decisions (zeroed first: half's first
+  /// barrier orders that before any decision); a barrier follows it.
+  template <class Half>
+  __device__ void decode(int K, int iterations, float scale, int scale_q4, std::uint8_t* bits,
+                         float* llr_out, const EarlyStop& stop, const Half& half) const {
+    int stopped_at = 0;
+    for (int it = 0; it < iterations && !stopped_at; ++it) {
+      for (int c = 0; c < 2; ++c) {
+        SharedIo<Tr> io;
+        const bool deciding = c == 1 && stop.decides(it, iterations);
+        point_io(io, sys, par + c * array_words, ext, scale, scale_q4, deciding, bits, llr_out);
+        io.packed = dec;
+        if (deciding)
+          for (int x = static_cast<int>(threadIdx.x); x < (K + 31) / 32;
+               x += static_cast<int>(blockDim.x))
+            dec[x] = 0;
+        half(io, c);
+        __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
+      }
+      // Every thread gets the same answer, so they leave the loop together.
+      if (stop.checks(it, iterations) && packed_crc(dec, K, stop.weights + (K - 1), part) == 0)
+        stopped_at = it + 1;
+    }
     unpack_decisions(dec, K, bits);
     if (stop.weights && threadIdx.x == 0) stop.done_at[blockIdx.x] = stopped_at;
   }
@@ -278,68 +283,60 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const auto sh = BlockArrays<Tr>::load(smem, d, llr + d.llr_offset);
 
   M held[8];  // the last thread's alpha of a round, for the next round's first sub-decoder
-  int stopped_at = 0;
-  for (int it = 0; it < iterations && !stopped_at; ++it) {
-    for (int c = 0; c < 2; ++c) {
-      SharedIo<Tr> io;
-      sh.point(io, c, scale, scale_q4, c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
-               llr_out ? llr_out + d.bit_offset : nullptr, K);
-      for (int r0 = 0; r0 < P; r0 += T) {
-        const int i = r0 + t;
-        const bool active = i < P;
-        M al[8], be[8];
-        SubBlockEntry e{};
-        if (active) {
-          e = sh.sub[i];
+  sh.decode(K, iterations, scale, scale_q4, bits + d.bit_offset,
+            llr_out ? llr_out + d.bit_offset : nullptr, stop, [&](const SharedIo<Tr>& io, int c) {
+              for (int r0 = 0; r0 < P; r0 += T) {
+                const int i = r0 + t;
+                const bool active = i < P;
+                M al[8], be[8];
+                SubBlockEntry e{};
+                if (active) {
+                  e = sh.sub[i];
 #pragma unroll
-          for (int s = 0; s < 8; ++s)
-            al[s] = i > 0 ? sh.bound(c, 0, s, i) : (s == 0 ? M(0) : M(Tr::kNeg));
-          if (i == P - 1) {
+                  for (int s = 0; s < 8; ++s)
+                    al[s] = i > 0 ? sh.bound(c, 0, s, i) : (s == 0 ? M(0) : M(Tr::kNeg));
+                  if (i == P - 1) {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) be[s] = sh.beta_at_k[c * 8 + s];
-          } else {
+                    for (int s = 0; s < 8; ++s) be[s] = sh.beta_at_k[c * 8 + s];
+                  } else {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) be[s] = sh.bound(c, 1, s, i + 1);
-          }
-        }
-        __syncthreads();  // every old metric this round starts from has been read
-        if (r0 > 0 && t == T - 1) {
+                    for (int s = 0; s < 8; ++s) be[s] = sh.bound(c, 1, s, i + 1);
+                  }
+                }
+                __syncthreads();  // every old metric this round starts from has been read
+                if (r0 > 0 && t == T - 1) {
 #pragma unroll
-          for (int s = 0; s < 8; ++s) sh.bound(c, 0, s, r0) = held[s];
-        }
-        if (active) {
-          RegisterAlpha<M, kWindow> alpha;
-          const int begin = static_cast<int>(e.x & 0xFFFFu);
-          M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + begin) * 8;
-          const SubBlock sb{K,
-                            d.f1,
-                            d.f2,
-                            c,
-                            begin,
-                            static_cast<int>(e.x >> 16),
-                            static_cast<int>(e.y & 0xFFFFu),
-                            static_cast<int>(e.y >> 16)};
-          decode_windowed<Tr, kWindow, true>(io, sb, al, be, ckpt, alpha, [&](const M(&a)[8]) {
-            if (i == P - 1) return;
+                  for (int s = 0; s < 8; ++s) sh.bound(c, 0, s, r0) = held[s];
+                }
+                if (!active) continue;
+                RegisterAlpha<M, kWindow> alpha;
+                const int begin = static_cast<int>(e.x & 0xFFFFu);
+                M* ckpt = scratch + (static_cast<std::size_t>(d.bit_offset) + begin) * 8;
+                const SubBlock sb{K,
+                                  d.f1,
+                                  d.f2,
+                                  c,
+                                  begin,
+                                  static_cast<int>(e.x >> 16),
+                                  static_cast<int>(e.y & 0xFFFFu),
+                                  static_cast<int>(e.y >> 16)};
+                decode_windowed<Tr, kWindow, true>(io, sb, al, be, ckpt, alpha,
+                                                   [&](const M(&a)[8]) {
+                                                     if (i == P - 1) return;
 #pragma unroll
-            for (int s = 0; s < 8; ++s) {
-              if (t == T - 1)
-                held[s] = a[s];
-              else
-                sh.bound(c, 0, s, i + 1) = a[s];
-            }
-          });
-          if (i > 0) {
+                                                     for (int s = 0; s < 8; ++s) {
+                                                       if (t == T - 1)
+                                                         held[s] = a[s];
+                                                       else
+                                                         sh.bound(c, 0, s, i + 1) = a[s];
+                                                     }
+                                                   });
+                if (i > 0) {
 #pragma unroll
-            for (int s = 0; s < 8; ++s) sh.bound(c, 1, s, i) = be[s];
-          }
-        }
-      }
-      __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
-    }
-    if (sh.stops(stop, it, iterations, K)) stopped_at = it + 1;
-  }
-  sh.finish(stop, stopped_at, K, bits + d.bit_offset);
+                  for (int s = 0; s < 8; ++s) sh.bound(c, 1, s, i) = be[s];
+                }
+              }
+            });
 }
 
 }  // namespace sigpu::turbo::cuda

@@ -76,42 +76,34 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const bool active = t < H;
   const int i0 = t, i1 = t + H;  // i0 + 1 <= H < P - 1: only i1 can be the last
 
-  int stopped_at = 0;
-  for (int it = 0; it < iterations && !stopped_at; ++it) {
-    for (int c = 0; c < 2; ++c) {
-      SharedIo<Tr> io;
-      sh.point(io, c, scale, scale_q4, c == 1 && stop.decides(it, iterations), bits + d.bit_offset,
-               llr_out ? llr_out + d.bit_offset : nullptr, K);
-      MetricPair al[8], be[8];
-      SubBlockEntry e0{}, e1{};
-      if (active) {
-        e0 = sh.sub[i0];
-        e1 = sh.sub[i1];
+  sh.decode(K, iterations, scale, scale_q4, bits + d.bit_offset,
+            llr_out ? llr_out + d.bit_offset : nullptr, stop, [&](const SharedIo<Tr>& io, int c) {
+              MetricPair al[8], be[8];
+              SubBlockEntry e0{}, e1{};
+              if (active) {
+                e0 = sh.sub[i0];
+                e1 = sh.sub[i1];
 #pragma unroll
-        for (int s = 0; s < 8; ++s) {
-          const int start = i0 > 0 ? sh.bound(c, 0, s, i0) : (s == 0 ? 0 : MetricPair::kNeg16);
-          al[s] = MetricPair::pack(start, sh.bound(c, 0, s, i1));
-          be[s] =
-              MetricPair::pack(sh.bound(c, 1, s, i0 + 1),
-                               i1 == P - 1 ? sh.beta_at_k[c * 8 + s] : sh.bound(c, 1, s, i1 + 1));
-        }
-      }
-      __syncthreads();  // every old metric has been read
-      if (active) {
-        decode_pair_window<Tr>(io, K, d.f2, c, e0, e1, al, be);
+                for (int s = 0; s < 8; ++s) {
+                  const int start =
+                      i0 > 0 ? sh.bound(c, 0, s, i0) : (s == 0 ? 0 : MetricPair::kNeg16);
+                  al[s] = MetricPair::pack(start, sh.bound(c, 0, s, i1));
+                  be[s] = MetricPair::pack(
+                      sh.bound(c, 1, s, i0 + 1),
+                      i1 == P - 1 ? sh.beta_at_k[c * 8 + s] : sh.bound(c, 1, s, i1 + 1));
+                }
+              }
+              __syncthreads();  // every old metric has been read
+              if (!active) return;
+              decode_pair_window<Tr>(io, K, d.f2, c, e0, e1, al, be);
 #pragma unroll
-        for (int s = 0; s < 8; ++s) {
-          sh.bound(c, 0, s, i0 + 1) = al[s].lo();
-          if (i1 < P - 1) sh.bound(c, 0, s, i1 + 1) = al[s].hi();
-          if (i0 > 0) sh.bound(c, 1, s, i0) = be[s].lo();
-          sh.bound(c, 1, s, i1) = be[s].hi();
-        }
-      }
-      __syncthreads();  // the half-iteration's extrinsics, metrics and decisions are complete
-    }
-    if (sh.stops(stop, it, iterations, K)) stopped_at = it + 1;
-  }
-  sh.finish(stop, stopped_at, K, bits + d.bit_offset);
+              for (int s = 0; s < 8; ++s) {
+                sh.bound(c, 0, s, i0 + 1) = al[s].lo();
+                if (i1 < P - 1) sh.bound(c, 0, s, i1 + 1) = al[s].hi();
+                if (i0 > 0) sh.bound(c, 1, s, i0) = be[s].lo();
+                sh.bound(c, 1, s, i1) = be[s].hi();
+              }
+            });
 }
 
 }  // namespace sigpu::turbo::cuda
