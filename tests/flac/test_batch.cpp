@@ -208,19 +208,22 @@ TEST_F(FlacBatchGpu, PackedLaunchesMatchSingleDecodes) {
 }
 
 // Pageable outputs come down through staging, pinned ones by DMA (outputs that follow each other
-// in one copy); inputs from pageable or pinned memory; the devices split the batch.
+// in one copy); inputs from pageable or pinned memory (runs of three files that follow each
+// other, which go up in one copy and are spread on the device, then a gap of 5 bytes); the
+// devices split the batch.
 TEST_F(FlacBatchGpu, IntoTheCallersOutputs) {
   const Corpus c = make_corpus(30);
   const std::size_t bytes = arena_bytes(c);
   ByteBuffer pageable(bytes);
   sigpu::cuda::PinnedBuffer<std::uint8_t> pinned(bytes);
   std::size_t in_bytes = 0;
-  for (const auto& f : c.files) in_bytes += f.size();
+  for (const auto& f : c.files) in_bytes += f.size() + 5;
   sigpu::cuda::PinnedBuffer<std::uint8_t> pinned_in(in_bytes);
   std::vector<std::span<const std::uint8_t>> inputs;
-  for (std::size_t i = 0, at = 0; i < c.files.size(); at += c.files[i++].size()) {
+  for (std::size_t i = 0, at = 0; i < c.files.size(); ++i) {
     std::copy(c.files[i].begin(), c.files[i].end(), pinned_in.get() + at);
     inputs.emplace_back(pinned_in.get() + at, c.files[i].size());
+    at += c.files[i].size() + (i % 3 == 2 ? 5 : 0);
   }
   std::vector<int> devices;
   for (const auto& d : cuda_devices()) devices.push_back(d.index);

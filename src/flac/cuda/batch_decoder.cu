@@ -13,6 +13,7 @@
 #include "core/timer.hpp"
 
 #include "flac/cuda/decoder_impl.cuh"
+#include "flac/cuda/spread_kernel.cuh"
 
 namespace sigpu::flac {
 
@@ -122,14 +123,35 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     Stopwatch stage;
     slot.file.reserve(in_bytes);
     // Files in pinned memory go up by DMA from where they are, without the host copies of
-    // staging (which, for several engines at once, would share the host's memory bandwidth).
+    // staging (which, for several engines at once, would share the host's memory bandwidth):
+    // one copy per run of files that follow each other in host memory, then each moved to its
+    // aligned place (spread_kernel.cuh).
     const bool all_pinned = std::all_of(pack.begin(), pack.end(),
                                         [&](std::size_t i) { return pinned(files[i].data()); });
     if (all_pinned) {
-      SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.file.get(), 0, in_bytes, slot.s()));
-      for (std::size_t j = 0; j < pack.size(); ++j)
-        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file.get() + in_at[j], files[pack[j]].data(),
-                                         files[pack[j]].size(), cudaMemcpyHostToDevice, slot.s()));
+      std::vector<FileMove> moves(pack.size());
+      slot.landing.reserve(end + kLandingSlack);
+      std::uint64_t landed = 0;
+      for (std::size_t j = 0, k; j < pack.size(); j = k) {
+        const std::uint8_t* first = files[pack[j]].data();
+        std::uint64_t run = 0;
+        for (k = j; k < pack.size() && (k == j || files[pack[k]].data() == first + run); ++k) {
+          const std::uint64_t next = k + 1 < pack.size() ? in_at[k + 1] : in_bytes;
+          moves[k] = {landed + run, in_at[k], files[pack[k]].size(), next};
+          run += files[pack[k]].size();
+        }
+        SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.landing.get() + landed, first, run,
+                                         cudaMemcpyHostToDevice, slot.s()));
+        landed += run;
+      }
+      slot.moves.reserve(moves.size());
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.moves.get(), moves.data(),
+                                       moves.size() * sizeof(FileMove), cudaMemcpyHostToDevice,
+                                       slot.s()));
+      const auto count = static_cast<std::uint32_t>(moves.size());
+      SpreadFilesKernel<<<std::min<std::uint32_t>(count, 1024), 256, 0, slot.s()>>>(
+          slot.landing.get(), slot.file.get(), slot.moves.get(), count);
+      SIGPU_CUDA_CHECK_LAUNCH();
     } else {
       staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
@@ -223,7 +245,7 @@ std::vector<EngineFile> CudaEngine::decode_batch(
 
   const auto need = [&](std::size_t i) {
     const FrameIndex& index = plan[i].index;
-    return align_up(files[i].size(), kPackAlign) +
+    return align_up(files[i].size(), kPackAlign) + files[i].size() +  // the pack, landing
            index.total_samples * index.channels *
                (value_bytes + (index.bits_per_sample == 32 ? 8 : 4));
   };

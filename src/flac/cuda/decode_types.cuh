@@ -23,6 +23,12 @@ struct FileSpanDevice {
   std::uint64_t offset, size;
 };
 
+/// One file of a pack (SpreadFilesKernel): its bytes at landing + from, to go to pack + to;
+/// [to + size, end) is zeroed (end: where the next file starts, a multiple of 16 as `to` is).
+struct FileMove {
+  std::uint64_t from, to, size, end;
+};
+
 /// A decoded window as ClipStoreKernel reads it (decode_clips): its clip's first sample in the
 /// pack's output, how many samples it has from there, and the clip's place in the batch.
 struct ClipSourceDevice {

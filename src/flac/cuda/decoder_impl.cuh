@@ -73,6 +73,9 @@ void for_each_pack(const ShapeGroups& groups, const Need& need, const Run& run) 
 struct DecodeSlot {
   sigpu::cuda::Stream stream;
   sigpu::cuda::DeviceBuffer<std::uint8_t> file;  ///< compressed bytes (when the slot holds them)
+  /// A pack's pinned files as they went up, and where each goes in `file` (spread_kernel.cuh).
+  sigpu::cuda::DeviceBuffer<std::uint8_t> landing;
+  sigpu::cuda::DeviceBuffer<cuda::FileMove> moves;
   sigpu::cuda::DeviceBuffer<FrameEntry> frames;
   sigpu::cuda::DeviceBuffer<cuda::FileSpanDevice> file_spans;  ///< per frame, packed batches
   sigpu::cuda::DeviceBuffer<cuda::FrameResultDevice> results;
