@@ -65,15 +65,18 @@ std::vector<EngineFile> CudaEngine::decode_batch(
         },
         1);
   };
-  // The files in waves of about kWaveBytes: the next wave is planned on the host while this
-  // one's packs are copied and decoded.
+  // The files in waves of up to kWaveBytes: the next wave is planned on the host while this
+  // one's packs are copied and decoded. The first waves are smaller (from kFirstWaveBytes,
+  // doubling), so that the device starts after a short plan instead of a whole wave's.
   constexpr std::uint64_t kWaveBytes = std::uint64_t{256} << 20;
+  constexpr std::uint64_t kFirstWaveBytes = std::uint64_t{16} << 20;
   std::vector<std::size_t> waves{0};
-  for (std::uint64_t i = 0, bytes = 0; i < n; ++i) {
+  for (std::uint64_t i = 0, bytes = 0, limit = kFirstWaveBytes; i < n; ++i) {
     bytes += files[i].size();
-    if (bytes >= kWaveBytes && i + 1 < n) {
+    if (bytes >= limit && i + 1 < n) {
       waves.push_back(i + 1);
       bytes = 0;
+      limit = std::min(2 * limit, kWaveBytes);
     }
   }
   waves.push_back(n);
