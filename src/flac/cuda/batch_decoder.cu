@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <optional>
 
 #include "core/timer.hpp"
 
@@ -88,6 +89,91 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   double t_plan = 0, t_up = 0, t_decode = 0, t_down = 0;
   std::size_t packs = 0;
 
+  // A pack whose decode is launched and not yet collected, on its slot.
+  struct Pending {
+    DecodeSlot* slot = nullptr;
+    std::vector<std::size_t> pack;
+    std::vector<std::uint64_t> first_frame;  ///< per file of the pack, in the pack's frames
+    unsigned channels = 0;
+  };
+  std::optional<Pending> pending;
+
+  // Waits for a launched pack's decode and queues its PCM's way down: every file's PCM in one
+  // pass (a file with a failed frame is skipped and decoded alone later), into the caller's
+  // output where it has the PCM's size.
+  auto finish_pack = [&](const Pending& p) {
+    Stopwatch stage;
+    DecodeSlot& slot = *p.slot;
+    const FrameResults results = slot.collect();
+    t_decode += stage.seconds();
+    stage.restart();
+    const std::vector<std::size_t>& pack = p.pack;
+    std::vector<DecodeOutput> decoded(pack.size());
+    std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      const FrameIndex& index = plan[pack[j]].index;
+      // The file's failures, numbered from its own first frame (the last end is not needed:
+      // every frame of a packed file is decoded with its indexed end).
+      FrameResults own;
+      const auto lo = static_cast<std::uint32_t>(p.first_frame[j]);
+      const auto hi = static_cast<std::uint32_t>(lo + index.frames.size());
+      for (auto it =
+               std::lower_bound(results.failed.begin(), results.failed.end(), lo,
+                                [](const FrameFailure&x, std::uint32_t k) { return x.frame < k; });
+           it != results.failed.end() && it->frame < hi; ++it)
+        own.failed.push_back({it->frame - lo, it->error});
+      DecodeOutput& r = decoded[j];
+      out_pieces[j].size = index.total_samples * p.channels * value_bytes;
+      if (!own.failed.empty()) {  // damage, or a link the numbers made falsely: decoded alone
+        plan[pack[j]].packed = false;
+        alone.push_back(pack[j]);
+        continue;
+      }
+      shape_pcm(r.pcm, index, o);
+      r.warnings = index.warnings;
+      r.frames = index.frames.size();
+      r.frames_numbered = index.frames_numbered;
+      const std::span<std::uint8_t> dst = outs.empty() ? std::span<std::uint8_t>{} : outs[pack[j]];
+      if (!dst.empty() && dst.size() == out_pieces[j].size) {
+        out_pieces[j].data = dst.data();
+      } else {
+        r.pcm.bytes.resize(out_pieces[j].size);
+        out_pieces[j].data = r.pcm.bytes.data();
+      }
+    }
+    // Outputs in pinned memory come down by DMA, each where it is; any other through staging.
+    const bool dma = std::all_of(out_pieces.begin(), out_pieces.end(),
+                                 [&](const auto& x) { return !x.data || pinned(x.data); });
+    if (dma) {
+      // Outputs that follow each other in host memory come down in one copy.
+      std::uint64_t at = 0;
+      for (std::size_t j = 0, k; j < out_pieces.size(); j = k) {
+        auto* first = static_cast<std::uint8_t*>(out_pieces[j].data);
+        std::uint64_t run = out_pieces[j].size;
+        for (k = j + 1; k < out_pieces.size() && first && out_pieces[k].data == first + run; ++k)
+          run += out_pieces[k].size;
+        if (first)
+          SIGPU_CUDA_CHECK(cudaMemcpyAsync(first, slot.output.get() + at, run,
+                                           cudaMemcpyDeviceToHost, slot.s()));
+        at += run;
+      }
+      if (traced) slot.stream.synchronize();
+    } else {
+      staging().download(out_pieces, slot.output.get(), slot.s(), pool);
+    }
+    for (std::size_t j = 0; j < pack.size(); ++j) {
+      const std::size_t i = pack[j];
+      if (!plan[i].packed) continue;
+      out[i].stream = std::move(plan[i].stream);
+      out[i].out = std::move(decoded[j]);
+    }
+    t_down += stage.seconds();
+  };
+
+  // Copies a pack up and launches its decode; the pack before it is finished while this one
+  // goes up and decodes, so that one pack's upload, another's decode and a third's download
+  // overlap (three slots: with two, a pack's upload waited for the download two packs before,
+  // which was queued only once that pack was collected, and the three stages did not overlap).
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
     std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
     std::uint64_t end = 0, samples = 0, frames = 0;
@@ -119,9 +205,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
         entries[f++] = e;
       }
     }
-    // Packs take the two slots in turn: this one's upload and decode overlap the download of
-    // the one before, which is left in flight on the other slot.
-    DecodeSlot& slot = packs++ % 2 ? spare : main;
+    // Packs take the three slots in turn: the others hold the two packs before, in flight.
+    const std::size_t turn = packs++ % 3;
+    DecodeSlot& slot = turn == 0 ? main : spare[turn - 1];
     slot.stream.synchronize();
     Stopwatch stage;
     slot.file.reserve(in_bytes);
@@ -156,12 +242,13 @@ std::vector<EngineFile> CudaEngine::decode_batch(
           slot.landing.get(), slot.file.get(), slot.moves.get(), count);
       SIGPU_CUDA_CHECK_LAUNCH();
     } else {
+      // Staging's buffers would also carry the pack before's download: that one goes first.
+      if (pending) finish_pack(*std::exchange(pending, std::nullopt));
       staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
     if (traced) {
       slot.stream.synchronize();
       t_up += stage.seconds();
-      stage.restart();
     }
     const auto count = static_cast<std::uint32_t>(frames);
     slot.frames.reserve(count);
@@ -176,74 +263,10 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, slot.s()));
     const PcmTarget target{slot.output.get(), o.format, Layout::interleaved,
                            channels,          bps,      samples};
-    const FrameResults results =
-        slot.decode(tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples, target,
-                    slot.file_spans.get(), crc_words.get());
-    t_decode += stage.seconds();
-    stage.restart();
-
-    std::vector<DecodeOutput> decoded(pack.size());
-    // Every file's PCM comes down in one pass (a relinked file's share is skipped), into the
-    // caller's output where it has the PCM's size.
-    std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
-    for (std::size_t j = 0; j < pack.size(); ++j) {
-      const FrameIndex& index = plan[pack[j]].index;
-      // The file's failures, numbered from its own first frame (the last end is not needed:
-      // every frame of a packed file is decoded with its indexed end).
-      FrameResults own;
-      const auto lo = static_cast<std::uint32_t>(first_frame[j]);
-      const auto hi = static_cast<std::uint32_t>(lo + index.frames.size());
-      for (auto it =
-               std::lower_bound(results.failed.begin(), results.failed.end(), lo,
-                                [](const FrameFailure&x, std::uint32_t k) { return x.frame < k; });
-           it != results.failed.end() && it->frame < hi; ++it)
-        own.failed.push_back({it->frame - lo, it->error});
-      DecodeOutput& r = decoded[j];
-      out_pieces[j].size = index.total_samples * channels * value_bytes;
-      if (!own.failed.empty()) {  // damage, or a link the numbers made falsely: decoded alone
-        plan[pack[j]].packed = false;
-        alone.push_back(pack[j]);
-        continue;
-      }
-      shape_pcm(r.pcm, index, o);
-      r.warnings = index.warnings;
-      r.frames = index.frames.size();
-      r.frames_numbered = index.frames_numbered;
-      const std::span<std::uint8_t> dst = outs.empty() ? std::span<std::uint8_t>{} : outs[pack[j]];
-      if (!dst.empty() && dst.size() == out_pieces[j].size) {
-        out_pieces[j].data = dst.data();
-      } else {
-        r.pcm.bytes.resize(out_pieces[j].size);
-        out_pieces[j].data = r.pcm.bytes.data();
-      }
-    }
-    // Outputs in pinned memory come down by DMA, each where it is; any other through staging.
-    const bool dma = std::all_of(out_pieces.begin(), out_pieces.end(),
-                                 [&](const auto& p) { return !p.data || pinned(p.data); });
-    if (dma) {
-      // Outputs that follow each other in host memory come down in one copy.
-      std::uint64_t at = 0;
-      for (std::size_t j = 0, k; j < out_pieces.size(); j = k) {
-        auto* first = static_cast<std::uint8_t*>(out_pieces[j].data);
-        std::uint64_t run = out_pieces[j].size;
-        for (k = j + 1; k < out_pieces.size() && first && out_pieces[k].data == first + run; ++k)
-          run += out_pieces[k].size;
-        if (first)
-          SIGPU_CUDA_CHECK(cudaMemcpyAsync(first, slot.output.get() + at, run,
-                                           cudaMemcpyDeviceToHost, slot.s()));
-        at += run;
-      }
-      if (traced) slot.stream.synchronize();
-    } else {
-      staging().download(out_pieces, slot.output.get(), slot.s(), pool);
-    }
-    for (std::size_t j = 0; j < pack.size(); ++j) {
-      const std::size_t i = pack[j];
-      if (!plan[i].packed) continue;
-      out[i].stream = std::move(plan[i].stream);
-      out[i].out = std::move(decoded[j]);
-    }
-    t_down += stage.seconds();
+    slot.launch(tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples, target,
+                slot.file_spans.get(), nullptr, crc_words.get());
+    if (pending) finish_pack(*pending);
+    pending = Pending{&slot, pack, std::move(first_frame), channels};
   };
 
   const auto need = [&](std::size_t i) {
@@ -257,7 +280,7 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     CudaEngine& e;
     ~Drain() {
       cudaStreamSynchronize(e.main.s());
-      cudaStreamSynchronize(e.spare.s());
+      for (const DecodeSlot& x : e.spare) cudaStreamSynchronize(x.s());
     }
   } drain{*this};
   std::future<void> planned = std::async(std::launch::async, plan_files, waves[0], waves[1]);
@@ -277,8 +300,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     }
     for_each_pack(groups, need, run_pack);
   }
+  if (pending) finish_pack(*pending);
   main.stream.synchronize();
-  spare.stream.synchronize();
+  for (DecodeSlot& x : spare) x.stream.synchronize();
   if (traced)
     std::fprintf(stderr,
                  "sigpu cuda batch: %zu files in %zu waves, %.1f ms; waiting for plans %.1f ms; "

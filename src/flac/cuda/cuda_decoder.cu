@@ -721,7 +721,7 @@ std::unique_ptr<GpuEngine> GpuEngine::create(int device) {
 }
 
 std::uint64_t CudaEngine::device_bytes() const {
-  std::uint64_t n = main.device_bytes() + spare.device_bytes() +
+  std::uint64_t n = main.device_bytes() + spare[0].device_bytes() + spare[1].device_bytes() +
                     (positions.capacity() + positions_sorted.capacity()) * sizeof(std::uint64_t) +
                     sort_temp.capacity() + cands.capacity() * sizeof(Candidate) +
                     links_taken.capacity() * sizeof(std::uint32_t) +

@@ -159,7 +159,7 @@ struct CudaEngine final : GpuEngine {
   sigpu::cuda::DeviceBuffer<CrcTables> tables;
   sigpu::cuda::DeviceBuffer<Crc16Words> crc_words;  ///< for the links (warp_link.cuh)
   DecodeSlot main;                                  ///< whole-file and batch decodes
-  DecodeSlot spare;                                 ///< a batch's every other pack
+  DecodeSlot spare[2];  ///< a batch's packs take main and these in turn (three in flight)
   sigpu::cuda::DeviceBuffer<std::uint64_t> positions, positions_sorted;
   sigpu::cuda::DeviceBuffer<std::uint8_t> sort_temp;
   sigpu::cuda::DeviceBuffer<std::uint32_t> count;
