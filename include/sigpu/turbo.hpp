@@ -304,8 +304,9 @@ class CudaDecoder {
   std::vector<float> llrs() const;
   /// Iterations each block ran in the last run().
   std::vector<int> iterations() const;
-  /// The kernel of the last run(): "block" (one thread block per code block), "cluster" or
-  /// "cooperative" (small batches, one launch), "half-iterations" (a launch each) or "loose".
+  /// The kernel of the last run(): "block" (one thread block per code block), "pair" (the same
+  /// for int8 LLRs with two sub-decoders per thread, where K = 8 P), "cluster" or "cooperative"
+  /// (small batches, one launch), "half-iterations" (a launch each) or "loose".
   std::string_view kernel() const;
 
  private:
