@@ -2,11 +2,12 @@
 // P > 384 on one thread block cluster per code block for all iterations (StrictClusterKernel)
 // where every block's cluster fits on the device at once, else one thread block per code block
 // (StrictBlockKernel) where the block's shared memory fits and the batch is not a small one of
-// large P (small_batch), for int8 LLRs with every sub-block one window two sub-decoders per
-// thread in 16-bit halves (StrictPairKernel); otherwise (those, or larger P) one cooperative launch
-// for batches that fit on the device at once, else one launch per half-iteration (the kernel
-// boundary is the barrier). Loose mode is one launch. The multi-launch forms are replayed as a CUDA
-// graph. Early termination runs inside each strict kernel (EarlyStop); loose mode has none.
+// large P (small_batch); in its place, for int8 LLRs whose sub-blocks are each one window, two
+// sub-decoders per thread in 16-bit halves (StrictPairKernel). Otherwise (those, or larger P)
+// one cooperative launch for batches that fit on the device at once, else one launch per
+// half-iteration (the kernel boundary is the barrier). Loose mode is one launch. The
+// multi-launch forms are replayed as a CUDA graph. Early termination runs inside each strict
+// kernel (EarlyStop); loose mode has none.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
