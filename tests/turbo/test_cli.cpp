@@ -117,6 +117,7 @@ TEST(TurboCli, BadValuesExitTwoNamingThem) {
            Case{"--ebn0-from 2 --ebn0-to 1", "--ebn0-from"},
            Case{"-n 0", "--frames"},
            Case{"-n -3", "negative"},
+           Case{"-K 1024 -P 2000", "-P/--subdecoders 2000 is more than K = 1024"},
            Case{"--tbs 1000 -n -3", "negative"},
        }) {
     const auto r = sim(c.args);

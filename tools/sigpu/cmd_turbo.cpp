@@ -159,6 +159,11 @@ int run_sim(const SimArgs& a) {
     turbo::check_block_size(a.K);
     return 0;
   });
+  // The library clamps P to each block's K (a batch of several sizes shares one P); for the one
+  // K of a sim a larger P is a mistake to name, not to run silently as P = K.
+  if (a.P > a.K)
+    throw UsageError("-P/--subdecoders " + std::to_string(a.P) + " is more than K = " +
+                     std::to_string(a.K) + " (each sub-decoder needs at least one bit)");
   turbo::SimOptions o;
   o.K = a.K;
   o.modulation = a.modulation == "qpsk" ? turbo::Modulation::qpsk : turbo::Modulation::bpsk;
