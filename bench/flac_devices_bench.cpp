@@ -6,6 +6,7 @@
 // thread) and gives the reference every output is checked against, sample for sample.
 //
 //   flac_devices_bench FILE [--clips N] [--clip-seconds S] [--distinct D] [--repeat R]
+//                      [--memory pinned|pageable|both]
 //
 // Rows: "file" the long file, "clips" the clips into the arena, "fresh" the clips into fresh
 // buffers (pinned or pageable is then the input's memory alone). --clips 0 leaves the clips out.
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
   std::size_t clips = 10000, distinct = 200;
   double clip_seconds = 5;
   int repeat = 5;
+  std::string memory = "both";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] {
@@ -241,12 +243,18 @@ int main(int argc, char** argv) {
       distinct = std::max<std::size_t>(1, std::stoul(value()));
     else if (a == "--repeat")
       repeat = std::max(1, std::stoi(value()));
-    else if (path.empty() && a[0] != '-')
+    else if (a == "--memory") {
+      memory = value();
+      if (memory != "pinned" && memory != "pageable" && memory != "both") {
+        std::fprintf(stderr, "--memory: '%s' is not pinned, pageable or both\n", memory.c_str());
+        return 2;
+      }
+    } else if (path.empty() && a[0] != '-')
       path = a;
     else {
       std::fprintf(stderr,
                    "usage: flac_devices_bench FILE [--clips N] [--clip-seconds S] [--distinct D] "
-                   "[--repeat R]\n");
+                   "[--repeat R] [--memory pinned|pageable|both]\n");
       return 2;
     }
   }
@@ -334,6 +342,7 @@ int main(int argc, char** argv) {
               "check");
   bool all_exact = true;
   for (bool pinned : {false, true}) {
+    if (memory != "both" && pinned != (memory == "pinned")) continue;
     // The long file into the caller's buffer.
     HostBuffer src(file.size(), pinned), dst(pcm_bytes, pinned);
     std::memcpy(src.data(), file.data(), file.size());

@@ -14,6 +14,7 @@
 #include "core/timer.hpp"
 
 #include "flac/cuda/decoder_impl.cuh"
+#include "flac/cuda/pack_timeline.cuh"
 #include "flac/cuda/spread_kernel.cuh"
 
 namespace sigpu::flac {
@@ -84,14 +85,16 @@ std::vector<EngineFile> CudaEngine::decode_batch(
 
   std::vector<std::size_t> alone;  // decoded by decode(): planar output, empty, or relinked
   const std::size_t value_bytes = bytes_per_sample(o.format);
-  // SIGPU_TRACE=1: where a batch's time goes (the host's plan, and per stage over all packs).
+  // SIGPU_TRACE=1: where a batch's time goes (the host's wait for plans, each pack's stages).
   const bool traced = std::getenv("SIGPU_TRACE") != nullptr;
-  double t_plan = 0, t_up = 0, t_decode = 0, t_down = 0;
+  PackTimeline timeline(traced, main.s());
+  double t_plan = 0;
   std::size_t packs = 0;
 
   // A pack whose decode is launched and not yet collected, on its slot.
   struct Pending {
     DecodeSlot* slot = nullptr;
+    std::size_t number = 0;  ///< of the batch's packs
     std::vector<std::size_t> pack;
     std::vector<std::uint64_t> first_frame;  ///< per file of the pack, in the pack's frames
     unsigned channels = 0;
@@ -102,11 +105,8 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   // pass (a file with a failed frame is skipped and decoded alone later), into the caller's
   // output where it has the PCM's size.
   auto finish_pack = [&](const Pending& p) {
-    Stopwatch stage;
     DecodeSlot& slot = *p.slot;
     const FrameResults results = slot.collect();
-    t_decode += stage.seconds();
-    stage.restart();
     const std::vector<std::size_t>& pack = p.pack;
     std::vector<DecodeOutput> decoded(pack.size());
     std::vector<sigpu::cuda::HostPiece> out_pieces(pack.size());
@@ -142,6 +142,7 @@ std::vector<EngineFile> CudaEngine::decode_batch(
       }
     }
     // Outputs in pinned memory come down by DMA, each where it is; any other through staging.
+    timeline.mark(p.number, PackTimeline::kDownStart, slot.s());
     const bool dma = std::all_of(out_pieces.begin(), out_pieces.end(),
                                  [&](const auto& x) { return !x.data || pinned(x.data); });
     if (dma) {
@@ -157,17 +158,16 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                                            cudaMemcpyDeviceToHost, slot.s()));
         at += run;
       }
-      if (traced) slot.stream.synchronize();
     } else {
       staging().download(out_pieces, slot.output.get(), slot.s(), pool);
     }
+    timeline.mark(p.number, PackTimeline::kDownEnd, slot.s());
     for (std::size_t j = 0; j < pack.size(); ++j) {
       const std::size_t i = pack[j];
       if (!plan[i].packed) continue;
       out[i].stream = std::move(plan[i].stream);
       out[i].out = std::move(decoded[j]);
     }
-    t_down += stage.seconds();
   };
 
   // Copies a pack up and launches its decode; the pack before it is finished while this one
@@ -194,8 +194,17 @@ std::vector<EngineFile> CudaEngine::decode_batch(
       const std::uint64_t next = j + 1 < pack.size() ? in_at[j + 1] : in_bytes;
       if (next > in_at[j] + f.size()) in_pieces.push_back({nullptr, next - in_at[j] - f.size()});
     }
-    std::vector<FrameEntry> entries(frames);
-    std::vector<FileSpanDevice> spans(frames);
+    // Packs take the three slots in turn: the others hold the two packs before, in flight.
+    const std::size_t number = packs++;
+    DecodeSlot& slot = number % 3 == 0 ? main : spare[number % 3 - 1];
+    slot.stream.synchronize();
+    // The pack's tables go up from the slot's pinned memory, so that their copies stay
+    // asynchronous: the driver stages a copy from pageable memory, and that can wait for the
+    // copies queued before it, other packs' downloads among them.
+    slot.frames_host.reserve(frames);
+    slot.file_spans_host.reserve(frames);
+    FrameEntry* entries = slot.frames_host.get();
+    FileSpanDevice* spans = slot.file_spans_host.get();
     std::vector<std::uint64_t> first_frame(pack.size());
     for (std::size_t j = 0, f = 0; j < pack.size(); ++j) {
       first_frame[j] = f;
@@ -205,11 +214,6 @@ std::vector<EngineFile> CudaEngine::decode_batch(
         entries[f++] = e;
       }
     }
-    // Packs take the three slots in turn: the others hold the two packs before, in flight.
-    const std::size_t turn = packs++ % 3;
-    DecodeSlot& slot = turn == 0 ? main : spare[turn - 1];
-    slot.stream.synchronize();
-    Stopwatch stage;
     slot.file.reserve(in_bytes);
     // Files in pinned memory go up by DMA from where they are, without the host copies of
     // staging (which, for several engines at once, would share the host's memory bandwidth):
@@ -218,7 +222,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
     const bool all_pinned = std::all_of(pack.begin(), pack.end(),
                                         [&](std::size_t i) { return pinned(files[i].data()); });
     if (all_pinned) {
-      std::vector<FileMove> moves(pack.size());
+      timeline.mark(number, PackTimeline::kUpStart, slot.s());
+      slot.moves_host.reserve(pack.size());
+      FileMove* moves = slot.moves_host.get();
       slot.landing.reserve(end + kLandingSlack);
       std::uint64_t landed = 0;
       for (std::size_t j = 0, k; j < pack.size(); j = k) {
@@ -233,31 +239,27 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                                          cudaMemcpyHostToDevice, slot.s()));
         landed += run;
       }
-      slot.moves.reserve(moves.size());
-      SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.moves.get(), moves.data(),
-                                       moves.size() * sizeof(FileMove), cudaMemcpyHostToDevice,
-                                       slot.s()));
-      const auto count = static_cast<std::uint32_t>(moves.size());
+      slot.moves.reserve(pack.size());
+      SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.moves.get(), moves, pack.size() * sizeof(FileMove),
+                                       cudaMemcpyHostToDevice, slot.s()));
+      const auto count = static_cast<std::uint32_t>(pack.size());
       SpreadFilesKernel<<<std::min<std::uint32_t>(count, 1024), 256, 0, slot.s()>>>(
           slot.landing.get(), slot.file.get(), slot.moves.get(), count);
       SIGPU_CUDA_CHECK_LAUNCH();
     } else {
       // Staging's buffers would also carry the pack before's download: that one goes first.
       if (pending) finish_pack(*std::exchange(pending, std::nullopt));
+      timeline.mark(number, PackTimeline::kUpStart, slot.s());
       staging().upload(slot.file.get(), in_pieces, slot.s(), pool);
     }
-    if (traced) {
-      slot.stream.synchronize();
-      t_up += stage.seconds();
-    }
+    timeline.mark(number, PackTimeline::kUpEnd, slot.s());
     const auto count = static_cast<std::uint32_t>(frames);
     slot.frames.reserve(count);
     slot.file_spans.reserve(count);
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.frames.get(), entries.data(), count * sizeof(FrameEntry),
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.frames.get(), entries, count * sizeof(FrameEntry),
                                      cudaMemcpyHostToDevice, slot.s()));
-    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file_spans.get(), spans.data(),
-                                     count * sizeof(FileSpanDevice), cudaMemcpyHostToDevice,
-                                     slot.s()));
+    SIGPU_CUDA_CHECK(cudaMemcpyAsync(slot.file_spans.get(), spans, count * sizeof(FileSpanDevice),
+                                     cudaMemcpyHostToDevice, slot.s()));
     const std::uint64_t pcm_bytes = samples * channels * value_bytes;
     slot.output.reserve(pcm_bytes);
     SIGPU_CUDA_CHECK(cudaMemsetAsync(slot.output.get(), output_fill_byte(), pcm_bytes, slot.s()));
@@ -265,8 +267,9 @@ std::vector<EngineFile> CudaEngine::decode_batch(
                            channels,          bps,      samples};
     slot.launch(tables.get(), slot.file.get(), in_bytes, count, bps, channels, samples, target,
                 slot.file_spans.get(), nullptr, crc_words.get());
+    timeline.mark(number, PackTimeline::kDecodeEnd, slot.s());
     if (pending) finish_pack(*pending);
-    pending = Pending{&slot, pack, std::move(first_frame), channels};
+    pending = Pending{&slot, number, pack, std::move(first_frame), channels};
   };
 
   const auto need = [&](std::size_t i) {
@@ -303,12 +306,13 @@ std::vector<EngineFile> CudaEngine::decode_batch(
   if (pending) finish_pack(*pending);
   main.stream.synchronize();
   for (DecodeSlot& x : spare) x.stream.synchronize();
-  if (traced)
+  if (traced) {
+    timeline.print(stderr);
     std::fprintf(stderr,
                  "sigpu cuda batch: %zu files in %zu waves, %.1f ms; waiting for plans %.1f ms; "
-                 "%zu packs: upload %.1f ms, decode %.1f ms, download %.1f ms; %zu alone\n",
-                 n, waves.size() - 1, clock.seconds() * 1e3, t_plan * 1e3, packs, t_up * 1e3,
-                 t_decode * 1e3, t_down * 1e3, alone.size());
+                 "%zu packs; %zu alone\n",
+                 n, waves.size() - 1, clock.seconds() * 1e3, t_plan * 1e3, packs, alone.size());
+  }
   for (std::size_t i : alone) {
     try {
       out[i].stream = parse_stream(files[i]);

@@ -90,6 +90,11 @@ struct DecodeSlot {
   sigpu::cuda::DeviceBuffer<std::uint32_t>
       failures;  ///< frames that failed (FillFailedFramesKernel)
   sigpu::cuda::PinnedBuffer<std::uint32_t> failures_host;
+  /// A packed batch's tables as the host writes them, pinned so that their copies up are
+  /// asynchronous.
+  sigpu::cuda::PinnedBuffer<FrameEntry> frames_host;
+  sigpu::cuda::PinnedBuffer<cuda::FileSpanDevice> file_spans_host;
+  sigpu::cuda::PinnedBuffer<cuda::FileMove> moves_host;
 
   /// With SIGPU_TRACE: an event at the start of the run, which collect() times its kernels from.
   cudaEvent_t trace_origin = nullptr;
