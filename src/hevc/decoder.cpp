@@ -943,8 +943,8 @@ void Engine::emit(PictureJob& job) {
 void Engine::release(std::shared_ptr<DecodedPicture>&& p) {
   if (!p) return;
   if (p.use_count() == 1) {
-    if (p->store) plane_pool.give(std::move(p->store));
-    if (p->work_store) plane_pool.give(std::move(p->work_store));
+    p->store.reset();  // back to the pool
+    p->work_store.reset();
     std::fill_n(p->work_planes, 3, nullptr);
     if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(p));
   }

@@ -61,7 +61,7 @@ void DecodedPicture::start(std::shared_ptr<const Sps> s, std::shared_ptr<const P
   progress.reset();
 }
 
-void DecodedPicture::allocate(std::unique_ptr<PlaneStore> storage) {
+void DecodedPicture::allocate(PooledStore storage) {
   store = std::move(storage);
   const int planes_n = sps->chroma_format_idc == 0 ? 1 : 3;
   std::size_t at = 0;
@@ -134,7 +134,7 @@ void DecodedPicture::ctb_parsed(int rs) {
   if (rows_parsed != before) progress.rows(rows_parsed);
 }
 
-void DecodedPicture::allocate_work(std::unique_ptr<PlaneStore> storage) {
+void DecodedPicture::allocate_work(PooledStore storage) {
   work_store = std::move(storage);
   std::size_t at = 0;
   for (int c = 0; c < 3; ++c) {

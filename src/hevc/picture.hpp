@@ -71,13 +71,13 @@ class ParseProgress {
 
 struct DecodedPicture {
   std::shared_ptr<const Sps> sps;
-  std::shared_ptr<const Pps> pps;     ///< the PPS of the first slice (geometry, QP offsets)
-  std::unique_ptr<PlaneStore> store;  ///< holds the planes
+  std::shared_ptr<const Pps> pps;  ///< the PPS of the first slice (geometry, QP offsets)
+  PooledStore store;               ///< holds the planes
   std::span<std::uint16_t> planes[3];
   /// Where a RecordPipeline (record_pipeline.hpp) reconstructs and filters the picture (device
   /// memory on the GPU), laid out as `planes`, which then receive a copy for output; empty when
   /// the slice decoder reconstructs into `planes` itself.
-  std::unique_ptr<PlaneStore> work_store;
+  PooledStore work_store;
   std::uint16_t* work_planes[3] = {};
   int width[3] = {}, height[3] = {};     ///< plane sizes (full decoded picture, not cropped)
   int blocks_w = 0, blocks_h = 0;        ///< 4x4 luma blocks per row / column
@@ -114,9 +114,9 @@ struct DecodedPicture {
   void start(std::shared_ptr<const Sps> s, std::shared_ptr<const Pps> p);
   /// Lays the planes out in `storage` (samples(*sps) samples) and sizes the per-block state (on
   /// the thread that reconstructs the picture).
-  void allocate(std::unique_ptr<PlaneStore> storage);
+  void allocate(PooledStore storage);
   /// Lays the work planes out in `storage` (samples(*sps) samples) after allocate().
-  void allocate_work(std::unique_ptr<PlaneStore> storage);
+  void allocate_work(PooledStore storage);
   /// Mid-grey samples and no motion in every CTB not decoded to its end: a damaged picture is
   /// not output, but later pictures may predict from it, and from the same samples on every
   /// schedule.

@@ -33,34 +33,45 @@ PlaneStore::~PlaneStore() {
   }
 }
 
-std::unique_ptr<PlaneStore> PlanePool::take(std::size_t samples, Memory memory) {
+struct PlaneRecycler::Shelf {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<PlaneStore>> free;
+  bool no_pinned = false;  ///< a pinned allocation failed: stop asking
+};
+
+void PlaneRecycler::operator()(PlaneStore* store) const {
+  std::unique_ptr<PlaneStore> owned(store);
+  const std::shared_ptr<Shelf> shelf = shelf_.lock();
+  if (!shelf) return;  // the pool is gone: freed here
+  std::lock_guard lock(shelf->mutex);
+  // Stores of another size (the stream changed resolution) are not kept.
+  std::erase_if(shelf->free, [&](const auto& s) {
+    return s->memory() == store->memory() && s->size() != store->size();
+  });
+  shelf->free.push_back(std::move(owned));
+}
+
+PlanePool::PlanePool() : shelf_(std::make_shared<PlaneRecycler::Shelf>()) {}
+
+PooledStore PlanePool::take(std::size_t samples, Memory memory) {
   Memory want;
   {
-    std::lock_guard lock(mutex_);
-    want = memory == Memory::pinned && no_pinned_ ? Memory::pageable : memory;
-    for (auto it = free_.begin(); it != free_.end(); ++it)
+    std::lock_guard lock(shelf_->mutex);
+    want = memory == Memory::pinned && shelf_->no_pinned ? Memory::pageable : memory;
+    auto& free = shelf_->free;
+    for (auto it = free.begin(); it != free.end(); ++it)
       if ((*it)->size() == samples && (*it)->memory() == want) {
-        std::unique_ptr<PlaneStore> s = std::move(*it);
-        free_.erase(it);
+        PooledStore s(it->release(), PlaneRecycler(shelf_));
+        free.erase(it);
         return s;
       }
   }
-  auto s = std::make_unique<PlaneStore>(samples, want);
+  PooledStore s(new PlaneStore(samples, want), PlaneRecycler(shelf_));
   if (want == Memory::pinned && s->memory() != Memory::pinned) {
-    std::lock_guard lock(mutex_);
-    no_pinned_ = true;  // later pictures take pageable stores without trying again
+    std::lock_guard lock(shelf_->mutex);
+    shelf_->no_pinned = true;  // later pictures take pageable stores without trying again
   }
   return s;
-}
-
-void PlanePool::give(std::unique_ptr<PlaneStore> store) {
-  if (!store) return;
-  std::lock_guard lock(mutex_);
-  // Stores of another size (the stream changed resolution) are not kept.
-  std::erase_if(free_, [&](const auto& s) {
-    return s->memory() == store->memory() && s->size() != store->size();
-  });
-  free_.push_back(std::move(store));
 }
 
 }  // namespace sigpu::hevc

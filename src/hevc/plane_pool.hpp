@@ -3,6 +3,9 @@
 // contend in the kernel; with the GPU filter the storage is also pinned, so that its copies run
 // as DMA at full speed instead of through the driver's pageable staging, and pinning is far too
 // slow to do per picture. Pictures reconstructed on the GPU keep a second store in device memory.
+// A store goes back to its pool whenever its owner drops it (the last reference to a picture
+// may be a later picture's reference list): freeing pinned or device memory holds the CUDA
+// driver's lock for milliseconds, and every thread that queues GPU work waits for it.
 #pragma once
 
 #include <cstddef>
@@ -46,18 +49,34 @@ class PlaneStore {
   Memory memory_ = Memory::pageable;
 };
 
-/// Stores handed back after their picture was output, for the next pictures. Thread-safe.
-class PlanePool {
+class PlanePool;
+
+/// A PooledStore's deleter: gives the store back to the pool it came from while that pool
+/// exists, else frees it.
+class PlaneRecycler {
  public:
-  /// A store of exactly `samples` samples (contents undefined) in `memory` (pinned when asked
-  /// and possible).
-  std::unique_ptr<PlaneStore> take(std::size_t samples, Memory memory);
-  void give(std::unique_ptr<PlaneStore> store);
+  struct Shelf;               ///< a pool's free stores
+  PlaneRecycler() = default;  ///< frees: a store of no pool
+  explicit PlaneRecycler(std::weak_ptr<Shelf> shelf) : shelf_(std::move(shelf)) {}
+  void operator()(PlaneStore* store) const;
 
  private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<PlaneStore>> free_;
-  bool no_pinned_ = false;  ///< a pinned allocation failed: stop asking
+  std::weak_ptr<Shelf> shelf_;
+};
+
+using PooledStore = std::unique_ptr<PlaneStore, PlaneRecycler>;
+
+/// Stores dropped by their pictures, for the next pictures. Thread-safe; its stores may outlive
+/// it.
+class PlanePool {
+ public:
+  PlanePool();
+  /// A store of exactly `samples` samples (contents undefined) in `memory` (pinned when asked
+  /// and possible), back in this pool when dropped.
+  PooledStore take(std::size_t samples, Memory memory);
+
+ private:
+  std::shared_ptr<PlaneRecycler::Shelf> shelf_;
 };
 
 }  // namespace sigpu::hevc

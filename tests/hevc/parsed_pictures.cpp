@@ -47,7 +47,7 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
     auto pic = std::make_shared<DecodedPicture>();
     pic->start(out->sps, out->pps);
     pic->allocate(
-        std::make_unique<PlaneStore>(DecodedPicture::samples(*out->sps), Memory::pageable));
+        PooledStore(new PlaneStore(DecodedPicture::samples(*out->sps), Memory::pageable)));
     PictureParseState state;
     SliceHeader independent;
     RefPicLists refs;

@@ -14,6 +14,7 @@
 
 #include "core/thread_pool.hpp"
 #include "hevc/nal.hpp"
+#include "hevc/picture.hpp"
 #include "hevc/plane_pool.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
@@ -82,19 +83,20 @@ TEST(HevcPipeline, WorkQueueRunsEveryTaskBeforeJoining) {
   EXPECT_EQ(nested, 20);
 }
 
-// A store given back is taken again for a picture of the same size, not for another size; a
-// build or machine without pinned memory hands out ordinary stores when asked for pinned ones.
+// A store dropped by its owner is taken again for a picture of the same size, not for another
+// size; a build or machine without pinned memory hands out ordinary stores when asked for
+// pinned ones.
 TEST(HevcPipeline, PlanePoolReusesStoresOfTheSameSize) {
   PlanePool pool;
   auto a = pool.take(1000, Memory::pageable);
   std::uint16_t* const first = a->data();
   a->data()[999] = 7;  // the whole size is writable
-  pool.give(std::move(a));
+  a.reset();
   auto b = pool.take(1000, Memory::pageable);
   EXPECT_EQ(b->data(), first);
   auto c = pool.take(1000, Memory::pageable);
   EXPECT_NE(c->data(), first);
-  pool.give(std::move(b));
+  b.reset();
   auto d = pool.take(2000, Memory::pageable);
   EXPECT_EQ(d->size(), 2000u);
   EXPECT_EQ(d->memory(), Memory::pageable);
@@ -104,6 +106,28 @@ TEST(HevcPipeline, PlanePoolReusesStoresOfTheSameSize) {
     EXPECT_EQ(e->memory(), Memory::pageable);
     EXPECT_THROW(pool.take(500, Memory::device), Error);
   }
+}
+
+// The last owner of a picture's store may be anywhere (a later picture's reference list, say):
+// wherever the picture goes, its stores go back to the pool; one that outlives the pool is
+// freed.
+TEST(HevcPipeline, PlanePoolTakesBackStoresOfDroppedPictures) {
+  PooledStore outlives;
+  std::uint16_t* held = nullptr;
+  {
+    PlanePool pool;
+    auto pic = std::make_shared<DecodedPicture>();
+    pic->store = pool.take(4096, Memory::pageable);
+    held = pic->store->data();
+    auto reference_list = std::vector<std::shared_ptr<DecodedPicture>>{pic};
+    pic.reset();
+    reference_list.clear();  // the picture's last owner
+    auto again = pool.take(4096, Memory::pageable);
+    EXPECT_EQ(again->data(), held);
+    outlives = pool.take(4096, Memory::pageable);
+  }
+  outlives.reset();  // freed, the pool being gone (AddressSanitizer checks the rest)
+  EXPECT_FALSE(outlives);
 }
 
 TEST(HevcPipeline, CudaBackendReconstructsOnTheGpuOrPipelinesCpuBackendsDoNeither) {
