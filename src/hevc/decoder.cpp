@@ -95,6 +95,9 @@ struct PictureJob {
   /// With a record pipeline: its work, planned by the worker that parsed it.
   RecordWork work;
   RecordPlan plan;
+  /// With the record pipeline on the GPU, an inter picture's filter side information staged by
+  /// its worker (its GPU lane only queues the copy), held until its GPU work is done.
+  PooledStore filter_side;
   /// SIGPU_TRACE: seconds since the engine started when it was handed on, its parse began and
   /// ended, its lane took it and had queued its GPU work, the work was done, it was finished.
   double t[7] = {};
@@ -151,7 +154,8 @@ struct Engine {
   const std::function<void(const Frame&)>* sink = nullptr;
 
   PlanePool plane_pool;
-  std::mutex mutex;                  ///< guards PictureJob::done and spare_frames
+  PlanePool side_pool;  ///< PictureJob::filter_side (one size per resolution: inter pictures')
+  std::mutex mutex;     ///< guards PictureJob::done and spare_frames
   std::condition_variable finished;  ///< some PictureJob became done
   std::vector<Frame> spare_frames;   ///< output frames whose planes the next frames reuse
   /// Output pictures whose per-block state the next pictures reuse (the caller's thread's).
@@ -197,6 +201,7 @@ struct Engine {
   void wait_for_references(const PictureJob& job);
   void reconstruct(PictureJob& job);
   bool will_filter(const PictureJob& job) const;
+  void stage_filter_side(PictureJob& job);
   bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
   void emit(PictureJob& job);
   void finish_frame(PictureJob& job);
@@ -647,6 +652,17 @@ void guarded(PictureJob& job, const Step& step) {
 
 }  // namespace
 
+// On the worker that parsed it: the picture's filter side information (megabytes of motion at
+// 4K) copied into pinned memory, which the GPU lane, serving every picture in turn, then only
+// queues the upload of. Where no pinned memory can be had the lane stages it as before.
+void Engine::stage_filter_side(PictureJob& job) {
+  const std::size_t bytes = filter_side_bytes(*job.pic);
+  PooledStore side = side_pool.take((bytes + 1) / 2, Memory::pinned);
+  if (side->memory() != Memory::pinned) return;
+  hevc::stage_filter_side(*job.pic, side->data());
+  job.filter_side = std::move(side);
+}
+
 // On a worker: reconstruction, then the CPU filters and finishing, or the GPU stage; with a
 // record pipeline, the parse alone.
 void Engine::picture_task(PictureJob& job) {
@@ -658,6 +674,9 @@ void Engine::picture_task(PictureJob& job) {
       RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok,
                    !job.pic->inter};
       if (!w.reconstructed) job.plan.make(w);
+      if (w.filter && job.pic->inter && record_pipeline->memory() == Memory::device)
+        stage_filter_side(job);
+      w.filter_side = job.filter_side ? job.filter_side->data() : nullptr;
       job.work = std::move(w);
     });
     job.t[2] = clock.seconds();
@@ -715,6 +734,7 @@ void Engine::record_task(PictureJob& job) {
   job.t[4] = clock.seconds();
   gpu_lanes[1]->push([this, &job, wait = std::move(wait)] {
     if (wait) guarded(job, wait);
+    job.filter_side.reset();  // its copy is done
     job.t[5] = clock.seconds();
     if (!job.ok) {
       mark_done(job);

@@ -42,14 +42,26 @@ void FilterRunner::apply(DecodedPicture& pic, Backend backend) {
   hevc_filter::filter_picture(pic.info, planes, backend);
 }
 
-void FilterRunner::apply_work(DecodedPicture& pic, Backend backend, void* stream) {
+void FilterRunner::apply_work(DecodedPicture& pic, Backend backend, void* stream,
+                              const void* staged) {
   const hevc_filter::Planes planes = planes_of(pic, true);
   if (resolve(backend) != Backend::cuda) {
     hevc_filter::filter_picture(pic.info, planes, backend);
     return;
   }
   if (!cuda_) cuda_ = std::make_unique<Cuda>(stream);
-  cuda_->filter.filter_device(pic.info, planes);
+  if (staged)
+    cuda_->filter.filter_staged(pic.info, staged, planes);
+  else
+    cuda_->filter.filter_device(pic.info, planes);
+}
+
+std::size_t filter_side_bytes(const DecodedPicture& pic) {
+  return hevc_filter::CudaFilter::staged_bytes(pic.info);
+}
+
+void stage_filter_side(const DecodedPicture& pic, void* pinned) {
+  hevc_filter::CudaFilter::stage(pic.info, pinned);
 }
 #else
 struct FilterRunner::Cuda {};
@@ -62,9 +74,15 @@ void FilterRunner::apply(DecodedPicture&, Backend) {
   throw Unsupported("in-loop filters: this build has no hevc_filter module");
 }
 
-void FilterRunner::apply_work(DecodedPicture&, Backend, void*) {
+void FilterRunner::apply_work(DecodedPicture&, Backend, void*, const void*) {
   throw Unsupported("in-loop filters: this build has no hevc_filter module");
 }
+
+std::size_t filter_side_bytes(const DecodedPicture&) {
+  return 0;
+}
+
+void stage_filter_side(const DecodedPicture&, void*) {}
 #endif
 
 FilterRunner::FilterRunner() = default;

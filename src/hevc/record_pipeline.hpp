@@ -40,6 +40,9 @@ struct RecordWork {
   /// pic->planes already hold the samples (an intra picture, reconstructed by the parsing
   /// threads): copied into the work planes instead of made from the records (no plan needed).
   bool reconstructed = false;
+  /// With `filter` on the GPU: the side information already staged in pinned memory
+  /// (stage_filter_side), or null to stage it while queueing.
+  const void* filter_side = nullptr;
 };
 
 class RecordPipeline {

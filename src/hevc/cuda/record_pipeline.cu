@@ -105,7 +105,7 @@ class CudaRecordPipeline final : public RecordPipeline {
       assemble(upload_, pic.records, plan.assembly, plan.assemble, res, plan.work, st);
       intra_.run(pic.records.tu, plan.intra, plan.intra_params, res, plan.work);
     }
-    if (w.filter) filters_.apply_work(pic, Backend::cuda, st);
+    if (w.filter) filters_.apply_work(pic, Backend::cuda, st, w.filter_side);
     if (w.output)
       SIGPU_CUDA_CHECK(cudaMemcpyAsync(pic.store->data(), pic.work_store->data(),
                                        samples * sizeof(std::uint16_t), cudaMemcpyDeviceToHost,

@@ -22,6 +22,28 @@ dim3 to_dim3(cuda::Shape s) {
   return dim3(s.x, s.y, s.z);
 }
 
+/// Where the side information's parts go in the staging and device buffers: blocks | motion |
+/// ctbs, each 256-byte aligned, so that one copy moves them.
+struct SideLayout {
+  std::size_t blocks_bytes = 0, motion_bytes = 0, ctbs_bytes = 0;
+  std::size_t motion_at = 0, ctbs_at = 0, total = 0;
+
+  SideLayout(const PictureInfo& info, const Geometry& g)
+      : blocks_bytes(info.blocks.size() * sizeof(BlockInfo)),
+        motion_bytes(info.motion.size() * sizeof(Motion)),
+        ctbs_bytes(std::size_t(g.ctbs_w) * g.ctbs_h * sizeof(CtbParams)),
+        motion_at(align_up(blocks_bytes)),
+        ctbs_at(motion_at + align_up(motion_bytes)),
+        total(ctbs_at + ctbs_bytes) {}
+
+  void fill(const PictureInfo& info, const Geometry& g, std::uint8_t* to) const {
+    const std::vector<CtbParams> ctbs = make_ctb_params(info, g);
+    std::memcpy(to, info.blocks.data(), blocks_bytes);
+    if (motion_bytes) std::memcpy(to + motion_at, info.motion.data(), motion_bytes);
+    std::memcpy(to + ctbs_at, ctbs.data(), ctbs_bytes);
+  }
+};
+
 }  // namespace
 
 struct CudaFilter::Impl {
@@ -52,26 +74,31 @@ struct CudaFilter::Impl {
     cudaEventDestroy(done);
   }
 
+  /// Queues the copy of a picture's staged side information (`total` bytes at `from`, pinned).
+  void copy_up(const PictureInfo& info, const SideLayout& l, const std::uint8_t* from) {
+    intra = info.motion.empty();
+    motion_at = l.motion_at;
+    ctbs_at = l.ctbs_at;
+    side.reserve(l.total);
+    SIGPU_CUDA_CHECK(
+        cudaMemcpyAsync(side.get(), from, l.total, cudaMemcpyHostToDevice, stream.get()));
+    uploaded = true;
+  }
+
   void upload(const PictureInfo& info) {
     g = make_geometry(info);
-    const std::vector<CtbParams> ctbs = make_ctb_params(info, g);
-    intra = info.motion.empty();
-    const std::size_t blocks_bytes = info.blocks.size() * sizeof(BlockInfo);
-    const std::size_t motion_bytes = info.motion.size() * sizeof(Motion);
-    motion_at = align_up(blocks_bytes);
-    ctbs_at = motion_at + align_up(motion_bytes);
-    const std::size_t total = ctbs_at + ctbs.size() * sizeof(CtbParams);
+    const SideLayout l(info, g);
     // The previous picture's upload may still be reading the staging buffer.
     SIGPU_CUDA_CHECK(cudaEventSynchronize(staged));
-    staging.reserve(total);
-    side.reserve(total);
-    std::memcpy(staging.get(), info.blocks.data(), blocks_bytes);
-    if (motion_bytes) std::memcpy(staging.get() + motion_at, info.motion.data(), motion_bytes);
-    std::memcpy(staging.get() + ctbs_at, ctbs.data(), ctbs.size() * sizeof(CtbParams));
-    SIGPU_CUDA_CHECK(
-        cudaMemcpyAsync(side.get(), staging.get(), total, cudaMemcpyHostToDevice, stream.get()));
+    staging.reserve(l.total);
+    l.fill(info, g, staging.get());
+    copy_up(info, l, staging.get());
     SIGPU_CUDA_CHECK(cudaEventRecord(staged, stream.get()));
-    uploaded = true;
+  }
+
+  void upload_staged(const PictureInfo& info, const void* pinned) {
+    g = make_geometry(info);
+    copy_up(info, SideLayout(info, g), static_cast<const std::uint8_t*>(pinned));
   }
 
   /// The scratch picture: planes packed, rows padded to 8 samples (16 bytes) for the SAO
@@ -170,6 +197,21 @@ void CudaFilter::filter(const PictureInfo& info, const Planes& host) {
 void CudaFilter::filter_device(const PictureInfo& info, const Planes& device) {
   upload(info);
   run(device);
+}
+
+std::size_t CudaFilter::staged_bytes(const PictureInfo& info) {
+  return SideLayout(info, make_geometry(info)).total;
+}
+
+void CudaFilter::stage(const PictureInfo& info, void* pinned) {
+  const Geometry g = make_geometry(info);
+  SideLayout(info, g).fill(info, g, static_cast<std::uint8_t*>(pinned));
+}
+
+void CudaFilter::filter_staged(const PictureInfo& info, const void* pinned, const Planes& device) {
+  SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->upload_staged(info, pinned);
+  impl_->run(device);
 }
 
 void CudaFilter::upload(const PictureInfo& info) {

@@ -13,6 +13,11 @@ CudaFilter::CudaFilter(CudaFilter&&) noexcept = default;
 CudaFilter& CudaFilter::operator=(CudaFilter&&) noexcept = default;
 void CudaFilter::filter(const PictureInfo&, const Planes&) {}
 void CudaFilter::filter_device(const PictureInfo&, const Planes&) {}
+std::size_t CudaFilter::staged_bytes(const PictureInfo&) {
+  return 0;
+}
+void CudaFilter::stage(const PictureInfo&, void*) {}
+void CudaFilter::filter_staged(const PictureInfo&, const void*, const Planes&) {}
 void CudaFilter::upload(const PictureInfo&) {}
 void CudaFilter::run(const Planes&) {}
 void CudaFilter::synchronize() {}
