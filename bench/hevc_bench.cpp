@@ -7,7 +7,7 @@
 //
 //   hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] [--sizes 1080p,4k]
 //              [--bit-depths 8,10] [--random-access KBPS,...] [--skip-missing-peers]
-//              [--no-serial] [--no-cpu-parallel] [--no-cuda-f]
+//              [--no-serial] [--no-cpu-parallel] [--no-cuda-f] [--streams N]
 //
 // Two like-for-like tables. sigpu checks every picture against its MD5 SEI by default; FFmpeg
 // does only with `-err_detect crccheck` (AV_EF_CRCCHECK: hevcdec.c's verify_md5 then hashes
@@ -29,6 +29,12 @@
 // made with x265 (--keyint 1 --hash 1 --preset fast --qp 30, FFmpeg's testsrc2 with temporal
 // noise); without x265 a missing input is an error naming the file.
 //
+// --streams N (N >= 2) adds a table of N copies of each stream decoded at once, each by a decoder
+// of its own on a thread of its own (a server decoding many streams; NVDEC's figure for this is
+// its engines' aggregate): the frames per second of all of them together, without the hash
+// check, for cpu-parallel, cuda and FFmpeg (N contexts of as many threads as the host has). Each
+// concurrent decode's first run is checked against FFmpeg's frames too.
+//
 // Before any number is printed, every sigpu backend's output is checked: every picture's MD5
 // SEI must match and every frame must equal FFmpeg's; dec265's YUV output (-o, untimed) must
 // equal FFmpeg's frames too. A failure prints loudly and exits 1.
@@ -48,6 +54,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -87,6 +94,7 @@ struct Options {
   bool serial = true;
   bool cpu_parallel = true;        ///< the cpu-parallel columns
   bool cpu_reconstruction = true;  ///< the cuda-f columns
+  int streams = 1;                 ///< > 1: the table of that many streams at once
 };
 
 /// A decoded picture as three planes of uint16 samples, rows packed.
@@ -349,6 +357,42 @@ SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unc
   return fps;
 }
 
+/// Runs fn(k) for k in [0, n) on a thread each and waits for them all.
+void on_threads(int n, const std::function<void(int)>& fn) {
+  std::vector<std::thread> threads;
+  for (int k = 0; k < n; ++k) threads.emplace_back(fn, k);
+  for (auto& t : threads) t.join();
+}
+
+// Aggregate frames per second of `streams` decoders at once, each decoding the whole input on a
+// thread of its own without the hash check: the median of reps after a warm-up in which every
+// decoder's frames are checked against FFmpeg's.
+double bench_sigpu_streams(const Input& in, sigpu::Backend backend, int streams, int reps) {
+  std::vector<std::unique_ptr<hevc::Decoder>> decs;
+  for (int k = 0; k < streams; ++k)
+    decs.push_back(std::make_unique<hevc::Decoder>(
+        hevc::DecodeOptions{.backend = backend, .check_hash = false}));
+  const std::size_t n = in.reference.size();
+  const std::string where = in.name + " (" + std::string(sigpu::to_string(backend)) + ", " +
+                            std::to_string(streams) + " streams at once): ";
+  std::atomic<bool> bad{false};
+  const auto all = [&](bool check) {
+    on_threads(streams, [&](int k) {
+      std::size_t got = 0;
+      decs[static_cast<std::size_t>(k)]->decode(in.bytes, [&](const hevc::Frame& f) {
+        if (check && got < n)
+          for (int c = 0; c < 3; ++c)
+            if (f.planes[c] != in.reference[got].planes[c]) bad = true;
+        ++got;
+      });
+      if (got != n || !decs[static_cast<std::size_t>(k)]->problems().empty()) bad = true;
+    });
+    if (bad) fail(where + "a decoder lost frames, reported a problem or differed from FFmpeg");
+  };
+  all(true);
+  return double(streams) * double(n) / time_median(reps, [&] { all(false); });
+}
+
 // FFmpeg's frames as raw planar bytes: one byte per sample at 8 bits, two (little-endian) above.
 std::vector<std::uint8_t> raw_bytes(const std::vector<Picture>& frames, int depth) {
   std::vector<std::uint8_t> out;
@@ -414,11 +458,14 @@ int main(int argc, char** argv) {
       o.cpu_parallel = false;
     } else if (a == "--no-cuda-f") {
       o.cpu_reconstruction = false;
+    } else if (a == "--streams" && more) {
+      o.streams = std::max(1, std::atoi(argv[++i]));
     } else {
       std::fprintf(stderr,
                    "usage: hevc_bench [--input DIR] [--frames N] [--repeat N] [--reps N] "
                    "[--sizes 1080p,4k] [--bit-depths 8,10] [--random-access KBPS,...] "
-                   "[--skip-missing-peers] [--no-serial] [--no-cpu-parallel] [--no-cuda-f]\n");
+                   "[--skip-missing-peers] [--no-serial] [--no-cpu-parallel] [--no-cuda-f] "
+                   "[--streams N]\n");
       return 2;
     }
   }
@@ -449,6 +496,7 @@ int main(int argc, char** argv) {
     std::string name;
     std::optional<double> cpu, par, cuda, cuda_f, ff_crc;            // every MD5 SEI checked
     std::optional<double> par_fast, cuda_fast, cuda_f_fast, ff, de;  // no hash check
+    std::optional<double> par_many, cuda_many, ff_many;  // --streams at once, no hash check
   };
   std::vector<Row> rows;
   std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n", "", "cpu", "cpu-par", "cuda",
@@ -507,6 +555,24 @@ int main(int argc, char** argv) {
           }
         }
         if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
+        if (o.streams > 1) {
+          if (o.cpu_parallel)
+            r.par_many = bench_sigpu_streams(in, sigpu::Backend::cpu_parallel, o.streams, o.reps);
+          if (!devices.empty())
+            r.cuda_many = bench_sigpu_streams(in, sigpu::Backend::cuda, o.streams, o.reps);
+          std::vector<std::unique_ptr<Ffmpeg>> ffs;
+          for (int k = 0; k < o.streams; ++k)
+            ffs.push_back(std::make_unique<Ffmpeg>(in.path, threads, false));
+          const auto all = [&] {
+            on_threads(o.streams, [&](int k) {
+              std::size_t n = 0;
+              ffs[static_cast<std::size_t>(k)]->decode([&](const AVFrame&) { ++n; });
+              if (n != in.reference.size()) fail(in.name + ": FFmpeg lost frames");
+            });
+          };
+          all();  // warm-up
+          r.ff_many = double(o.streams) * double(in.reference.size()) / time_median(o.reps, all);
+        }
         if (in.temporary) fs::remove(in.path);
         std::printf(
             "%-26s %s %s %s %s %s | %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
@@ -537,5 +603,14 @@ int main(int argc, char** argv) {
                 ratio(r.cuda, r.ff_crc).c_str(), ratio(r.par_fast, r.ff).c_str(),
                 ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_f_fast, r.ff).c_str(),
                 ratio(r.cuda_fast, r.de).c_str());
+  if (o.streams > 1) {
+    std::printf("\n%d streams at once, no hash check: frames per second of all together\n",
+                o.streams);
+    std::printf("%-26s %9s %9s %9s %9s\n", "stream", "cpu-par", "cuda", "ffmpeg", "cuda/ff");
+    for (const Row& r : rows)
+      std::printf("%-26s %s %s %s %s\n", r.name.c_str(), fps_cell(r.par_many).c_str(),
+                  fps_cell(r.cuda_many).c_str(), fps_cell(r.ff_many).c_str(),
+                  ratio(r.cuda_many, r.ff_many).c_str());
+  }
   return 0;
 }
