@@ -1,6 +1,8 @@
 #include "hevc/plane_pool.hpp"
 
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace sigpu::hevc {
 

@@ -11,8 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 namespace sigpu::hevc {
 
@@ -48,8 +46,6 @@ class PlaneStore {
   std::size_t size_ = 0;
   Memory memory_ = Memory::pageable;
 };
-
-class PlanePool;
 
 /// A PooledStore's deleter: gives the store back to the pool it came from while that pool
 /// exists, else frees it.
