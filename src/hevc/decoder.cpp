@@ -201,7 +201,7 @@ struct Engine {
   void wait_for_references(const PictureJob& job);
   void reconstruct(PictureJob& job);
   bool will_filter(const PictureJob& job) const;
-  void stage_filter_side(PictureJob& job);
+  void stage_side_info(PictureJob& job);
   bool apply_filters(PictureJob& job, Backend backend, FilterRunner& runner);
   void emit(PictureJob& job);
   void finish_frame(PictureJob& job);
@@ -655,11 +655,11 @@ void guarded(PictureJob& job, const Step& step) {
 // On the worker that parsed it: the picture's filter side information (megabytes of motion at
 // 4K) copied into pinned memory, which the GPU lane, serving every picture in turn, then only
 // queues the upload of. Where no pinned memory can be had the lane stages it as before.
-void Engine::stage_filter_side(PictureJob& job) {
+void Engine::stage_side_info(PictureJob& job) {
   const std::size_t bytes = filter_side_bytes(*job.pic);
   PooledStore side = side_pool.take((bytes + 1) / 2, Memory::pinned);
   if (side->memory() != Memory::pinned) return;
-  hevc::stage_filter_side(*job.pic, side->data());
+  stage_filter_side(*job.pic, side->data());
   job.filter_side = std::move(side);
 }
 
@@ -675,7 +675,7 @@ void Engine::picture_task(PictureJob& job) {
                    !job.pic->inter};
       if (!w.reconstructed) job.plan.make(w);
       if (w.filter && job.pic->inter && record_pipeline->memory() == Memory::device)
-        stage_filter_side(job);
+        stage_side_info(job);
       w.filter_side = job.filter_side ? job.filter_side->data() : nullptr;
       job.work = std::move(w);
     });

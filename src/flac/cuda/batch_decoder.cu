@@ -172,8 +172,8 @@ std::vector<EngineFile> CudaEngine::decode_batch(
 
   // Copies a pack up and launches its decode; the pack before it is finished while this one
   // goes up and decodes, so that one pack's upload, another's decode and a third's download
-  // overlap (three slots: with two, a pack's upload waited for the download two packs before,
-  // which was queued only once that pack was collected, and the three stages did not overlap).
+  // overlap. That takes three slots: with two, a pack's upload would wait for the download two
+  // packs before, which is queued only once that pack is collected.
   auto run_pack = [&](const std::vector<std::size_t>& pack, unsigned channels, unsigned bps) {
     std::vector<std::uint64_t> in_at(pack.size()), sample_at(pack.size());
     std::uint64_t end = 0, samples = 0, frames = 0;
