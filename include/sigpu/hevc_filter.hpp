@@ -140,13 +140,14 @@ class CudaFilter {
 
   /// filter_device with its copy into pinned memory made beforehand by the caller, on any
   /// thread (a decoder: the thread that parsed the picture, so that the thread queueing GPU work
-  /// does not copy megabytes per picture). stage() writes staged_bytes(info) bytes at `pinned`
-  /// (page-locked host memory, e.g. cudaMallocHost's); filter_staged() then queues their upload
-  /// and both kernels on stream() and returns; `pinned` must stay as it is until that work is
-  /// done, `info` only until filter_staged() returns.
+  /// does not copy megabytes per picture). stage() checks `info` (throws Error as filter does)
+  /// and writes staged_bytes(info) bytes at `pinned` (page-locked host memory, e.g.
+  /// cudaMallocHost's), what it checked included; filter_staged() then queues their upload and
+  /// both kernels on stream() and returns. It trusts those bytes: they must be stage()'s, and
+  /// stay as they are until the work is done.
   static std::size_t staged_bytes(const PictureInfo& info);
   static void stage(const PictureInfo& info, void* pinned);
-  void filter_staged(const PictureInfo& info, const void* pinned, const Planes& device);
+  void filter_staged(const void* pinned, const Planes& device);
 
   /// The two halves of filter_device, for callers that time them apart (the benchmark).
   void upload(const PictureInfo& info);

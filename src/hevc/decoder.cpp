@@ -28,6 +28,7 @@
 #include "hevc/parameter_sets.hpp"
 #include "hevc/picture.hpp"
 #include "hevc/record_plan.hpp"
+#include "hevc/recycler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
@@ -99,8 +100,11 @@ struct PictureJob {
   /// its worker (its GPU lane only queues the copy), held until its GPU work is done.
   PooledStore filter_side;
   /// SIGPU_TRACE: seconds since the engine started when it was handed on, its parse began and
-  /// ended, its lane took it and had queued its GPU work, the work was done, it was finished.
-  double t[7] = {};
+  /// ended, its lane took it and had queued its GPU work, the work was done, its finishing began
+  /// and ended; and the CPU seconds its worker spent in the parse (the rest of the parse's time
+  /// it waited, on other pictures' parses or on helpers parsing its rows).
+  double t[8] = {};
+  double parse_cpu = 0;
 };
 
 }  // namespace
@@ -110,12 +114,18 @@ namespace {
 /// Threads driving the GPU filter, each with its own CudaFilter (one CUDA stream).
 constexpr int kGpuLanes = 4;
 
+/// Pictures kept for reuse beyond those in flight: the decoded picture buffer's (at most
+/// sps_max_dec_pic_buffering, 16) and the one the front end is starting.
+constexpr std::size_t kKeptPictures = 16 + 2;
+
 struct Engine {
   Engine(const DecodeOptions& o, const Schedule& s)
       : options(o),
         schedule(s),
         trace(std::getenv("SIGPU_TRACE") != nullptr),
-        assembler(max_nal_bytes_for(o.max_luma_samples)) {}
+        assembler(max_nal_bytes_for(o.max_luma_samples)) {
+    pictures.keep(kKeptPictures);
+  }
 
   DecodeOptions options;
   Schedule schedule;
@@ -158,8 +168,16 @@ struct Engine {
   std::mutex mutex;     ///< guards PictureJob::done and spare_frames
   std::condition_variable finished;  ///< some PictureJob became done
   std::vector<Frame> spare_frames;   ///< output frames whose planes the next frames reuse
-  /// Output pictures whose per-block state the next pictures reuse (the caller's thread's).
-  std::vector<std::shared_ptr<DecodedPicture>> spare_pictures;
+  /// Pictures whose per-block state the next pictures reuse; their planes go back to the pools
+  /// as they are dropped.
+  Recycler<DecodedPicture> pictures{[](DecodedPicture& p) {
+    p.store.reset();
+    p.work_store.reset();
+    std::fill_n(p.work_planes, 3, nullptr);
+  }};
+  /// Plans of emitted pictures, whose tables the next pictures' plans reuse (the caller's
+  /// thread's).
+  std::vector<RecordPlan> spare_plans;
   /// Pictures handed to the stages, in decoding order (the caller's thread's alone).
   std::deque<std::unique_ptr<PictureJob>> flight;
   std::size_t max_in_flight = 0;
@@ -208,9 +226,7 @@ struct Engine {
   void output(Frame&& f, int max_reorder, int max_latency);
   void recycle(Frame&& f);
   void flush();
-  std::shared_ptr<DecodedPicture> new_picture();
   /// Drops a reference to a picture: its storage goes back for reuse once no one holds it.
-  void release(std::shared_ptr<DecodedPicture>&& p);
   std::shared_ptr<DecodedPicture> make_missing(const Sps& s, const std::shared_ptr<Pps>& p,
                                                int poc);
 };
@@ -334,7 +350,6 @@ void Engine::end_stream() {
   problems.insert(problems.end(), parse_problems.begin(), parse_problems.end());
   parse_problems.clear();
   flush();
-  for (DpbEntry& e : dpb) release(std::move(e.pic));
   dpb.clear();
   assembler.reset();
   here = {};
@@ -560,14 +575,18 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
         dpb, sh, poc, s->log2_max_poc_lsb,
         [&](int missing_poc, bool) { return make_missing(*s, p, missing_poc); }, dropped, missing);
   }
-  for (auto& d : dropped) release(std::move(d));
+  dropped.clear();
   for (const std::string& m : missing)
     parse_problems.push_back(
         here.problem("slice header: " + m + " is missing; a grey picture stands in for it"));
 
   ++stream_pictures;
   cur = std::make_unique<PictureJob>();
-  cur->pic = new_picture();
+  cur->pic = pictures.take();
+  if (!spare_plans.empty()) {
+    cur->plan = std::move(spare_plans.back());
+    spare_plans.pop_back();
+  }
   cur->pic->start(s, p);
   cur->rps = std::move(rps);
   dpb.push_back({cur->pic, false});
@@ -626,6 +645,7 @@ void Engine::start_stages() {
   // Room for a picture per worker plus slack, so that a slow picture at the front does not idle
   // the workers while the ones behind it wait to be output.
   max_in_flight = threads + threads / 2 + 2;
+  pictures.keep(max_in_flight + kKeptPictures);
   if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
   workers = std::make_unique<WorkQueue>(threads);
   if (record_pipeline) row_helpers = std::make_unique<WorkQueue>(threads);
@@ -653,13 +673,19 @@ void guarded(PictureJob& job, const Step& step) {
 }  // namespace
 
 // On the worker that parsed it: the picture's filter side information (megabytes of motion at
-// 4K) copied into pinned memory, which the GPU lane, serving every picture in turn, then only
-// queues the upload of. Where no pinned memory can be had the lane stages it as before.
+// 4K) checked and copied into pinned memory, which the GPU lane, serving every picture in turn,
+// then only queues the upload of. Where no pinned memory can be had, or the filter refuses the
+// side information, the lane stages it as before: the picture is still reconstructed there (later
+// pictures predict from it) and dropped with the filter's message.
 void Engine::stage_side_info(PictureJob& job) {
   const std::size_t bytes = filter_side_bytes(*job.pic);
   PooledStore side = side_pool.take((bytes + 1) / 2, Memory::pinned);
   if (side->memory() != Memory::pinned) return;
-  stage_filter_side(*job.pic, side->data());
+  try {
+    stage_filter_side(*job.pic, side->data());
+  } catch (const Error&) {
+    return;
+  }
   job.filter_side = std::move(side);
 }
 
@@ -668,6 +694,7 @@ void Engine::stage_side_info(PictureJob& job) {
 void Engine::picture_task(PictureJob& job) {
   if (record_pipeline) {
     job.t[1] = clock.seconds();
+    const double cpu = trace ? thread_cpu_seconds() : 0;
     guarded(job, [&] { reconstruct(job); });
     guarded(job, [&] {
       if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
@@ -680,6 +707,7 @@ void Engine::picture_task(PictureJob& job) {
       job.work = std::move(w);
     });
     job.t[2] = clock.seconds();
+    if (trace) job.parse_cpu = thread_cpu_seconds() - cpu;
     mark_parsed(job);
     return;
   }
@@ -741,8 +769,9 @@ void Engine::record_task(PictureJob& job) {
       return;
     }
     workers->push_front([this, &job] {
-      guarded(job, [&] { finish_frame(job); });
       job.t[6] = clock.seconds();
+      guarded(job, [&] { finish_frame(job); });
+      job.t[7] = clock.seconds();
       mark_done(job);
     });
   });
@@ -945,43 +974,22 @@ void Engine::finish_frame(PictureJob& job) {
 void Engine::emit(PictureJob& job) {
   if (trace)
     std::fprintf(stderr,
-                 "sigpu hevc picture %zu (POC %d): handed on %.1f ms, parse %.1f-%.1f, lane "
-                 "%.1f-%.1f, GPU done %.1f, finished %.1f, emitted %.1f\n",
+                 "sigpu hevc picture %zu (POC %d): handed on %.1f ms, parse %.1f-%.1f (CPU "
+                 "%.1f), lane %.1f-%.1f, GPU done %.1f, finishing %.1f-%.1f, emitted %.1f\n",
                  job.pic->decode_index, job.pic->poc, job.t[0] * 1e3, job.t[1] * 1e3,
-                 job.t[2] * 1e3, job.t[3] * 1e3, job.t[4] * 1e3, job.t[5] * 1e3, job.t[6] * 1e3,
-                 clock.seconds() * 1e3);
+                 job.t[2] * 1e3, job.parse_cpu * 1e3, job.t[3] * 1e3, job.t[4] * 1e3,
+                 job.t[5] * 1e3, job.t[6] * 1e3, job.t[7] * 1e3, clock.seconds() * 1e3);
   problems.insert(problems.end(), job.parse_problems.begin(), job.parse_problems.end());
   problems.insert(problems.end(), job.problems.begin(), job.problems.end());
   if (job.flush_before) flush();
   if (job.ok && job.pic->output) output(std::move(job.frame), job.max_reorder, job.max_latency);
-  // Its slices' lists hold references to other pictures: dropped first, so that those can go.
-  job.slices.clear();
-  job.rps = {};
-  release(std::move(job.pic));
-}
-
-void Engine::release(std::shared_ptr<DecodedPicture>&& p) {
-  if (!p) return;
-  if (p.use_count() == 1) {
-    p->store.reset();  // back to the pool
-    p->work_store.reset();
-    std::fill_n(p->work_planes, 3, nullptr);
-    if (spare_pictures.size() < max_in_flight + 2) spare_pictures.push_back(std::move(p));
-  }
-  p.reset();
-}
-
-std::shared_ptr<DecodedPicture> Engine::new_picture() {
-  if (spare_pictures.empty()) return std::make_shared<DecodedPicture>();
-  std::shared_ptr<DecodedPicture> p = std::move(spare_pictures.back());
-  spare_pictures.pop_back();
-  return p;
+  if (spare_plans.size() < max_in_flight + 2) spare_plans.push_back(std::move(job.plan));
 }
 
 // 8.3.3.2: a picture of mid-grey samples with no motion (intra), never output.
 std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::shared_ptr<Pps>& p,
                                                      int poc) {
-  std::shared_ptr<DecodedPicture> pic = new_picture();
+  std::shared_ptr<DecodedPicture> pic = pictures.take();
   pic->start(sps[p->sps_id], p);
   pic->allocate(plane_pool.take(DecodedPicture::samples(s), Memory::pageable));
   for (int c = 0; c < 3; ++c)

@@ -51,7 +51,7 @@ void FilterRunner::apply_work(DecodedPicture& pic, Backend backend, void* stream
   }
   if (!cuda_) cuda_ = std::make_unique<Cuda>(stream);
   if (staged)
-    cuda_->filter.filter_staged(pic.info, staged, planes);
+    cuda_->filter.filter_staged(staged, planes);
   else
     cuda_->filter.filter_device(pic.info, planes);
 }

@@ -100,6 +100,9 @@ struct DecodedPicture {
   /// What the parse of its slices hands to the reconstruction; a recycled picture reuses the
   /// storage.
   PictureRecords records;
+  /// A parse row by row (wpp_rows.hpp): each CTB row's records before they are joined into
+  /// `records`, kept with the picture for their storage.
+  std::vector<PictureRecords> row_records;
   ParseProgress progress;
   std::vector<int> row_ctbs_parsed;  ///< per CTB row (the parsing thread's)
   int rows_parsed = 0;               ///< leading CTB rows parsed in full (the parsing thread's)

@@ -73,9 +73,9 @@ namespace {
 
 // One row's outcome.
 struct Row {
-  PictureRecords records;
-  bool complete = false;             ///< parsed to its end as the segment's data says
-  std::optional<std::string> error;  ///< what it stopped on
+  PictureRecords* records = nullptr;  ///< the picture's row_records[row]
+  bool complete = false;              ///< parsed to its end as the segment's data says
+  std::optional<std::string> error;   ///< what it stopped on
   std::unique_ptr<SliceDecoder> decoder;
   PictureParseState state;
 };
@@ -99,7 +99,7 @@ struct Rows {
         if (row.complete) progress.complete(r);
       } catch (const std::exception& e) {
         row.error = e.what();
-        row.records.truncate_to_parsed();
+        row.records->truncate_to_parsed();
       }
       progress.stop(r);
       std::lock_guard lock(mutex);
@@ -117,11 +117,15 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   if (pic.ctb_slice_addr[0] != -1)
     throw DecodeError("CTB 0 (0,0): slice_segment_address: CTB already decoded in this picture");
   auto shared = std::make_shared<Rows>(n, pic.progress);
+  pic.row_records.resize(static_cast<std::size_t>(n));
   // Made here, one by one: each also records the slice's reference POCs in the picture.
-  for (Row& row : shared->rows) {
+  for (int r = 0; r < n; ++r) {
+    Row& row = shared->rows[static_cast<std::size_t>(r)];
+    row.records = &pic.row_records[static_cast<std::size_t>(r)];
+    row.records->clear();
     row.state.reconstruct = reconstruct;
     row.decoder =
-        std::make_unique<SliceDecoder>(pic, sh, slice_index, row.state, refs, &row.records);
+        std::make_unique<SliceDecoder>(pic, sh, slice_index, row.state, refs, row.records);
   }
   const unsigned helpers =
       std::min<unsigned>(static_cast<unsigned>(n), std::thread::hardware_concurrency()) - 1;
@@ -141,7 +145,7 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   const std::string* error = nullptr;
   for (int r = 0; r < n; ++r) {
     const Row& row = shared->rows[static_cast<std::size_t>(r)];
-    const int stop = r * w + static_cast<int>(row.records.ctb_rs.size());
+    const int stop = r * w + static_cast<int>(row.records->ctb_rs.size());
     if (!row.complete && stop < cut) {
       cut = stop;
       error = row.error ? &*row.error : nullptr;
@@ -150,7 +154,7 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   cut = std::min(cut, w * n);
   pic.records.clear();
   for (int r = 0; r < n; ++r)
-    pic.records.append(shared->rows[static_cast<std::size_t>(r)].records,
+    pic.records.append(*shared->rows[static_cast<std::size_t>(r)].records,
                        static_cast<std::size_t>(std::clamp(cut - r * w, 0, w)));
   for (int rs = cut; rs < w * n; ++rs) {
     pic.ctb_done[static_cast<std::size_t>(rs)] = 0;

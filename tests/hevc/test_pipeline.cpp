@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <random>
+#include <thread>
 
 #include <sigpu/hevc.hpp>
 
@@ -16,6 +17,7 @@
 #include "hevc/nal.hpp"
 #include "hevc/picture.hpp"
 #include "hevc/plane_pool.hpp"
+#include "hevc/recycler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
 #include "hevc/work_queue.hpp"
@@ -127,6 +129,38 @@ TEST(HevcPipeline, PlanePoolTakesBackStoresOfDroppedPictures) {
     outlives = pool.take(4096, Memory::pageable);
   }
   outlives.reset();  // freed, the pool being gone (AddressSanitizer checks the rest)
+  EXPECT_FALSE(outlives);
+}
+
+// A picture comes back for reuse whoever drops it last and on whichever thread, tidied (its
+// stores let go of) and with its vectors' storage; no more are kept than asked; one that
+// outlives the recycler is deleted.
+TEST(HevcPipeline, RecyclerTakesBackObjectsDroppedAnywhere) {
+  std::shared_ptr<DecodedPicture> outlives;
+  {
+    PlanePool pool;
+    Recycler<DecodedPicture> pictures([](DecodedPicture& p) { p.store.reset(); });
+    pictures.keep(1);
+    auto pic = pictures.take();
+    pic->store = pool.take(4096, Memory::pageable);
+    pic->motion.assign(1000, MvField{});
+    const DecodedPicture* first = pic.get();
+    const MvField* storage = pic->motion.data();
+    auto reference_list = std::vector<std::shared_ptr<DecodedPicture>>{pic};
+    pic.reset();
+    std::thread([list = std::move(reference_list)]() mutable { list.clear(); }).join();
+    auto again = pictures.take();
+    EXPECT_EQ(again.get(), first);
+    EXPECT_FALSE(again->store);
+    EXPECT_EQ(again->motion.data(), storage);
+    auto other = pictures.take();
+    EXPECT_NE(other.get(), first);
+    again.reset();
+    other.reset();  // beyond keep(1): deleted
+    EXPECT_EQ(pictures.take().get(), first);
+    outlives = pictures.take();
+  }
+  outlives.reset();  // deleted, the recycler being gone (AddressSanitizer checks the rest)
   EXPECT_FALSE(outlives);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sigpu/hevc_filter.hpp>
@@ -124,5 +125,46 @@ TEST(HevcFilterGpu, DeviceResidentAsync) {
     EXPECT_EQ(sigpu::test::first_difference(want[k], pics[k]), "identical") << "picture " << k;
   }
   for (auto* m : mem) cudaFree(m);
+}
+
+// stage() on one thread, filter_staged() on another instance's stream: the planes of
+// filter_device, from side information checked once; stage() refuses what filter refuses.
+TEST(HevcFilterGpu, StagedSideInformation) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  SyntheticOptions o = sigpu::test::all_intra_options(704, 272, 10);
+  o.inter = 0.4;
+  o.seed = 4242;
+  const auto original = sigpu::test::make_synthetic_picture(o);
+  const auto want = filtered(original, Backend::cpu);
+  auto p = original;
+  void* pinned = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, hf::CudaFilter::staged_bytes(p.info)), cudaSuccess);
+  std::thread([&] { hf::CudaFilter::stage(p.info, pinned); }).join();
+  p.info = {};  // filter_staged reads only what stage() wrote
+  hf::Planes d;
+  std::vector<std::uint16_t*> mem;
+  for (int c = 0; c < 3; ++c) {
+    const int w = c ? o.width / 2 : o.width, h = c ? o.height / 2 : o.height;
+    std::uint16_t* m = nullptr;
+    ASSERT_EQ(cudaMalloc(&m, std::size_t(w) * h * 2), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(m, p.samples[c].data(), std::size_t(w) * h * 2, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    mem.push_back(m);
+    d.data[c] = m;
+    d.stride[c] = w;
+  }
+  hf::CudaFilter gpu;
+  gpu.filter_staged(pinned, d);
+  gpu.synchronize();
+  for (int c = 0; c < 3; ++c)
+    ASSERT_EQ(
+        cudaMemcpy(p.samples[c].data(), d.data[c], p.samples[c].size() * 2, cudaMemcpyDeviceToHost),
+        cudaSuccess);
+  EXPECT_EQ(sigpu::test::first_difference(want, p), "identical");
+  auto bad = original;
+  bad.info.blocks[5].qp_y = 99;
+  EXPECT_THROW(hf::CudaFilter::stage(bad.info, pinned), sigpu::Error);
+  for (auto* m : mem) cudaFree(m);
+  cudaFreeHost(pinned);
 }
 #endif

@@ -1,7 +1,9 @@
 // CudaFilter: side information staged in pinned memory and uploaded in one copy, then the
 // deblocking launch and the SAO launch on the instance's stream (kernels.cuh holds the kernels).
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <sigpu/hevc_filter.hpp>
@@ -22,16 +24,25 @@ dim3 to_dim3(cuda::Shape s) {
   return dim3(s.x, s.y, s.z);
 }
 
+/// CTBs of a picture of `info`'s size, from its fields alone (make_geometry's count once they
+/// are valid; for sizing only before they are checked).
+std::size_t ctb_count(const PictureInfo& info) {
+  const int ctb = 1 << std::clamp(info.log2_ctb_size, 4, 6);
+  const auto across = [ctb](int n) { return std::size_t(std::max(n, 0) + ctb - 1) / ctb; };
+  return across(info.width) * across(info.height);
+}
+
 /// Where the side information's parts go in the staging and device buffers: blocks | motion |
 /// ctbs, each 256-byte aligned, so that one copy moves them.
 struct SideLayout {
   std::size_t blocks_bytes = 0, motion_bytes = 0, ctbs_bytes = 0;
   std::size_t motion_at = 0, ctbs_at = 0, total = 0;
 
-  SideLayout(const PictureInfo& info, const Geometry& g)
+  SideLayout() = default;
+  explicit SideLayout(const PictureInfo& info)
       : blocks_bytes(info.blocks.size() * sizeof(BlockInfo)),
         motion_bytes(info.motion.size() * sizeof(Motion)),
-        ctbs_bytes(std::size_t(g.ctbs_w) * g.ctbs_h * sizeof(CtbParams)),
+        ctbs_bytes(ctb_count(info) * sizeof(CtbParams)),
         motion_at(align_up(blocks_bytes)),
         ctbs_at(motion_at + align_up(motion_bytes)),
         total(ctbs_at + ctbs_bytes) {}
@@ -43,6 +54,16 @@ struct SideLayout {
     std::memcpy(to + ctbs_at, ctbs.data(), ctbs_bytes);
   }
 };
+
+/// What stage() checked, ahead of the side information it staged: filter_staged() reads it
+/// instead of checking the picture again.
+struct StagedHeader {
+  Geometry g;
+  SideLayout layout;
+  bool intra = true;
+};
+constexpr std::size_t kHeaderBytes = align_up(sizeof(StagedHeader));
+static_assert(std::is_trivially_copyable_v<StagedHeader>);
 
 }  // namespace
 
@@ -75,8 +96,8 @@ struct CudaFilter::Impl {
   }
 
   /// Queues the copy of a picture's staged side information (`total` bytes at `from`, pinned).
-  void copy_up(const PictureInfo& info, const SideLayout& l, const std::uint8_t* from) {
-    intra = info.motion.empty();
+  void copy_up(bool no_motion, const SideLayout& l, const std::uint8_t* from) {
+    intra = no_motion;
     motion_at = l.motion_at;
     ctbs_at = l.ctbs_at;
     side.reserve(l.total);
@@ -87,18 +108,20 @@ struct CudaFilter::Impl {
 
   void upload(const PictureInfo& info) {
     g = make_geometry(info);
-    const SideLayout l(info, g);
+    const SideLayout l(info);
     // The previous picture's upload may still be reading the staging buffer.
     SIGPU_CUDA_CHECK(cudaEventSynchronize(staged));
     staging.reserve(l.total);
     l.fill(info, g, staging.get());
-    copy_up(info, l, staging.get());
+    copy_up(info.motion.empty(), l, staging.get());
     SIGPU_CUDA_CHECK(cudaEventRecord(staged, stream.get()));
   }
 
-  void upload_staged(const PictureInfo& info, const void* pinned) {
-    g = make_geometry(info);
-    copy_up(info, SideLayout(info, g), static_cast<const std::uint8_t*>(pinned));
+  void upload_staged(const void* pinned) {
+    StagedHeader h;
+    std::memcpy(&h, pinned, sizeof h);
+    g = h.g;
+    copy_up(h.intra, h.layout, static_cast<const std::uint8_t*>(pinned) + kHeaderBytes);
   }
 
   /// The scratch picture: planes packed, rows padded to 8 samples (16 bytes) for the SAO
@@ -200,17 +223,19 @@ void CudaFilter::filter_device(const PictureInfo& info, const Planes& device) {
 }
 
 std::size_t CudaFilter::staged_bytes(const PictureInfo& info) {
-  return SideLayout(info, make_geometry(info)).total;
+  return kHeaderBytes + SideLayout(info).total;
 }
 
 void CudaFilter::stage(const PictureInfo& info, void* pinned) {
-  const Geometry g = make_geometry(info);
-  SideLayout(info, g).fill(info, g, static_cast<std::uint8_t*>(pinned));
+  const StagedHeader h{make_geometry(info), SideLayout(info), info.motion.empty()};
+  auto* to = static_cast<std::uint8_t*>(pinned);
+  std::memcpy(to, &h, sizeof h);
+  h.layout.fill(info, h.g, to + kHeaderBytes);
 }
 
-void CudaFilter::filter_staged(const PictureInfo& info, const void* pinned, const Planes& device) {
+void CudaFilter::filter_staged(const void* pinned, const Planes& device) {
   SIGPU_CUDA_CHECK(cudaSetDevice(impl_->device));
-  impl_->upload_staged(info, pinned);
+  impl_->upload_staged(pinned);
   impl_->run(device);
 }
 

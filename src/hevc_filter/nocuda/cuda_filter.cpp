@@ -17,7 +17,7 @@ std::size_t CudaFilter::staged_bytes(const PictureInfo&) {
   return 0;
 }
 void CudaFilter::stage(const PictureInfo&, void*) {}
-void CudaFilter::filter_staged(const PictureInfo&, const void*, const Planes&) {}
+void CudaFilter::filter_staged(const void*, const Planes&) {}
 void CudaFilter::upload(const PictureInfo&) {}
 void CudaFilter::run(const Planes&) {}
 void CudaFilter::synchronize() {}
