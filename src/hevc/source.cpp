@@ -18,6 +18,8 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 }
+
+#include "core/container_probe.hpp"
 #endif
 
 namespace sigpu::hevc {
@@ -43,6 +45,16 @@ bool looks_like_mp4_or_mkv(std::span<const std::uint8_t> p) {
   const std::string box(p.begin() + 4, p.begin() + 8);
   return box == "ftyp" || box == "moov" || box == "mdat" || box == "free" || box == "wide";
 }
+
+#ifdef SIGPU_HEVC_HAVE_LIBAVFORMAT
+// A container to open, or null where the first bytes carry none: then the input is read as Annex
+// B and the decoder says what is wrong with it. The raw HEVC demuxer's guess is Annex B's, which
+// detect() has ruled out.
+const AVInputFormat* container_format(std::span<const std::uint8_t> first) {
+  const AVInputFormat* f = container_by_signature(first);
+  return f && std::strcmp(f->name, "hevc") != 0 ? f : nullptr;
+}
+#endif
 
 // read() that retries on signals; throws InputError on failure.
 std::size_t read_some(int fd, std::uint8_t* to, std::size_t n, const std::string& name) {
@@ -293,12 +305,18 @@ Source Source::from_fd(int fd, const std::string& name) {
     return Source(std::move(impl));
   }
 #ifdef SIGPU_HEVC_HAVE_LIBAVFORMAT
+  const AVInputFormat* container =
+      kind == Kind::mpegts ? av_find_input_format("mpegts") : container_format(impl->probe);
+  if (!container) {
+    impl->format = "Annex B";  // the decoder says what is wrong with it
+    return Source(std::move(impl));
+  }
   if (impl->seekable) {
     if (::lseek(fd, impl->base, SEEK_SET) < 0)
       throw InputError(name + ": cannot seek: " + std::strerror(errno));
     impl->probe.clear();
   }
-  impl->open_container(kind == Kind::mpegts ? av_find_input_format("mpegts") : nullptr);
+  impl->open_container(container);
   return Source(std::move(impl));
 #else
   if (kind == Kind::mpegts || looks_like_mp4_or_mkv(impl->probe))

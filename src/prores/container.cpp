@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <sigpu/prores.hpp>
 
@@ -22,6 +23,8 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 }
+
+#include "core/container_probe.hpp"
 #endif
 
 namespace sigpu::prores {
@@ -135,10 +138,22 @@ bool packet_is_in_file(const AVPacket* pkt, const ClipSource& file) {
 
 }  // namespace
 
+namespace {
+
+// The container of `file`'s first bytes, if libavformat knows it by its signature.
+const AVInputFormat* signature_of(const ClipSource& file) {
+  std::vector<std::uint8_t> head(
+      static_cast<std::size_t>(std::min<std::uint64_t>(file.length(), 4096)));
+  head.resize(file.read(0, head));
+  return container_by_signature(head);
+}
+
+}  // namespace
+
 Clip read_mov(const std::string& path) {
   auto file = std::make_shared<ClipSource>(path);
   AVFormatContext* fmt = nullptr;
-  if (avformat_open_input(&fmt, path.c_str(), nullptr, nullptr) < 0)
+  if (avformat_open_input(&fmt, path.c_str(), signature_of(*file), nullptr) < 0)
     throw InputError(path + ": not a file libavformat can read");
   struct Closer {
     AVFormatContext** f;
@@ -242,19 +257,24 @@ Clip open_file(const std::string& path) {
   const std::size_t n = file->read(0, head);
   if (has_icpf_tag({head.data(), n})) return split_raw_file(std::move(file), path);
   if (looks_like_mov({head.data(), n})) return read_mov(path);
-  // Neither starts as expected: a container libavformat knows, or raw frames after junk.
-  try {
-    return read_mov(path);
-  } catch (const InputError&) {
+    // Neither starts as expected: a container libavformat knows by its signature, or raw frames
+    // after junk.
+#ifdef SIGPU_HAVE_LIBAVFORMAT
+  if (signature_of(*file)) {
     try {
-      return split_raw_file(std::move(file), path);
+      return read_mov(path);
     } catch (const InputError&) {
-      throw InputError(path + ": no ProRes frame found (neither raw 'icpf' frames nor a " +
-                       "container with a ProRes track)");
     }
-  } catch (const UnsupportedError&) {
-    return split_raw_file(std::move(file), path);
   }
+  try {
+    return split_raw_file(std::move(file), path);
+  } catch (const InputError&) {
+    throw InputError(path + ": no ProRes frame found (neither raw 'icpf' frames nor a " +
+                     "container with a ProRes track)");
+  }
+#else
+  return split_raw_file(std::move(file), path);
+#endif
 }
 
 }  // namespace sigpu::prores
