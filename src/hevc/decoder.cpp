@@ -226,7 +226,6 @@ struct Engine {
   void output(Frame&& f, int max_reorder, int max_latency);
   void recycle(Frame&& f);
   void flush();
-  /// Drops a reference to a picture: its storage goes back for reuse once no one holds it.
   std::shared_ptr<DecodedPicture> make_missing(const Sps& s, const std::shared_ptr<Pps>& p,
                                                int poc);
 };
@@ -575,7 +574,7 @@ void Engine::start_picture(const NalUnit& nal, const SliceHeader& sh) {
         dpb, sh, poc, s->log2_max_poc_lsb,
         [&](int missing_poc, bool) { return make_missing(*s, p, missing_poc); }, dropped, missing);
   }
-  dropped.clear();
+  dropped.clear();  // before the new picture is taken: one of them may come back as it
   for (const std::string& m : missing)
     parse_problems.push_back(
         here.problem("slice header: " + m + " is missing; a grey picture stands in for it"));
