@@ -35,6 +35,12 @@
 // check, for cpu-parallel, cuda and FFmpeg (N contexts of as many threads as the host has). Each
 // concurrent decode's first run is checked against FFmpeg's frames too.
 //
+// NVDEC (when this libavcodec has the nvdec hwaccel and the host a device it can open): FFmpeg's
+// HEVC decoder with the CUDA hwaccel, frames left in device memory ("nvdec") and copied to the
+// host ("nvdec-h", av_hwframe_transfer_data), in the no-hash-check half; with --streams, N such
+// decoders at once. Its first run's frames are copied to the host and must equal FFmpeg's
+// software frames.
+//
 // Before any number is printed, every sigpu backend's output is checked: every picture's MD5
 // SEI must match and every frame must equal FFmpeg's; dec265's YUV output (-o, untimed) must
 // equal FFmpeg's frames too. A failure prints loudly and exits 1.
@@ -68,6 +74,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 }
@@ -137,11 +144,27 @@ std::string av_error(int err) {
   return buf;
 }
 
+/// A CUDA device context for FFmpeg's nvdec hwaccel, or null where this libavutil or host has
+/// none.
+AVBufferRef* nvdec_device() {
+  AVBufferRef* dev = nullptr;
+  if (av_hwdevice_ctx_create(&dev, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) < 0) return nullptr;
+  return dev;
+}
+
+// The hwaccel's frames, never a silent fall back to the software decoder.
+AVPixelFormat take_cuda(AVCodecContext*, const AVPixelFormat* offered) {
+  for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
+    if (*f == AV_PIX_FMT_CUDA) return *f;
+  return AV_PIX_FMT_NONE;
+}
+
 // FFmpeg's HEVC decoder on all host threads, packets split once (untimed) by its demuxer; with
-// `crccheck` it verifies every picture's MD5 SEI (what `-err_detect crccheck` sets).
+// `crccheck` it verifies every picture's MD5 SEI (what `-err_detect crccheck` sets); with
+// `nvdec` (a device context) it decodes on NVDEC, its frames in device memory.
 class Ffmpeg {
  public:
-  Ffmpeg(const fs::path& path, int threads, bool crccheck) {
+  Ffmpeg(const fs::path& path, int threads, bool crccheck, AVBufferRef* nvdec = nullptr) {
     AVFormatContext* fmt = nullptr;
     if (int e = avformat_open_input(&fmt, path.c_str(), av_find_input_format("hevc"), nullptr))
       fail("FFmpeg cannot open " + path.string() + ": " + av_error(e));
@@ -160,6 +183,10 @@ class Ffmpeg {
     ctx_->thread_count = threads;
     ctx_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     if (crccheck) ctx_->err_recognition |= AV_EF_CRCCHECK;
+    if (nvdec) {
+      ctx_->hw_device_ctx = av_buffer_ref(nvdec);
+      ctx_->get_format = take_cuda;
+    }
     if (int e = avcodec_open2(ctx_, codec, nullptr); e < 0)
       fail("FFmpeg: cannot open the HEVC decoder: " + av_error(e));
     frame_ = av_frame_alloc();
@@ -198,6 +225,39 @@ class Ffmpeg {
   AVCodecContext* ctx_ = nullptr;
   AVFrame* frame_ = nullptr;
 };
+
+bool same_picture(const Picture& a, const Picture& b) {
+  return std::equal(std::begin(a.planes), std::end(a.planes), std::begin(b.planes));
+}
+
+// NVDEC's frame copied to the host (NV12 or P010: chroma interleaved, P010's samples in the
+// high bits) as planar samples.
+Picture from_nvdec(const AVFrame& hw, AVFrame* sw) {
+  if (int e = av_hwframe_transfer_data(sw, &hw, 0); e < 0)
+    fail("NVDEC: cannot copy a frame to the host: " + av_error(e));
+  const auto fmt = static_cast<AVPixelFormat>(sw->format);
+  if (fmt != AV_PIX_FMT_NV12 && fmt != AV_PIX_FMT_P010LE)
+    fail(std::string("NVDEC gave frames in ") + av_get_pix_fmt_name(fmt));
+  const bool wide = fmt != AV_PIX_FMT_NV12;
+  const auto sample = [&](int plane, int y, int i) -> std::uint16_t {
+    const std::uint8_t* row =
+        sw->data[plane] + static_cast<std::ptrdiff_t>(y) * sw->linesize[plane];
+    return wide ? static_cast<std::uint16_t>((row[2 * i] | row[2 * i + 1] << 8) >> 6) : row[i];
+  };
+  Picture p;
+  const int w = sw->width, h = sw->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  p.planes[0].resize(static_cast<std::size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) p.planes[0][static_cast<std::size_t>(y) * w + x] = sample(0, y, x);
+  for (int c = 1; c < 3; ++c) {
+    p.planes[c].resize(static_cast<std::size_t>(cw) * ch);
+    for (int y = 0; y < ch; ++y)
+      for (int x = 0; x < cw; ++x)
+        p.planes[c][static_cast<std::size_t>(y) * cw + x] = sample(1, y, 2 * x + c - 1);
+  }
+  av_frame_unref(sw);
+  return p;
+}
 
 Picture to_picture(const AVFrame& f) {
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(f.format));
@@ -486,6 +546,9 @@ int main(int argc, char** argv) {
               threads, av_version_info(), threads);
   std::printf("cuda: %s\n",
               devices.empty() ? "no device: the cuda column is skipped" : devices[0].name.c_str());
+  AVBufferRef* nvdec = nvdec_device();
+  std::printf("nvdec: %s\n", nvdec ? "FFmpeg's HEVC decoder with the nvdec hwaccel, as many threads"
+                                   : "this FFmpeg or host has none: the nvdec columns are skipped");
   if (dec265.empty())
     std::printf("dec265: not installed: skipped (--skip-missing-peers)\n");
   else
@@ -496,13 +559,15 @@ int main(int argc, char** argv) {
     std::string name;
     std::optional<double> cpu, par, cuda, cuda_f, ff_crc;            // every MD5 SEI checked
     std::optional<double> par_fast, cuda_fast, cuda_f_fast, ff, de;  // no hash check
-    std::optional<double> par_many, cuda_many, ff_many;  // --streams at once, no hash check
+    std::optional<double> nv, nv_host;  // NVDEC: frames on the device, copied to the host
+    std::optional<double> par_many, cuda_many, ff_many, nv_many;  // --streams at once
   };
   std::vector<Row> rows;
-  std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n", "", "cpu", "cpu-par", "cuda",
-              "cuda-f", "ffmpeg", "cpu-par", "cuda", "cuda-f", "ffmpeg", "dec265");
-  std::printf("%-26s %49s | %49s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
-              "no hash check (ffmpeg: default)");
+  std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s %9s %9s\n", "", "cpu", "cpu-par",
+              "cuda", "cuda-f", "ffmpeg", "cpu-par", "cuda", "cuda-f", "ffmpeg", "dec265", "nvdec",
+              "nvdec-h");
+  std::printf("%-26s %49s | %69s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
+              "no hash check (ffmpeg: default; nvdec: frames left on the device / to the host)");
   const std::vector<int> kinds = o.ra_kbps.empty() ? std::vector<int>{0} : o.ra_kbps;
   for (const auto& size : o.sizes) {
     for (int depth : o.depths)
@@ -555,6 +620,29 @@ int main(int argc, char** argv) {
           }
         }
         if (!dec265.empty()) r.de = bench_dec265(dec265, in, depth, threads, o.reps);
+        if (nvdec) {
+          Ffmpeg nv(in.path, threads, false, nvdec);
+          AVFrame* host = av_frame_alloc();
+          std::size_t n = 0, same = 0;
+          nv.decode([&](const AVFrame& f) {
+            if (n < in.reference.size())
+              same += same_picture(from_nvdec(f, host), in.reference[n]) ? 1 : 0;
+            ++n;
+          });
+          if (n != in.reference.size() || same != n)
+            fail(in.name + ": NVDEC gave " + std::to_string(n) + " frames, " +
+                 std::to_string(same) + " of them FFmpeg's (of " +
+                 std::to_string(in.reference.size()) + ")");
+          r.nv = time_ffmpeg(nv);
+          r.nv_host = in.reference.size() / time_median(o.reps, [&] {
+                        nv.decode([&](const AVFrame& f) {
+                          if (av_hwframe_transfer_data(host, &f, 0) < 0)
+                            fail(in.name + ": NVDEC: a frame not copied to the host");
+                          av_frame_unref(host);
+                        });
+                      });
+          av_frame_free(&host);
+        }
         if (o.streams > 1) {
           if (o.cpu_parallel)
             r.par_many = bench_sigpu_streams(in, sigpu::Backend::cpu_parallel, o.streams, o.reps);
@@ -574,24 +662,30 @@ int main(int argc, char** argv) {
           };
           all();  // warm-up
           r.ff_many = double(o.streams) * double(in.reference.size()) / time_median(o.reps, all);
+          if (nvdec) {
+            for (auto& f : ffs) f = std::make_unique<Ffmpeg>(in.path, threads, false, nvdec);
+            all();
+            r.nv_many = double(o.streams) * double(in.reference.size()) / time_median(o.reps, all);
+          }
         }
         if (in.temporary) fs::remove(in.path);
-        std::printf(
-            "%-26s %s %s %s %s %s | %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.cpu).c_str(),
-            fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(), fps_cell(r.cuda_f).c_str(),
-            fps_cell(r.ff_crc).c_str(), fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
-            fps_cell(r.cuda_f_fast).c_str(), fps_cell(r.ff).c_str(), fps_cell(r.de).c_str());
+        std::printf("%-26s %s %s %s %s %s | %s %s %s %s %s %s %s\n", r.name.c_str(),
+                    fps_cell(r.cpu).c_str(), fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(),
+                    fps_cell(r.cuda_f).c_str(), fps_cell(r.ff_crc).c_str(),
+                    fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
+                    fps_cell(r.cuda_f_fast).c_str(), fps_cell(r.ff).c_str(), fps_cell(r.de).c_str(),
+                    fps_cell(r.nv).c_str(), fps_cell(r.nv_host).c_str());
         std::fflush(stdout);
         rows.push_back(std::move(r));
       }
   }
   std::printf(
-      "\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's); FFmpeg "
-      "with crccheck matched every plane's MD5\n");
-  std::printf("\n%-26s %19s | %29s   ratios (> 1: sigpu faster)\n", "", "MD5 SEI checked",
+      "\nverified: sigpu's frames match every MD5 SEI and equal FFmpeg's (and dec265's and "
+      "NVDEC's); FFmpeg with crccheck matched every plane's MD5\n");
+  std::printf("\n%-26s %19s | %49s   ratios (> 1: sigpu faster)\n", "", "MD5 SEI checked",
               "no hash check");
-  std::printf("%-26s %9s %9s | %9s %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff",
-              "cuda/ff", "cuda-f/ff", "cuda/de265");
+  std::printf("%-26s %9s %9s | %9s %9s %9s %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff",
+              "cuda/ff", "cuda-f/ff", "cuda/de265", "cuda/nv", "cuda/nv-h");
   auto ratio = [](std::optional<double> a, std::optional<double> b) {
     char buf[32];
     if (a && b)
@@ -601,18 +695,22 @@ int main(int argc, char** argv) {
     return std::string(buf);
   };
   for (const Row& r : rows)
-    std::printf("%-26s %s %s | %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
+    std::printf("%-26s %s %s | %s %s %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
                 ratio(r.cuda, r.ff_crc).c_str(), ratio(r.par_fast, r.ff).c_str(),
                 ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_f_fast, r.ff).c_str(),
-                ratio(r.cuda_fast, r.de).c_str());
+                ratio(r.cuda_fast, r.de).c_str(), ratio(r.cuda_fast, r.nv).c_str(),
+                ratio(r.cuda_fast, r.nv_host).c_str());
   if (o.streams > 1) {
     std::printf("\n%d streams at once, no hash check: frames per second of all together\n",
                 o.streams);
-    std::printf("%-26s %9s %9s %9s %9s\n", "stream", "cpu-par", "cuda", "ffmpeg", "cuda/ff");
+    std::printf("%-26s %9s %9s %9s %9s %9s %9s\n", "stream", "cpu-par", "cuda", "ffmpeg", "nvdec",
+                "cuda/ff", "cuda/nv");
     for (const Row& r : rows)
-      std::printf("%-26s %s %s %s %s\n", r.name.c_str(), fps_cell(r.par_many).c_str(),
+      std::printf("%-26s %s %s %s %s %s %s\n", r.name.c_str(), fps_cell(r.par_many).c_str(),
                   fps_cell(r.cuda_many).c_str(), fps_cell(r.ff_many).c_str(),
-                  ratio(r.cuda_many, r.ff_many).c_str());
+                  fps_cell(r.nv_many).c_str(), ratio(r.cuda_many, r.ff_many).c_str(),
+                  ratio(r.cuda_many, r.nv_many).c_str());
   }
+  av_buffer_unref(&nvdec);
   return 0;
 }
