@@ -72,6 +72,12 @@ struct DecodeOptions {
   std::int64_t max_luma_samples = 35'651'584;
 };
 
+/// What a Decoder hands each output picture to, on the calling thread. The frame is the
+/// decoder's: it may be read, or its contents taken (std::swap with a Frame handed over before
+/// and since used up, or moved out); whatever storage is left in it is reused for a later
+/// picture, so swapping a spent frame back in costs no allocation and no copy.
+using FrameSink = std::function<void(Frame&)>;
+
 /// A NAL unit that could not be decoded (or a picture hash that did not match).
 struct Problem {
   std::size_t nal_index = 0;    ///< position of the NAL unit in the stream, from 0
@@ -99,7 +105,7 @@ class Decoder {
   /// before it are output first, and the decoder is ready for a new stream. What on_frame
   /// throws leaves push() (or finish()) as it was thrown, not as a Problem of the stream; the
   /// rest of that call's bytes are not decoded.
-  void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
+  void push(std::span<const std::uint8_t> bytes, const FrameSink& on_frame);
   /// Ends the stream: decodes what is pending, outputs the remaining pictures, and makes the
   /// decoder ready for a new stream (parameter sets are kept). When the stream output no
   /// picture it throws, so that a run that decoded nothing is never taken for success:
@@ -109,10 +115,9 @@ class Decoder {
   ///     pictures were found but refused as unsupported;
   ///   - InputError "no decodable HEVC picture ..." when no picture could even be started.
   /// A stream whose pictures were all found but damaged does not throw: problems() says why.
-  void finish(const std::function<void(const Frame&)>& on_frame);
+  void finish(const FrameSink& on_frame);
   /// push() of the whole stream, then finish().
-  void decode(std::span<const std::uint8_t> stream,
-              const std::function<void(const Frame&)>& on_frame);
+  void decode(std::span<const std::uint8_t> stream, const FrameSink& on_frame);
 
   const std::vector<Problem>& problems() const;
   /// True when the in-loop filters are part of this build.

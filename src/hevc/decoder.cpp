@@ -161,7 +161,7 @@ struct Engine {
   std::shared_ptr<const RefPicLists> last_refs;  ///< of the last independent slice segment
 
   Where here;
-  const std::function<void(const Frame&)>* sink = nullptr;
+  const FrameSink* sink = nullptr;
 
   PlanePool plane_pool;
   PlanePool side_pool;  ///< PictureJob::filter_side (one size per resolution: inter pictures')
@@ -197,10 +197,10 @@ struct Engine {
   /// lane's CPU idle in turn, and the last pictures of a stream would queue behind each other).
   std::unique_ptr<WorkQueue> gpu_lanes[kGpuLanes];
 
-  void push(std::span<const std::uint8_t> bytes, const std::function<void(const Frame&)>& on_frame);
+  void push(std::span<const std::uint8_t> bytes, const FrameSink& on_frame);
   /// Calls the caller's on_frame (sink); what it throws leaves as CallerThrew.
-  void deliver(const Frame& f);
-  void finish(const std::function<void(const Frame&)>& on_frame);
+  void deliver(Frame& f);
+  void finish(const FrameSink& on_frame);
   void end_stream();
   void new_stream();
   void on_nal(std::span<const std::uint8_t> nal, std::size_t start_code);
@@ -249,8 +249,7 @@ Schedule schedule_for(Backend backend, bool reconstruct_on_gpu) {
 }
 
 std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& options,
-                                 std::span<const std::uint8_t> stream,
-                                 const std::function<void(const Frame&)>& on_frame) {
+                                 std::span<const std::uint8_t> stream, const FrameSink& on_frame) {
   Engine e(options, schedule);
   e.push(stream, on_frame);
   e.finish(on_frame);
@@ -273,17 +272,15 @@ bool Decoder::filters_available() {
   return hevc::filters_available();
 }
 
-void Decoder::push(std::span<const std::uint8_t> bytes,
-                   const std::function<void(const Frame&)>& on_frame) {
+void Decoder::push(std::span<const std::uint8_t> bytes, const FrameSink& on_frame) {
   impl_->push(bytes, on_frame);
 }
 
-void Decoder::finish(const std::function<void(const Frame&)>& on_frame) {
+void Decoder::finish(const FrameSink& on_frame) {
   impl_->finish(on_frame);
 }
 
-void Decoder::decode(std::span<const std::uint8_t> stream,
-                     const std::function<void(const Frame&)>& on_frame) {
+void Decoder::decode(std::span<const std::uint8_t> stream, const FrameSink& on_frame) {
   impl_->push(stream, on_frame);
   impl_->finish(on_frame);
 }
@@ -299,18 +296,14 @@ struct CallerThrew {
 
 // Points Engine::sink at the caller's callback for one call.
 struct SinkScope {
-  const std::function<void(const Frame&)>*& sink;
-  SinkScope(const std::function<void(const Frame&)>*& s, const std::function<void(const Frame&)>& f)
-      : sink(s) {
-    sink = &f;
-  }
+  const FrameSink*& sink;
+  SinkScope(const FrameSink*& s, const FrameSink& f) : sink(s) { sink = &f; }
   ~SinkScope() { sink = nullptr; }
 };
 
 }  // namespace
 
-void Engine::push(std::span<const std::uint8_t> bytes,
-                  const std::function<void(const Frame&)>& on_frame) {
+void Engine::push(std::span<const std::uint8_t> bytes, const FrameSink& on_frame) {
   SinkScope scope(sink, on_frame);
   try {
     try {
@@ -327,7 +320,7 @@ void Engine::push(std::span<const std::uint8_t> bytes,
   }
 }
 
-void Engine::deliver(const Frame& f) {
+void Engine::deliver(Frame& f) {
   try {
     (*sink)(f);
   } catch (...) {
@@ -360,7 +353,7 @@ void Engine::new_stream() {
   stream_first_problem = problems.size();
 }
 
-void Engine::finish(const std::function<void(const Frame&)>& on_frame) {
+void Engine::finish(const FrameSink& on_frame) {
   SinkScope scope(sink, on_frame);
   std::size_t bytes = 0, nals = 0;
   try {

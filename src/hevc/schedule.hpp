@@ -39,7 +39,6 @@ Schedule schedule_for(Backend backend, bool reconstruct_on_gpu = true);
 /// Decodes `stream` as Decoder::decode does but with an explicit schedule, and returns the
 /// problems: lets CPU-only tests run the cuda backend's pipelined scheduler with a CPU filter.
 std::vector<Problem> decode_with(const Schedule& schedule, const DecodeOptions& options,
-                                 std::span<const std::uint8_t> stream,
-                                 const std::function<void(const Frame&)>& on_frame);
+                                 std::span<const std::uint8_t> stream, const FrameSink& on_frame);
 
 }  // namespace sigpu::hevc

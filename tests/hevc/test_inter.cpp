@@ -78,6 +78,35 @@ const StreamSpec& spec_named(const std::string& name) {
   throw std::runtime_error("no stream " + name);
 }
 
+// A sink that takes each frame by swapping in one it took before, filled with junk of another
+// size, gets the frames a copying sink gets: the decoder reuses what it is left, never reads it.
+TEST(HevcInterFrames, ASinkMayTakeTheFrameAndLeaveAnotherInItsPlace) {
+  if (!testing::have_tools()) GTEST_SKIP() << "x265 or ffmpeg not installed";
+  if (!Decoder::filters_available()) GTEST_SKIP() << "inter pictures need the hevc_filter module";
+  const StreamSpec& spec = spec_named("b3_pyramid");
+  const auto data = testing::read_file(testing::stream_path(spec));
+  for (const Backend b : {Backend::cpu, Backend::cpu_parallel}) {
+    Decoded copied, taken;
+    std::vector<std::vector<std::uint16_t>> luma;
+    Decoder(DecodeOptions{.backend = b}).decode(data, [&](const Frame& f) {
+      copied.add(f);
+      luma.push_back(f.planes[0]);
+    });
+    std::vector<Frame> kept;
+    Frame spent;
+    Decoder(DecodeOptions{.backend = b}).decode(data, [&](Frame& f) {
+      taken.add(f);
+      std::swap(f, spent);  // the decoder gets the junk frame, the sink the picture
+      kept.push_back(spent);
+      for (auto& plane : spent.planes) plane.assign(7 + kept.size(), 0xffff);
+    });
+    ASSERT_EQ(taken.frames.size(), static_cast<std::size_t>(spec.frames));
+    EXPECT_TRUE(taken.bytes == copied.bytes) << "backend " << static_cast<int>(b);
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      EXPECT_TRUE(kept[i].planes[0] == luma[i]) << "frame " << i;
+  }
+}
+
 // Offsets of the NAL units' start codes (00 00 01) and their types.
 std::vector<std::pair<std::size_t, int>> nal_units(const std::vector<std::uint8_t>& d) {
   std::vector<std::pair<std::size_t, int>> v;

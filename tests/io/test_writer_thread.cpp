@@ -27,6 +27,24 @@ TEST(WriterThread, WritesEveryItemInOrderAtEveryDepth) {
   }
 }
 
+// take() hands the caller back an item already written (or a default one), nothing copied.
+TEST(WriterThread, TakeGivesBackAnItemWrittenBefore) {
+  std::vector<int> written;
+  WriterThread<Item> w(2, [&](const Item& item) { written.push_back(item.front()); });
+  std::vector<const int*> storage;
+  for (int i = 0; i < 200; ++i) {
+    Item item(100, i);
+    storage.push_back(item.data());
+    w.take(item);
+    if (item.empty()) continue;
+    ASSERT_LT(item.front(), i) << "an item not yet pushed came back";
+    ASSERT_EQ(item.data(), storage[static_cast<std::size_t>(item.front())]) << "it was copied";
+  }
+  w.finish();
+  ASSERT_EQ(written.size(), 200u);
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(written[static_cast<std::size_t>(i)], i);
+}
+
 TEST(WriterThread, TheWritersErrorReachesTheCaller) {
   for (const std::size_t depth : {1, 3}) {
     int written = 0;

@@ -1,6 +1,7 @@
 // Writing on a thread of its own, so that a decoder goes on decoding while the pictures before
-// are converted and written: the caller's thread only copies each item into one of a few slots.
-// The slots are few so that memory stays bounded and a decoder that outruns the disk waits.
+// are converted and written: the caller's thread only copies (or swaps) each item into one of a
+// few slots. The slots are few so that memory stays bounded and a decoder that outruns the disk
+// waits.
 #pragma once
 
 #include <condition_variable>
@@ -31,21 +32,15 @@ class WriterThread {
 
   /// Copies `item` into a free slot, waiting while every slot holds an item not yet written.
   void push(const T& item) {
-    std::size_t slot = 0;
-    {
-      std::unique_lock lock(mutex_);
-      space_.wait(lock, [&] { return queued_ < slots_.size() || error_; });
-      if (error_) std::rethrow_exception(error_);
-      slot = (oldest_ + queued_) % slots_.size();
-    }
-    // Outside the lock: the writer reads only slots of queued items. Copy assignment keeps the
-    // slot's storage, so a steady stream of pictures of one size allocates nothing.
-    slots_[slot] = item;
-    {
-      std::lock_guard lock(mutex_);
-      ++queued_;
-    }
-    ready_.notify_one();
+    // Copy assignment keeps the slot's storage, so a steady stream of items of one size
+    // allocates nothing.
+    fill([&item](T& slot) { slot = item; });
+  }
+
+  /// As push(), but swaps `item` with the slot's: the caller gets back an item written before
+  /// (or a default one), whose storage it may reuse, and nothing is copied.
+  void take(T& item) {
+    fill([&item](T& slot) { std::swap(slot, item); });
   }
 
   /// Waits until everything pushed is written and joins the thread; rethrows the writer's error.
@@ -55,6 +50,23 @@ class WriterThread {
   }
 
  private:
+  template <class Put>
+  void fill(const Put& put) {
+    std::size_t slot = 0;
+    {
+      std::unique_lock lock(mutex_);
+      space_.wait(lock, [&] { return queued_ < slots_.size() || error_; });
+      if (error_) std::rethrow_exception(error_);
+      slot = (oldest_ + queued_) % slots_.size();
+    }
+    put(slots_[slot]);  // outside the lock: the writer reads only slots of queued items
+    {
+      std::lock_guard lock(mutex_);
+      ++queued_;
+    }
+    ready_.notify_one();
+  }
+
   void stop() {
     {
       std::lock_guard lock(mutex_);
