@@ -77,15 +77,17 @@ inline constexpr std::uint8_t kTransIdxLps[64] = {
     31, 32, 32, 33, 33, 33, 34, 34, 35, 35, 35, 36, 36, 36, 37, 37, 37, 38, 38, 63,
 };
 
-/// The next context state ((pStateIdx << 1) | valMps) after an MPS and after an LPS (9.3.4.3.2),
-/// by the current one, so that the engine updates a context with one load.
+/// The next context state ((pStateIdx << 1) | valMps) after an MPS ([ctx][0]) and after an LPS
+/// ([ctx][1]) (9.3.4.3.2), by the current one, so that the engine updates a context with one
+/// load whichever it decoded.
 struct Transitions {
-  std::uint8_t mps[128] = {}, lps[128] = {};
+  std::uint8_t next[128][2] = {};
   constexpr Transitions() {
     for (int ctx = 0; ctx < 128; ++ctx) {
       const int state = ctx >> 1, mps_val = ctx & 1;
-      mps[ctx] = static_cast<std::uint8_t>(((state < 62 ? state + 1 : state) << 1) | mps_val);
-      lps[ctx] = static_cast<std::uint8_t>((kTransIdxLps[state] << 1) | (mps_val ^ (state == 0)));
+      next[ctx][0] = static_cast<std::uint8_t>(((state < 62 ? state + 1 : state) << 1) | mps_val);
+      next[ctx][1] =
+          static_cast<std::uint8_t>((kTransIdxLps[state] << 1) | (mps_val ^ (state == 0)));
     }
   }
 };
@@ -119,20 +121,25 @@ class Cabac {
 
   // Defined here so that they inline into the syntax parsers: a bin costs a few cycles, a call
   // would double that.
+  // Without a branch on the bin: the bins of residual coding, most of the work, are as good as
+  // random, and a mispredicted branch costs more than computing both outcomes.
   int decode(std::uint8_t& ctx) {
-    const int bin = ctx & 1;
-    const std::uint32_t lps = cabac_tables::kLpsByContext.range[ctx][range_ >> (kShift + 6)];
-    range_ -= std::uint64_t{lps} << kShift;
-    if (value_ < range_) {
-      ctx = cabac_tables::kTransitions.mps[ctx];
-      if (range_ < kRange256) renorm(1);
-      return bin;
-    }
-    value_ -= range_;
-    ctx = cabac_tables::kTransitions.lps[ctx];
-    range_ = std::uint64_t{lps} << kShift;
-    renorm(__builtin_clz(lps) - 23);  // the shifts that bring lps to 256..510
-    return bin ^ 1;
+    const unsigned s = ctx;
+    const std::uint64_t lps =
+        std::uint64_t{cabac_tables::kLpsByContext.range[s][range_ >> (kShift + 6)]} << kShift;
+    range_ -= lps;
+    const unsigned is_lps = value_ >= range_ ? 1u : 0u;
+    const std::uint64_t mask = 0 - std::uint64_t{is_lps};
+    value_ -= range_ & mask;
+    range_ = (lps & mask) | (range_ & ~mask);
+    ctx = cabac_tables::kTransitions.next[s][is_lps];
+    // The shifts that bring the range back to 256..510 (none after most MPSs).
+    const int n = __builtin_clzll(range_) - (63 - kShift - 8);
+    range_ <<= n;
+    value_ <<= n;
+    bits_left_ -= n;
+    if (bits_left_ < 8) refill();
+    return static_cast<int>((s & 1) ^ is_lps);
   }
   int bypass() {
     value_ <<= 1;
