@@ -187,9 +187,8 @@ class SerialDecoder {
         out_.damage.push_back(
             {damage_->pos, n_ - damage_->pos, 0, 0, 0, "no decodable frame found"});
       } else {
-        out_.warnings.push_back(std::to_string(n_ - damage_->pos) +
-                                " bytes after the last frame (byte " +
-                                std::to_string(damage_->pos) + ") ignored");
+        out_.damage.push_back(
+            {damage_->pos, n_ - damage_->pos, frame_number_, out_end_, 0, kAfterLastFrame});
       }
     }
     const std::uint32_t ch = fmt_ ? fmt_->channels : stream_.info.channels;

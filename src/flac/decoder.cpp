@@ -47,6 +47,11 @@ Pcm convert(Pcm raw, SampleFormat format, Layout layout) {
 
 }  // namespace
 
+bool audio_damaged(const std::vector<Damage>& damage) {
+  return std::any_of(damage.begin(), damage.end(),
+                     [](const Damage& d) { return d.what != kAfterLastFrame; });
+}
+
 bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape) {
   return o.verify_md5 && stream.has_streaminfo && stream.info.md5_set() &&
          lossless_for(shape.format, shape.bits_per_sample);
@@ -76,7 +81,7 @@ void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool ch
     return;
   }
   d.report.md5_expected = to_hex(info.md5.data(), 16);
-  if (!o.verify_md5 || !check_md5 || !d.report.damage.empty() ||
+  if (!o.verify_md5 || !check_md5 || audio_damaged(d.report.damage) ||
       !lossless_for(d.pcm.format, d.pcm.bits_per_sample)) {
     d.report.md5 = Md5Check::skipped;
     return;

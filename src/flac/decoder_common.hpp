@@ -3,6 +3,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "flac/backends.hpp"
 
@@ -15,6 +16,10 @@ namespace sigpu::flac {
 void finish_decode(Decoded& d, DecodeOutput&& r, const DecodeOptions& o, bool check_md5,
                    const std::array<std::uint8_t, 16>* computed = nullptr,
                    const std::uint8_t* pcm_at = nullptr);
+
+/// Whether damage cost audio: any damage but bytes after the last frame (kAfterLastFrame), after
+/// which the PCM is whole and its MD5 is still checked.
+bool audio_damaged(const std::vector<Damage>& damage);
 
 /// Whether finish_decode will want an MD5 of this output.
 bool md5_wanted(const Stream& stream, const DecodeOptions& o, const Pcm& shape);

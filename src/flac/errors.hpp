@@ -34,6 +34,10 @@ enum class FrameError : std::uint8_t {
   relink,               ///< internal: the frame verifies but ends elsewhere than the search linked
 };
 
+/// Damage::what of bytes after the last frame that do not start one: no samples are lost, but
+/// libFLAC loses sync there and `flac -t` fails, so it is damage, not a warning.
+inline constexpr const char* kAfterLastFrame = "the bytes after the last frame are not a frame";
+
 SIGPU_HD inline const char* describe(FrameError e) {
   switch (e) {
     case FrameError::ok:

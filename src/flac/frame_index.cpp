@@ -86,9 +86,8 @@ class Walker {
   }
 
   /// The chain from the first good frame at or after `from`; bytes from `audio_offset` to it
-  /// are the leading gap.
-  std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t from, std::uint64_t size,
-                         FrameIndex& index) {
+  /// are the leading gap, bytes after the last frame that do not start one the trailing gap.
+  std::vector<Link> walk(std::uint64_t audio_offset, std::uint64_t from, std::uint64_t size) {
     std::vector<Link> chain;
     chain.reserve(cands_.size());  // enough for an undamaged stream: one link per frame
     auto start = resync(from, nullptr, 0, false);
@@ -128,9 +127,7 @@ class Walker {
             at->variable == c.variable && at->number >= min_number)
           chain.push_back({size, static_cast<std::uint32_t>(at - cands_.begin()), Link::damaged});
         else
-          index.warnings.push_back(std::to_string(size - *end) +
-                                   " bytes after the last frame (byte " + std::to_string(*end) +
-                                   ") ignored");
+          trailing_gap_ = {*end, size};
         return chain;
       }
       if (end) {
@@ -144,6 +141,7 @@ class Walker {
   }
 
   std::pair<std::uint64_t, std::uint64_t> leading_gap_{0, 0};
+  std::pair<std::uint64_t, std::uint64_t> trailing_gap_{0, 0};  ///< bytes after the last frame
 
  private:
   const std::vector<Candidate>& cands_;
@@ -338,7 +336,7 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
   // their own parameters (as the serial decoder judges them), and must not be taken in with the
   // format of a later frame (a bit depth deferred to STREAMINFO read as that frame's).
   std::vector<Link> chain =
-      walker.walk(stream.audio_offset, found ? first->pos : stream.audio_offset, data_size, index);
+      walker.walk(stream.audio_offset, found ? first->pos : stream.audio_offset, data_size);
   if (chain.empty()) {
     index.damage.push_back({stream.audio_offset, data_size - stream.audio_offset, 0, 0, 0,
                             "no decodable frame found"});
@@ -420,6 +418,10 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
     }
     out_end = std::max(out_end, begin + span);
   }
+  // libFLAC reports lost sync there (`flac -t` fails): damage that costs no samples.
+  if (const auto [tail_begin, tail_end] = walker.trailing_gap_; tail_end > tail_begin)
+    index.damage.push_back(
+        {tail_begin, tail_end - tail_begin, frame_number, out_end, 0, kAfterLastFrame});
   index.total_samples = out_end;
   index.frames_numbered = frame_number;
   check_total(index, stream, data_size, frame_number);

@@ -33,7 +33,7 @@ Decoded gpu_decode_whole(GpuEngine& engine, std::span<const std::uint8_t> file,
   auto landed = [&](const DecodeOutput& so_far, const std::uint8_t* pcm, std::size_t end) {
     if (!decided) {
       decided = true;
-      if (so_far.damage.empty() && md5_wanted(d.stream, o, so_far.pcm) &&
+      if (!audio_damaged(so_far.damage) && md5_wanted(d.stream, o, so_far.pcm) &&
           o.layout == Layout::interleaved)
         md5.emplace(so_far.pcm, pcm);
     }
@@ -155,7 +155,7 @@ DevicePcm CudaDecoder::decode_device(const std::uint8_t* d_file, std::size_t siz
   d.report.backend = Backend::cuda;
   // The MD5 covers the samples: to check it, a copy of the PCM comes to the host and is hashed
   // there (verify_md5 = false leaves the PCM on the device alone).
-  const bool hash = got.out.damage.empty() && md5_wanted(stream, o, shape);
+  const bool hash = !audio_damaged(got.out.damage) && md5_wanted(stream, o, shape);
   ByteBuffer host(hash ? shape.samples * shape.channels * bytes_per_sample(shape.format) : 0);
   if (hash) impl_->engine->download(host.data(), got.data, host.size());
   finish_decode(d, std::move(got.out), o, hash, nullptr, hash ? host.data() : nullptr);

@@ -267,7 +267,7 @@ struct StreamDecoder::Impl {
 
     auto block = std::make_shared<const Pcm>(count == p.samples ? std::move(p) : resized(p, count));
     wait_handed_over();
-    if (!damage.empty()) md5.reset();
+    if (audio_damaged(damage)) md5.reset();
     r.damage.insert(r.damage.end(), damage.begin(), damage.end());
     emitted += count;
     ++windows;
@@ -317,7 +317,7 @@ struct StreamDecoder::Impl {
     d.report.backend = o.backend;
     r.pcm = shape;
     r.pcm.samples = emitted;
-    const bool hash = md5 && r.damage.empty();
+    const bool hash = md5 && !audio_damaged(r.damage);
     std::array<std::uint8_t, 16> digest{};
     if (hash) digest = md5->finish();
     finish_decode(d, std::move(r), o, hash, hash ? &digest : nullptr);

@@ -360,8 +360,10 @@ int report_decode(const std::string& in, const std::string& out, const flac::Dec
   for (const auto& w : d.stream.warnings) print_error(in + ": warning: " + w);
   for (const auto& w : d.report.warnings) print_error(in + ": warning: " + w);
   for (const auto& dmg : d.report.damage) print_error(in + ": " + dmg.message());
-  if (!d.report.damage.empty())
-    print_error(in + ": " + std::to_string(d.report.damage.size()) +
+  const auto silent = std::count_if(d.report.damage.begin(), d.report.damage.end(),
+                                    [](const flac::Damage& dmg) { return dmg.samples > 0; });
+  if (silent)
+    print_error(in + ": " + std::to_string(silent) +
                 " damaged frame(s); their samples are silence in '" + out + "'");
   if (d.report.md5 == flac::Md5Check::mismatch) print_error(in + ": " + md5_text(d.report));
   if (!quiet && d.report.ok()) {
