@@ -134,11 +134,7 @@ class Cabac {
     range_ = (lps & mask) | (range_ & ~mask);
     ctx = cabac_tables::kTransitions.next[s][is_lps];
     // The shifts that bring the range back to 256..510 (none after most MPSs).
-    const int n = __builtin_clzll(range_) - (63 - kShift - 8);
-    range_ <<= n;
-    value_ <<= n;
-    bits_left_ -= n;
-    if (bits_left_ < 8) refill();
+    renorm(__builtin_clzll(range_) - (63 - kShift - 8));
     return static_cast<int>((s & 1) ^ is_lps);
   }
   int bypass() {
