@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace sigpu::hevc {
 
@@ -146,23 +147,40 @@ class Cabac {
     }
     return 0;
   }
-  /// n bypass bins (n <= 32), the first in the most significant bit; up to 16 between refills.
+  // A run of bypass bins is the binary long division of ivlOffset, with the bits that follow
+  // it, by ivlCurrRange (9.3.4.3.4 shifts a bit in and subtracts the range where it fits): m of
+  // them are the quotient of one division, with no branch per bin.
+  /// n bypass bins (n <= 32), the first in the most significant bit.
   std::uint32_t bypass_bits(int n) {
     std::uint32_t v = 0;
     while (n > 0) {
-      const int m = n < 16 ? n : 16;
-      if (bits_left_ < m) refill();  // then at least 25 bits
-      for (int i = 0; i < m; ++i) {
-        value_ <<= 1;
-        const std::uint64_t bit = value_ >= range_ ? 1u : 0u;
-        value_ -= range_ & (0u - bit);
-        v = (v << 1) | static_cast<std::uint32_t>(bit);
-      }
-      bits_left_ -= m;
+      const int m = n < kBypassRun ? n : kBypassRun;
+      if (bits_left_ < m) refill();
+      v = (v << m) | take_run(peek_run(m), m, m);
       n -= m;
     }
     if (bits_left_ < 8) refill();
     return v;
+  }
+  /// Bypass bins equal to 1 up to the first 0 (read too) or up to `max` of them: how many 1s.
+  int bypass_ones(int max) {
+    int ones = 0;
+    for (;;) {
+      const int m = max - ones < kBypassRun ? max - ones : kBypassRun;
+      if (m <= 0) break;
+      if (bits_left_ < m) refill();
+      const std::uint32_t q = peek_run(m);
+      // Leading ones of the m bins; with one in front of m < 32 bits no clz of zero.
+      const int run = __builtin_clz(~(q << (32 - m)));
+      ones += run;
+      if (run < m) {
+        take_run(q, m, run + 1);
+        break;
+      }
+      take_run(q, m, m);
+    }
+    if (bits_left_ < 8) refill();
+    return ones;
   }
   int terminate() {
     range_ -= std::uint64_t{2} << kShift;
@@ -190,10 +208,36 @@ class Cabac {
   std::uint32_t next_byte() { return pos_ < size_ ? data_[pos_++] : (++pos_, 0u); }
   /// Tops the bits read ahead up to 25..32 (past the end of the data: zeros).
   void refill() {
+    if (bits_left_ > kShift - 8) return;
+    if (pos_ <= size_ && size_ - pos_ >= 4) {  // whole bytes at once, big-endian
+      const int bytes = (kShift - bits_left_) >> 3;
+      std::uint32_t word;
+      std::memcpy(&word, data_ + pos_, 4);
+      const std::uint64_t top = __builtin_bswap32(word) >> (32 - 8 * bytes);
+      value_ |= top << (kShift - 8 * bytes - bits_left_);
+      pos_ += static_cast<std::size_t>(bytes);
+      bits_left_ += 8 * bytes;
+      return;
+    }
     while (bits_left_ <= kShift - 8) {
       value_ |= std::uint64_t{next_byte()} << (kShift - 8 - bits_left_);
       bits_left_ += 8;
     }
+  }
+  static constexpr int kBypassRun = 16;  ///< bins per division: ivlOffset << 16 fits 32 bits
+
+  /// The next m <= kBypassRun bypass bins (bits_left_ >= m), not consumed.
+  std::uint32_t peek_run(int m) const {
+    return static_cast<std::uint32_t>(value_ >> (kShift - m)) /
+           static_cast<std::uint32_t>(range_ >> kShift);
+  }
+  /// Consumes the first `take` of the m bins peek_run(m) gave as q, and returns them.
+  std::uint32_t take_run(std::uint32_t q, int m, int take) {
+    q >>= m - take;
+    value_ = (value_ << take) -
+             (std::uint64_t{q * static_cast<std::uint32_t>(range_ >> kShift)} << kShift);
+    bits_left_ -= take;
+    return q;
   }
   void renorm(int n) {  // n <= 7 <= bits_left_
     range_ <<= n;

@@ -294,10 +294,7 @@ void SliceDecoder::parse_sao(int rx, int ry, int rs, int ts) {
     const int bit_depth = c ? sps_.bit_depth_chroma : sps_.bit_depth_luma;
     const int cmax = (1 << (std::min(bit_depth, 10) - 5)) - 1;
     int abs_v[4];
-    for (int& a : abs_v) {
-      a = 0;
-      while (a < cmax && cabac_.bypass()) ++a;
-    }
+    for (int& a : abs_v) a = cabac_.bypass_ones(cmax);
     const int scale = c ? pps_.log2_sao_offset_scale_chroma : pps_.log2_sao_offset_scale_luma;
     if (cur.type[c] == 1) {
       for (int i = 0; i < 4; ++i)
@@ -371,12 +368,9 @@ void SliceDecoder::parse_cu_qp_delta() {
   int v = 0;
   while (v < 5 && cabac_.decode(ctx_[kCtxCuQpDelta + (v == 0 ? 0 : 1)])) ++v;
   if (v == 5) {
-    int k = 0;
-    while (cabac_.bypass()) {
-      v += 1 << k;
-      if (++k > 16) fail("cu_qp_delta_abs", "suffix longer than 16 bins");
-    }
-    v += static_cast<int>(cabac_.bypass_bits(k));
+    const int k = cabac_.bypass_ones(17);  // EG0
+    if (k > 16) fail("cu_qp_delta_abs", "suffix longer than 16 bins");
+    v += (1 << k) - 1 + static_cast<int>(cabac_.bypass_bits(k));
   }
   if (v && cabac_.bypass()) v = -v;
   const int half = sps_.qp_bd_offset_y() / 2;
@@ -641,8 +635,8 @@ std::uint32_t SliceDecoder::intra_availability(int c, int x, int y, int log2, bo
   corner = available(cur_x, cur_y, z_cur, (x - 1) << shift, (y - 1) << shift);
   if (pps_.constrained_intra_pred && pic_.inter) {
     // 8.4.4.2.2: samples of inter coding units are not available for intra prediction. The
-    // neighbours' motion is known: they precede the block in decoding order, and the motion of
-    // intra CUs stays as DecodedPicture::start left it (not inter).
+    // neighbours' motion is known: they precede the block in decoding order, and intra CUs
+    // store theirs as not inter.
     auto intra_at = [&](int xn, int yn) { return !pic_.motion_at(xn, yn).inter(); };
     for (int u = 0; u < units; ++u) {
       if (((left >> u) & 1) && !intra_at((x - 1) << shift, (y + u * unit) << shift))
@@ -672,6 +666,7 @@ void SliceDecoder::record_cu(int x0, int y0, int log2, bool no_filter) {
     return true;
   };
   const bool left_ok = edge_ok(x0 - 1, y0), top_ok = edge_ok(x0, y0 - 1);
+  if (cu_intra_) store_motion(x0, y0, size, size, MvField{});
   // The whole block first, then its left column and top row (no per-block edge tests).
   const hevc_filter::BlockInfo inner{
       static_cast<std::uint8_t>((cu_intra_ ? hevc_filter::kIntra : 0) |

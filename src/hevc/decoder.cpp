@@ -987,6 +987,7 @@ std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::sh
   for (int c = 0; c < 3; ++c)
     std::fill(pic->planes[c].begin(), pic->planes[c].end(),
               static_cast<std::uint16_t>(1 << ((c ? s.bit_depth_chroma : s.bit_depth_luma) - 1)));
+  std::fill(pic->motion.begin(), pic->motion.end(), MvField{});
   if (schedule.records) {
     start_stages();
     pic->allocate_work(plane_pool.take(DecodedPicture::samples(s), record_pipeline->memory()));

@@ -151,14 +151,11 @@ void SliceDecoder::parse_mvd(int mvd[2]) {
     mvd[i] = 0;
     if (!g0[i]) continue;
     int v = 1;
-    if (g1[i]) {  // abs_mvd_minus2: EG1
-      int k = 1, value = 0;
-      while (cabac_.bypass()) {
-        value += 1 << k;
-        if (++k > 16) fail("abs_mvd_minus2", "prefix longer than 16 bins");
-      }
-      value += static_cast<int>(cabac_.bypass_bits(k));
-      v = value + 2;
+    if (g1[i]) {                                // abs_mvd_minus2: EG1
+      const int ones = cabac_.bypass_ones(16);  // EG1
+      if (ones == 16) fail("abs_mvd_minus2", "prefix longer than 16 bins");
+      const int k = ones + 1;  // abs_mvd_minus2 is 2^k - 2 plus the k suffix bits
+      v = (1 << k) + static_cast<int>(cabac_.bypass_bits(k));
       if (v > 32768) fail("abs_mvd_minus2", "MvdLX beyond 2^15");
     }
     mvd[i] = cabac_.bypass() ? -v : v;
@@ -173,8 +170,7 @@ void SliceDecoder::prediction_unit(int x_cb, int y_cb, int n_cb, int x, int y, i
   if (merge_flag_) {
     int idx = 0;
     if (sh_.max_num_merge_cand > 1 && cabac_.decode(ctx_[kCtxMergeIdx])) {
-      idx = 1;
-      while (idx < sh_.max_num_merge_cand - 1 && cabac_.bypass()) ++idx;
+      idx = 1 + cabac_.bypass_ones(sh_.max_num_merge_cand - 2);
     }
     m = merge_candidate(x_cb, y_cb, n_cb, x, y, w, h, part_idx, idx);
   } else {
@@ -192,8 +188,7 @@ void SliceDecoder::prediction_unit(int x_cb, int y_cb, int n_cb, int x, int y, i
       const int max = sh_.num_ref_idx[l] - 1;
       if (max > 0) {
         while (r < max && r < 2 && cabac_.decode(ctx_[kCtxRefIdx + r])) ++r;
-        if (r == 2)
-          while (r < max && cabac_.bypass()) ++r;
+        if (r == 2) r += cabac_.bypass_ones(max - 2);
       }
       ref_idx[l] = r;
       if (l == 1 && sh_.mvd_l1_zero && pred_idc == 2)
@@ -429,8 +424,9 @@ bool SliceDecoder::collocated_mv(int x, int y, int lx, int ref_idx, std::int16_t
 }
 
 void SliceDecoder::store_motion(int x, int y, int w, int h, const MvField& m) {
-  for (int j = y; j < y + h; j += 4)
-    for (int i = x; i < x + w; i += 4) pic_.motion[pic_.block(i, j)] = m;
+  const std::size_t first = pic_.block(x, y), stride = static_cast<std::size_t>(pic_.blocks_w);
+  const int across = w >> 2, down = h >> 2;
+  for (int j = 0; j < down; ++j) std::fill_n(pic_.motion.data() + first + j * stride, across, m);
   if (pic_.info.motion.empty()) return;
   hevc_filter::Motion fm;
   for (int l = 0; l < 2; ++l) {
@@ -439,8 +435,8 @@ void SliceDecoder::store_motion(int x, int y, int w, int h, const MvField& m) {
     fm.mv[l][0] = m.mv[l][0];
     fm.mv[l][1] = m.mv[l][1];
   }
-  for (int j = y; j < y + h; j += 4)
-    for (int i = x; i < x + w; i += 4) pic_.info.motion[pic_.block(i, j)] = fm;
+  for (int j = 0; j < down; ++j)
+    std::fill_n(pic_.info.motion.data() + first + j * stride, across, fm);
 }
 
 }  // namespace sigpu::hevc

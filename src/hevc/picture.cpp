@@ -80,7 +80,9 @@ void DecodedPicture::allocate(PooledStore storage) {
   intra_mode.assign(nb, 1);
   ct_depth.assign(nb, 0);
   pcm.assign(nb, 0);
-  motion.assign(nb, MvField{});
+  // Every coding unit stores its motion (intra ones none) and its blocks' filter information,
+  // and the CTBs a damaged picture lacks are concealed, so these are not cleared.
+  motion.resize(nb);
   skip.assign(nb, 0);
   const int ctbs = sps->width_ctbs() * sps->height_ctbs();
   ctb_slice_addr.assign(static_cast<std::size_t>(ctbs), -1);
@@ -111,9 +113,9 @@ void DecodedPicture::allocate(PooledStore storage) {
   info.sao = sps->sao;
   info.deblocking = true;
   info.filter_across_tiles = pps->loop_filter_across_tiles;
-  info.blocks.assign(nb, {});
+  info.blocks.resize(nb);
   if (inter)
-    info.motion.assign(nb, {});
+    info.motion.resize(nb);
   else
     info.motion.clear();
   info.sao_params.assign(sps->sao ? static_cast<std::size_t>(ctbs) : 0, {});
@@ -160,7 +162,10 @@ void DecodedPicture::conceal_missing_ctbs() {
                   planes[c].begin() + static_cast<std::ptrdiff_t>(y) * width[c] + xe, grey);
     }
     for (int y = y0; y < std::min(y0 + (1 << l), sps->height); y += 4)
-      for (int x = x0; x < std::min(x0 + (1 << l), sps->width); x += 4) motion[block(x, y)] = {};
+      for (int x = x0; x < std::min(x0 + (1 << l), sps->width); x += 4) {
+        motion[block(x, y)] = {};
+        if (!info.motion.empty()) info.motion[block(x, y)] = {};
+      }
   }
 }
 

@@ -112,10 +112,8 @@ constexpr std::uint8_t kGreater1Next[4] = {0, 2, 3, 3};
 
 [[gnu::always_inline]] inline std::uint32_t SliceDecoder::coeff_abs_level_remaining(Cabac& cabac,
                                                                                     int rice) {
-  int prefix = 0;
-  while (cabac.bypass()) {
-    if (++prefix > 32) fail("coeff_abs_level_remaining", "prefix longer than 32 bins");
-  }
+  const int prefix = cabac.bypass_ones(33);
+  if (prefix > 32) fail("coeff_abs_level_remaining", "prefix longer than 32 bins");
   std::uint64_t v;
   if (prefix <= 3) {
     v = (static_cast<std::uint64_t>(prefix) << rice) + cabac.bypass_bits(rice);
