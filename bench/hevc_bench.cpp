@@ -1,7 +1,8 @@
 // Whole-stream HEVC decoding (All-Intra, or random access with P and B pictures), side by side
 // in one run: sigpu on the CPU (`cpu`: the serial reference; `cpu-parallel`: whole pictures on
 // all cores) and with the GPU (`cuda`: parsing on all cores, reconstruction and filters on the
-// device; `cuda-f`: parsing and reconstruction on all cores, deblocking + SAO on the device),
+// device, the frames copied to the host, and `cuda-dev`, the frames left in device memory;
+// `cuda-f`: parsing and reconstruction on all cores, deblocking + SAO on the device),
 // against FFmpeg's HEVC decoder (libavcodec, frame + slice threads on all cores) and libde265's
 // dec265 CLI (`-t N`; Debian names it libde265-dec265) when it is installed.
 //
@@ -417,6 +418,34 @@ SigpuFps bench_sigpu(const Input& in, sigpu::Backend backend, int reps, bool unc
   return fps;
 }
 
+// Frames per second with the frames left in device memory (DecodeOptions::frames_on_device), no
+// hash check: a first decode copies every frame down and checks it against FFmpeg's, then the
+// median of reps in which the frames stay on the device.
+double bench_sigpu_on_device(const Input& in, int reps) {
+  hevc::Decoder dec(
+      {.backend = sigpu::Backend::cuda, .frames_on_device = true, .check_hash = false});
+  const std::string where = in.name + " (cuda, frames on the device): ";
+  std::size_t n = 0;
+  dec.decode(in.bytes, [&](hevc::Frame& f) {
+    if (!f.device.planes[0] || !f.planes[0].empty()) fail(where + "a frame not on the device");
+    hevc::copy_to_host(f);
+    if (n < in.reference.size())
+      for (int c = 0; c < 3; ++c)
+        if (f.planes[c] != in.reference[n].planes[c])
+          fail(where + "frame " + std::to_string(n) + " plane " + "YUV"[c] +
+               " differs from FFmpeg");
+    ++n;
+  });
+  if (n != in.reference.size() || !dec.problems().empty())
+    fail(where + std::to_string(n) + " frames, FFmpeg gave " + std::to_string(in.reference.size()));
+  return n / time_median(reps, [&] {
+           std::size_t got = 0;
+           dec.decode(in.bytes,
+                      [&](const hevc::Frame& f) { got += f.device.planes[0] != nullptr; });
+           if (got != n) fail(where + "a timed decode lost frames");
+         });
+}
+
 /// Runs fn(k) for k in [0, n) on a thread each and waits for them all.
 void on_threads(int n, const std::function<void(int)>& fn) {
   std::vector<std::thread> threads;
@@ -559,15 +588,16 @@ int main(int argc, char** argv) {
     std::string name;
     std::optional<double> cpu, par, cuda, cuda_f, ff_crc;            // every MD5 SEI checked
     std::optional<double> par_fast, cuda_fast, cuda_f_fast, ff, de;  // no hash check
+    std::optional<double> cuda_dev;     // no hash check, frames left on the device
     std::optional<double> nv, nv_host;  // NVDEC: frames on the device, copied to the host
     std::optional<double> par_many, cuda_many, ff_many, nv_many;  // --streams at once
   };
   std::vector<Row> rows;
-  std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s %9s %9s\n", "", "cpu", "cpu-par",
-              "cuda", "cuda-f", "ffmpeg", "cpu-par", "cuda", "cuda-f", "ffmpeg", "dec265", "nvdec",
-              "nvdec-h");
-  std::printf("%-26s %49s | %69s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
-              "no hash check (ffmpeg: default; nvdec: frames left on the device / to the host)");
+  std::printf("\n%-26s %9s %9s %9s %9s %9s | %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "cpu",
+              "cpu-par", "cuda", "cuda-f", "ffmpeg", "cpu-par", "cuda", "cuda-dev", "cuda-f",
+              "ffmpeg", "dec265", "nvdec", "nvdec-h");
+  std::printf("%-26s %49s | %79s\n", "stream  (fps)", "MD5 SEI checked (ffmpeg: crccheck)",
+              "no hash check (ffmpeg: default; -dev and nvdec: frames left on the device)");
   const std::vector<int> kinds = o.ra_kbps.empty() ? std::vector<int>{0} : o.ra_kbps;
   for (const auto& size : o.sizes) {
     for (int depth : o.depths)
@@ -613,6 +643,7 @@ int main(int argc, char** argv) {
           const SigpuFps gpu = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true);
           r.cuda = gpu.checked;
           r.cuda_fast = gpu.unchecked;
+          r.cuda_dev = bench_sigpu_on_device(in, o.reps);
           if (o.cpu_reconstruction) {
             const SigpuFps f = bench_sigpu(in, sigpu::Backend::cuda, o.reps, true, false);
             r.cuda_f = f.checked;
@@ -669,12 +700,13 @@ int main(int argc, char** argv) {
           }
         }
         if (in.temporary) fs::remove(in.path);
-        std::printf("%-26s %s %s %s %s %s | %s %s %s %s %s %s %s\n", r.name.c_str(),
+        std::printf("%-26s %s %s %s %s %s | %s %s %s %s %s %s %s %s\n", r.name.c_str(),
                     fps_cell(r.cpu).c_str(), fps_cell(r.par).c_str(), fps_cell(r.cuda).c_str(),
                     fps_cell(r.cuda_f).c_str(), fps_cell(r.ff_crc).c_str(),
                     fps_cell(r.par_fast).c_str(), fps_cell(r.cuda_fast).c_str(),
-                    fps_cell(r.cuda_f_fast).c_str(), fps_cell(r.ff).c_str(), fps_cell(r.de).c_str(),
-                    fps_cell(r.nv).c_str(), fps_cell(r.nv_host).c_str());
+                    fps_cell(r.cuda_dev).c_str(), fps_cell(r.cuda_f_fast).c_str(),
+                    fps_cell(r.ff).c_str(), fps_cell(r.de).c_str(), fps_cell(r.nv).c_str(),
+                    fps_cell(r.nv_host).c_str());
         std::fflush(stdout);
         rows.push_back(std::move(r));
       }
@@ -684,8 +716,8 @@ int main(int argc, char** argv) {
       "NVDEC's); FFmpeg with crccheck matched every plane's MD5\n");
   std::printf("\n%-26s %19s | %49s   ratios (> 1: sigpu faster)\n", "", "MD5 SEI checked",
               "no hash check");
-  std::printf("%-26s %9s %9s | %9s %9s %9s %9s %9s %9s\n", "stream", "par/ff", "cuda/ff", "par/ff",
-              "cuda/ff", "cuda-f/ff", "cuda/de265", "cuda/nv", "cuda/nv-h");
+  std::printf("%-26s %9s %9s | %9s %9s %9s %9s %9s %9s %9s\n", "stream", "par/ff", "cuda/ff",
+              "par/ff", "cuda/ff", "cuda-f/ff", "cuda/de265", "cuda/nv", "cuda/nv-h", "dev/nv");
   auto ratio = [](std::optional<double> a, std::optional<double> b) {
     char buf[32];
     if (a && b)
@@ -695,11 +727,12 @@ int main(int argc, char** argv) {
     return std::string(buf);
   };
   for (const Row& r : rows)
-    std::printf("%-26s %s %s | %s %s %s %s %s %s\n", r.name.c_str(), ratio(r.par, r.ff_crc).c_str(),
-                ratio(r.cuda, r.ff_crc).c_str(), ratio(r.par_fast, r.ff).c_str(),
-                ratio(r.cuda_fast, r.ff).c_str(), ratio(r.cuda_f_fast, r.ff).c_str(),
-                ratio(r.cuda_fast, r.de).c_str(), ratio(r.cuda_fast, r.nv).c_str(),
-                ratio(r.cuda_fast, r.nv_host).c_str());
+    std::printf("%-26s %s %s | %s %s %s %s %s %s %s\n", r.name.c_str(),
+                ratio(r.par, r.ff_crc).c_str(), ratio(r.cuda, r.ff_crc).c_str(),
+                ratio(r.par_fast, r.ff).c_str(), ratio(r.cuda_fast, r.ff).c_str(),
+                ratio(r.cuda_f_fast, r.ff).c_str(), ratio(r.cuda_fast, r.de).c_str(),
+                ratio(r.cuda_fast, r.nv).c_str(), ratio(r.cuda_fast, r.nv_host).c_str(),
+                ratio(r.cuda_dev, r.nv).c_str());
   if (o.streams > 1) {
     std::printf("\n%d streams at once, no hash check: frames per second of all together\n",
                 o.streams);

@@ -37,6 +37,17 @@ enum class HashStatus {
                ///< reconstruction was asked for or no filter was available)
 };
 
+/// A picture left in device memory (DecodeOptions::frames_on_device): sample (x, y) of plane c
+/// at planes[c][y * pitch[c] + x], one std::uint16_t each whatever the bit depth, on the device
+/// the decoder runs on, complete when the frame is handed over. The decoder neither writes nor
+/// reuses the storage while `owner` holds it: while the sink has the frame, and after, in a
+/// frame the sink took, until that frame is destroyed or reused.
+struct DeviceFrame {
+  const std::uint16_t* planes[3] = {};  ///< null when the frame is on the host
+  int pitch[3] = {};                    ///< samples from one row to the next
+  std::shared_ptr<const void> owner;
+};
+
 /// One decoded picture, cropped to the conformance window, in output order.
 struct Frame {
   int width = 0, height = 0;  ///< luma samples after cropping
@@ -44,9 +55,11 @@ struct Frame {
   int chroma_format_idc = 1;     ///< 0 monochrome (planes 1 and 2 empty), 1 4:2:0
   int poc = 0;                   ///< picture order count
   std::size_t decode_index = 0;  ///< position in decoding order
-  /// Samples, one std::uint16_t each whatever the bit depth, rows of plane_width[c] samples.
+  /// Samples on the host, rows of plane_width[c] samples; empty when the frame is on the
+  /// device.
   std::vector<std::uint16_t> planes[3];
   int plane_width[3] = {}, plane_height[3] = {};
+  DeviceFrame device;     ///< with DecodeOptions::frames_on_device
   bool filtered = false;  ///< deblocking and SAO were applied (or the picture needs neither)
   HashStatus hash = HashStatus::absent;
   std::string hash_kind;  ///< "MD5", "CRC" or "checksum" when a hash was present
@@ -61,6 +74,11 @@ struct DecodeOptions {
   /// intra prediction, then the filters; the references stay in device memory), the CPU threads
   /// only parsing. Off: the CPU threads reconstruct and the GPU only filters.
   bool reconstruct_on_gpu = true;
+  /// With Backend::cuda reconstructing on the GPU: hand each picture over in device memory
+  /// (Frame::device) instead of copying it to the host (Frame::planes stay empty); with
+  /// check_hash a picture that carries a hash is still copied down, for the check alone. Other
+  /// backends refuse it (UsageError).
+  bool frames_on_device = false;
   /// Output the reconstruction before deblocking and SAO.
   bool unfiltered = false;
   /// Check every picture against its decoded picture hash SEI (Frame::hash, and a Problem on a
@@ -71,6 +89,11 @@ struct DecodeOptions {
   /// Pictures with more luma samples are refused (default: MaxLumaPs of level 6.2).
   std::int64_t max_luma_samples = 35'651'584;
 };
+
+/// Copies a frame left on the device (Frame::device) into its host planes and lets go of the
+/// device storage; a frame already on the host is left as it is. Throws CudaError when the
+/// copy fails.
+void copy_to_host(Frame& frame);
 
 /// What a Decoder hands each output picture to, on the calling thread. The frame is the
 /// decoder's: it may be read, or its contents taken (std::swap with a Frame handed over before

@@ -124,6 +124,8 @@ struct Engine {
         schedule(s),
         trace(std::getenv("SIGPU_TRACE") != nullptr),
         assembler(max_nal_bytes_for(o.max_luma_samples)) {
+    if (o.frames_on_device && s.records != Backend::cuda)
+      throw UsageError("frames on the device need the cuda backend reconstructing on the GPU");
     pictures.keep(kKeptPictures);
   }
 
@@ -268,6 +270,19 @@ Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 const std::vector<Problem>& Decoder::problems() const {
   return impl_->problems;
 }
+void copy_to_host(Frame& frame) {
+  if (!frame.device.planes[0]) return;
+  for (int c = 0; c < 3; ++c) {
+    const auto w = static_cast<std::size_t>(frame.plane_width[c]);
+    const auto h = static_cast<std::size_t>(frame.plane_height[c]);
+    frame.planes[c].resize(w * h);
+    if (w && h)
+      copy_to_host(frame.planes[c].data(), frame.device.planes[c],
+                   static_cast<std::size_t>(frame.device.pitch[c]), w, h);
+  }
+  frame.device = {};
+}
+
 bool Decoder::filters_available() {
   return hevc::filters_available();
 }
@@ -690,7 +705,8 @@ void Engine::picture_task(PictureJob& job) {
     guarded(job, [&] { reconstruct(job); });
     guarded(job, [&] {
       if (!job.pic->work_store) return;  // its storage could not be had: nothing to reconstruct
-      RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job), job.ok,
+      RecordWork w{job.pic.get(), record_slices(job), job.ok && will_filter(job),
+                   job.ok && (!options.frames_on_device || (options.check_hash && job.hash)),
                    !job.pic->inter};
       if (!w.reconstructed) job.plan.make(w);
       if (w.filter && job.pic->inter && record_pipeline->memory() == Memory::device)
@@ -944,6 +960,7 @@ void Engine::finish_frame(PictureJob& job) {
     }
   }
   const int comps = s.chroma_format_idc == 0 ? 1 : 3;
+  f.device = {};
   for (int c = comps; c < 3; ++c) {
     f.planes[c].clear();
     f.plane_width[c] = f.plane_height[c] = 0;
@@ -954,6 +971,14 @@ void Engine::finish_frame(PictureJob& job) {
     const int w = f.width >> sh, h = f.height >> sh;
     f.plane_width[c] = w;
     f.plane_height[c] = h;
+    if (options.frames_on_device) {
+      // The picture's own device planes: the frame keeps the picture from being reused.
+      f.planes[c].clear();
+      f.device.planes[c] = pic.work_planes[c] + static_cast<std::ptrdiff_t>(y0) * pic.width[c] + x0;
+      f.device.pitch[c] = pic.width[c];
+      f.device.owner = job.pic;
+      continue;
+    }
     f.planes[c].resize(static_cast<std::size_t>(w) * h);
     for (int y = 0; y < h; ++y)
       std::copy_n(pic.planes[c].begin() + static_cast<std::ptrdiff_t>(y0 + y) * pic.width[c] + x0,
@@ -1024,6 +1049,7 @@ void Engine::output(Frame&& f, int max_reorder, int max_latency) {
 }
 
 void Engine::recycle(Frame&& f) {
+  f.device = {};  // the picture goes back to the decoder's pool
   std::lock_guard lock(mutex);
   if (spare_frames.size() < max_in_flight + 2) spare_frames.push_back(std::move(f));
 }

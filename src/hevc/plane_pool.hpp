@@ -21,6 +21,10 @@ void release_pinned(void* p);
 /// Device memory on the current device; throws Error when it cannot be had.
 void* allocate_device(std::size_t bytes);
 void release_device(void* p);
+/// Copies `rows` rows of `width` samples from device memory (rows `src_pitch` samples apart)
+/// to the host (rows `width` apart); throws Error when it fails.
+void copy_to_host(std::uint16_t* dst, const std::uint16_t* src, std::size_t src_pitch,
+                  std::size_t width, std::size_t rows);
 
 /// Where a PlaneStore's samples live.
 enum class Memory {

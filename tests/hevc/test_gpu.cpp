@@ -69,6 +69,47 @@ TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
   std::printf("compared %d streams\n", compared);
 }
 
+// Frames left on the device (cropped streams among them: a pitch and an offset into the
+// picture's planes), every one taken by the sink and held while the later pictures decode, then
+// copied down: the CPU decoder's pictures, with the hashes checked where asked.
+TEST(HevcDecodeGpu, FramesLeftOnTheDeviceAreTheCpuPictures) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
+  int compared = 0;
+  std::vector<testing::StreamSpec> specs = testing::standard_streams();
+  specs.insert(specs.end(), testing::inter_streams().begin(), testing::inter_streams().end());
+  for (const auto& spec : specs) {
+    const auto path = testing::stream_path(spec);
+    if (!spec.filtered() || path.empty()) continue;
+    const auto data = testing::read_file(path);
+    std::vector<Problem> pc;
+    const auto cpu = decode_all(data, Backend::cpu, pc);
+    for (const bool check : {true, false}) {
+      std::vector<Frame> held;
+      Decoder dec({.backend = Backend::cuda, .frames_on_device = true, .check_hash = check});
+      dec.decode(data, [&](Frame& f) {
+        EXPECT_TRUE(f.planes[0].empty() && f.device.planes[0] && f.device.owner) << spec.name;
+        held.emplace_back();
+        std::swap(held.back(), f);
+      });
+      EXPECT_TRUE(dec.problems().empty()) << spec.name;
+      ASSERT_EQ(cpu.size(), held.size()) << spec.name;
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        EXPECT_EQ(held[i].hash, check ? HashStatus::matched : HashStatus::unchecked) << spec.name;
+        EXPECT_GE(held[i].device.pitch[0], held[i].width) << spec.name;
+        copy_to_host(held[i]);
+        EXPECT_EQ(held[i].device.planes[0], nullptr);
+        for (int c = 0; c < 3; ++c)
+          EXPECT_TRUE(cpu[i].planes[c] == held[i].planes[c])
+              << spec.name << " picture " << i << " plane " << c;
+      }
+    }
+    ++compared;
+  }
+  if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
+  std::printf("compared %d streams\n", compared);
+}
+
 // Bytes flipped in inter streams' slices: lost CTBs concealed on the device, pictures dropped or
 // reported, the same frames and problems as the CPU decoder's.
 TEST(HevcDecodeGpu, RecordPipelineMatchesCpuOnDamagedStreams) {

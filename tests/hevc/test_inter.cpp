@@ -107,6 +107,20 @@ TEST(HevcInterFrames, ASinkMayTakeTheFrameAndLeaveAnotherInItsPlace) {
   }
 }
 
+// Frames stay on the device only where the GPU reconstructs them; elsewhere the option is
+// refused before any byte is decoded.
+TEST(HevcInterFrames, FramesOnTheDeviceAreRefusedWithoutTheRecordPipelineOnTheGpu) {
+  for (const Backend b : {Backend::cpu, Backend::cpu_parallel})
+    EXPECT_THROW(Decoder(DecodeOptions{.backend = b, .frames_on_device = true}), UsageError);
+  const Schedule records_on_cpu{.parallel = true, .records = Backend::cpu};
+  EXPECT_THROW(decode_with(records_on_cpu, {.frames_on_device = true}, {}, [](Frame&) {}),
+               UsageError);
+  Frame host;  // a frame on the host is left as it is
+  host.planes[0] = {1, 2, 3};
+  copy_to_host(host);
+  EXPECT_EQ(host.planes[0], (std::vector<std::uint16_t>{1, 2, 3}));
+}
+
 // Offsets of the NAL units' start codes (00 00 01) and their types.
 std::vector<std::pair<std::size_t, int>> nal_units(const std::vector<std::uint8_t>& d) {
   std::vector<std::pair<std::size_t, int>> v;

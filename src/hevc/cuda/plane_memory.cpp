@@ -31,4 +31,11 @@ void release_device(void* p) {
   cudaFree(p);
 }
 
+void copy_to_host(std::uint16_t* dst, const std::uint16_t* src, std::size_t src_pitch,
+                  std::size_t width, std::size_t rows) {
+  constexpr std::size_t s = sizeof(std::uint16_t);
+  SIGPU_CUDA_CHECK(
+      cudaMemcpy2D(dst, width * s, src, src_pitch * s, width * s, rows, cudaMemcpyDeviceToHost));
+}
+
 }  // namespace sigpu::hevc

@@ -17,4 +17,8 @@ void* allocate_device(std::size_t) {
 
 void release_device(void*) {}
 
+void copy_to_host(std::uint16_t*, const std::uint16_t*, std::size_t, std::size_t, std::size_t) {
+  throw UnsupportedError("HEVC: this build has no CUDA, so no frames on a device");
+}
+
 }  // namespace sigpu::hevc
