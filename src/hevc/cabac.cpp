@@ -130,7 +130,7 @@ ContextSet init_contexts(int slice_qp, int init_type) {
   return c;
 }
 
-void Cabac::init(const std::uint8_t* data, std::size_t size, std::size_t start) {
+bool Cabac::init(const std::uint8_t* data, std::size_t size, std::size_t start) {
   data_ = data;
   size_ = size;
   pos_ = start;
@@ -142,6 +142,7 @@ void Cabac::init(const std::uint8_t* data, std::size_t size, std::size_t start) 
   value_ <<= 9;
   bits_left_ -= 9;
   refill();
+  return value_ < range_;
 }
 
 }  // namespace sigpu::hevc

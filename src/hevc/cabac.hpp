@@ -117,8 +117,10 @@ int cabac_trans_idx_lps(int state);
 
 class Cabac {
  public:
-  /// Starts decoding at byte `start` of data[0, size) (9.3.2.5).
-  void init(const std::uint8_t* data, std::size_t size, std::size_t start);
+  /// Starts decoding at byte `start` of data[0, size) (9.3.2.5). False when the first 9 bits,
+  /// ivlOffset, are 510 or 511, which no conforming stream starts with: every bin keeps
+  /// ivlOffset below ivlCurrRange, and the bypass runs' division relies on it.
+  [[nodiscard]] bool init(const std::uint8_t* data, std::size_t size, std::size_t start);
 
   // Defined here so that they inline into the syntax parsers: a bin costs a few cycles, a call
   // would double that.

@@ -110,7 +110,8 @@ void SliceDecoder::fail(const char* element, const std::string& what) const {
 
 void SliceDecoder::start_substream(const NalUnit& nal, std::size_t pos) {
   if (pos >= nal.rbsp.size()) fail("slice_segment_data", "substream starts beyond the NAL unit");
-  cabac_.init(nal.rbsp.data(), nal.rbsp.size(), pos);
+  if (!cabac_.init(nal.rbsp.data(), nal.rbsp.size(), pos))
+    fail("slice_segment_data", "ivlOffset of 510 or 511 where arithmetic decoding starts");
 }
 
 void SliceDecoder::find_near_ctbs() {
@@ -507,7 +508,8 @@ void SliceDecoder::pcm_sample(int log2) {
   if (br.overrun()) fail("pcm_sample_luma", "PCM samples run past the NAL unit");
   const std::size_t end = br.byte_position();
   if (end >= rbsp.size()) fail("pcm_sample_chroma", "no slice data after the PCM samples");
-  cabac_.init(rbsp.data(), rbsp.size(), end);
+  if (!cabac_.init(rbsp.data(), rbsp.size(), end))
+    fail("pcm_sample", "ivlOffset of 510 or 511 where arithmetic decoding starts again");
 }
 
 void SliceDecoder::transform_tree(int x0, int y0, int xb, int yb, int log2, int depth, int blk,

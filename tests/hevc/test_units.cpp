@@ -1,7 +1,7 @@
 // Units checked against values from the specification: NAL unescaping and entry point mapping,
 // the DCT matrix, the fast inverse transforms against the plain two-stage formula, CABAC context
-// initialisation, scan orders, scaling list defaults; intra prediction's AVX2 kernels against
-// their portable twin.
+// initialisation and its bins against a bit-serial decoder, scan orders, scaling list defaults;
+// intra prediction's AVX2 kernels against their portable twin.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +18,92 @@
 
 namespace sigpu::hevc {
 namespace {
+
+// The arithmetic decoder as 9.3.4.3 writes it, a bit at a time: the engine's bins (bypass runs
+// taken by division, unary runs by their quotient, refills a word at a time) must be these.
+class SerialCabac {
+ public:
+  SerialCabac(const std::vector<std::uint8_t>& d) : d_(d) {
+    for (int i = 0; i < 9; ++i) offset_ = (offset_ << 1) | bit();
+  }
+  int decode(int& state, int& mps) {
+    const int lps = cabac_lps_range(state, (range_ >> 6) & 3);
+    range_ -= lps;
+    int bin = mps;
+    if (offset_ >= range_) {
+      bin = 1 - mps;
+      offset_ -= range_;
+      range_ = lps;
+      if (state == 0) mps = 1 - mps;
+      state = cabac_trans_idx_lps(state);
+    } else {
+      state = std::min(state + 1, 62);
+    }
+    while (range_ < 256) {
+      range_ <<= 1;
+      offset_ = (offset_ << 1) | bit();
+    }
+    return bin;
+  }
+  int bypass() {
+    offset_ = (offset_ << 1) | bit();
+    if (offset_ < range_) return 0;
+    offset_ -= range_;
+    return 1;
+  }
+
+ private:
+  unsigned bit() {
+    const std::size_t byte = pos_ >> 3;
+    const unsigned b = byte < d_.size() ? (d_[byte] >> (7 - (pos_ & 7))) & 1 : 0;
+    ++pos_;
+    return b;
+  }
+  const std::vector<std::uint8_t>& d_;
+  std::size_t pos_ = 0;
+  unsigned offset_ = 0, range_ = 510;
+};
+
+TEST(HevcUnits, CabacBinsAreTheSerialDecodersBins) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::uint8_t> d(64 + rng() % 64);
+    for (auto& b : d) b = static_cast<std::uint8_t>(rng());
+    d[0] = static_cast<std::uint8_t>(d[0] & 0xfe);  // ivlOffset below 510
+    Cabac engine;
+    ASSERT_TRUE(engine.init(d.data(), d.size(), 0));
+    SerialCabac ref(d);
+    const int state0 = static_cast<int>(rng() % 63), mps0 = static_cast<int>(rng() % 2);
+    std::uint8_t ctx = static_cast<std::uint8_t>(state0 << 1 | mps0);
+    int state = state0, mps = mps0;
+    // Past the data's end both read zeros: runs of every length, there too.
+    for (int op = 0; op < 400; ++op) {
+      switch (rng() % 3) {
+        case 0:
+          ASSERT_EQ(engine.decode(ctx), ref.decode(state, mps)) << "round " << round;
+          break;
+        case 1: {
+          const int n = static_cast<int>(rng() % 33);
+          std::uint32_t want = 0;
+          for (int i = 0; i < n; ++i) want = want << 1 | static_cast<std::uint32_t>(ref.bypass());
+          ASSERT_EQ(engine.bypass_bits(n), want) << "round " << round << ", " << n << " bins";
+          break;
+        }
+        default: {
+          const int max = static_cast<int>(rng() % 40);
+          int want = 0;
+          while (want < max && ref.bypass()) ++want;
+          ASSERT_EQ(engine.bypass_ones(max), want) << "round " << round << ", max " << max;
+        }
+      }
+    }
+  }
+  // A stream whose first 9 bits are 510 or 511 cannot have been made by an encoder.
+  const std::vector<std::uint8_t> bad[] = {{0xff, 0x00, 0x12}, {0xff, 0x80, 0x12}};
+  for (const auto& b : bad) EXPECT_FALSE(Cabac().init(b.data(), b.size(), 0));
+  const std::vector<std::uint8_t> good = {0xfe, 0xff, 0x12};
+  EXPECT_TRUE(Cabac().init(good.data(), good.size(), 0));
+}
 
 TEST(HevcUnits, AnnexBSplitAndEmulationPrevention) {
   const std::vector<std::uint8_t> s = {0, 0, 0, 1, 0x40, 0x01, 0xaa, 0,    0,    3, 1, 0,
