@@ -153,9 +153,13 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
   }
   cut = std::min(cut, w * n);
   pic.records.clear();
-  for (int r = 0; r < n; ++r)
-    pic.records.append(*shared->rows[static_cast<std::size_t>(r)].records,
-                       static_cast<std::size_t>(std::clamp(cut - r * w, 0, w)));
+  // A picture reconstructed here is done with its records (the record pipeline takes its
+  // samples): joining them, megabytes for an intra picture, would only hold up the pictures
+  // that wait for it.
+  if (!reconstruct)
+    for (int r = 0; r < n; ++r)
+      pic.records.append(*shared->rows[static_cast<std::size_t>(r)].records,
+                         static_cast<std::size_t>(std::clamp(cut - r * w, 0, w)));
   for (int rs = cut; rs < w * n; ++rs) {
     pic.ctb_done[static_cast<std::size_t>(rs)] = 0;
     pic.ctb_slice_addr[static_cast<std::size_t>(rs)] = -1;

@@ -52,8 +52,9 @@ class WppRows {
 bool wpp_rows_possible(const DecodedPicture& pic, const SliceHeader& sh);
 
 /// Parses `nal`, the picture's one slice segment (wpp_rows_possible), row by row into
-/// pic.records; with `reconstruct`, each CTU's samples too, into pic.planes (intra slices: a CTB
-/// predicts from no further right in the row above than WPP's lag has made). `run_beside` is
+/// pic.records; with `reconstruct`, each CTU's samples instead, into pic.planes (intra slices: a
+/// CTB predicts from no further right in the row above than WPP's lag has made), and
+/// pic.records are left empty. `run_beside` is
 /// offered tasks for other threads, which may run them late or never: the calling thread parses
 /// every row no other has taken. Throws the DecodeError the serial parse would throw, after
 /// dropping what it would not have parsed.
