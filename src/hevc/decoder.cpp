@@ -961,6 +961,9 @@ void Engine::finish_frame(PictureJob& job) {
   }
   const int comps = s.chroma_format_idc == 0 ? 1 : 3;
   f.device = {};
+  // On the device the frame points into the picture's own planes and keeps the picture from
+  // being reused.
+  if (options.frames_on_device) f.device.owner = job.pic;
   for (int c = comps; c < 3; ++c) {
     f.planes[c].clear();
     f.plane_width[c] = f.plane_height[c] = 0;
@@ -972,11 +975,9 @@ void Engine::finish_frame(PictureJob& job) {
     f.plane_width[c] = w;
     f.plane_height[c] = h;
     if (options.frames_on_device) {
-      // The picture's own device planes: the frame keeps the picture from being reused.
       f.planes[c].clear();
       f.device.planes[c] = pic.work_planes[c] + static_cast<std::ptrdiff_t>(y0) * pic.width[c] + x0;
       f.device.pitch[c] = pic.width[c];
-      f.device.owner = job.pic;
       continue;
     }
     f.planes[c].resize(static_cast<std::size_t>(w) * h);

@@ -33,6 +33,17 @@ std::vector<Frame> decode_with_schedule(const std::vector<std::uint8_t>& data, c
   return out;
 }
 
+// The x265 test streams that need the filters, where they can be had (the bundle, the cache, or
+// made with x265).
+std::vector<testing::StreamSpec> filtered_streams() {
+  std::vector<testing::StreamSpec> specs = testing::standard_streams();
+  specs.insert(specs.end(), testing::inter_streams().begin(), testing::inter_streams().end());
+  std::erase_if(specs, [](const testing::StreamSpec& spec) {
+    return !spec.filtered() || testing::stream_path(spec).empty();
+  });
+  return specs;
+}
+
 const Schedule kGpuSchedules[] = {
     {.parallel = true, .pipelined = true, .filter = Backend::cuda},
     {.parallel = true, .records = Backend::cuda},
@@ -42,13 +53,8 @@ TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
   int compared = 0;
-  std::vector<testing::StreamSpec> specs = testing::standard_streams();
-  specs.insert(specs.end(), testing::inter_streams().begin(), testing::inter_streams().end());
-  for (const auto& spec : specs) {
-    if (!spec.filtered()) continue;
-    const auto path = testing::stream_path(spec);
-    if (path.empty()) continue;
-    const auto data = testing::read_file(path);
+  for (const auto& spec : filtered_streams()) {
+    const auto data = testing::read_file(testing::stream_path(spec));
     std::vector<Problem> pc;
     const auto cpu = decode_all(data, Backend::cpu, pc);
     for (const Schedule& s : kGpuSchedules) {
@@ -76,12 +82,8 @@ TEST(HevcDecodeGpu, FramesLeftOnTheDeviceAreTheCpuPictures) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
   int compared = 0;
-  std::vector<testing::StreamSpec> specs = testing::standard_streams();
-  specs.insert(specs.end(), testing::inter_streams().begin(), testing::inter_streams().end());
-  for (const auto& spec : specs) {
-    const auto path = testing::stream_path(spec);
-    if (!spec.filtered() || path.empty()) continue;
-    const auto data = testing::read_file(path);
+  for (const auto& spec : filtered_streams()) {
+    const auto data = testing::read_file(testing::stream_path(spec));
     std::vector<Problem> pc;
     const auto cpu = decode_all(data, Backend::cpu, pc);
     for (const bool check : {true, false}) {
