@@ -217,25 +217,32 @@ void SliceDecoder::decode_ctus(const NalUnit& nal) {
   }
 }
 
-bool SliceDecoder::decode_row(const NalUnit& nal, int row, WppRows& rows) {
+void SliceDecoder::begin_row(const NalUnit& nal, int row) {
   nal_ = &nal;
-  const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
   start_substream(nal, row == 0 ? sh_.data_offset : sh_.entry_points[row - 1]);
   qg_reset_ = true;
-  for (int x = 0; x < w; ++x) {
+}
+
+SliceDecoder::RowState SliceDecoder::continue_row(int row, int& x, WppRows& rows) {
+  const int w = geo_.width_ctbs, n_ctbs = geo_.width_ctbs * geo_.height_ctbs;
+  for (; x < w;) {
     const int rs = row * w + x;
     // WPP: the CTB above-right is parsed (and, at the row's start, the contexts after it).
-    if (row > 0 && !rows.wait(row - 1, std::min(x + 2, w))) return false;
+    if (row > 0) {
+      const WppRows::Ready above = rows.ready(row - 1, std::min(x + 2, w));
+      if (above == WppRows::Ready::no) return RowState::waiting;
+      if (above == WppRows::Ready::stopped) return RowState::incomplete;
+    }
     if (x == 0 && row > 0) st_.wpp = rows.contexts(row - 1);
     const bool end = parse_ctb(rs, rs, rs == 0);
     if (x == 1) rows.save_contexts(row, ctx_);
-    rows.done(row, x + 1);
+    rows.done(row, ++x);
     // The segment may end before the picture does: the CTBs after it are in no slice.
-    if (end) return rs == n_ctbs - 1;
+    if (end) return rs == n_ctbs - 1 ? RowState::complete : RowState::incomplete;
     if (rs == n_ctbs - 1) fail("end_of_slice_segment_flag", "0 after the last CTB of the picture");
-    if (x == w - 1) end_substream(static_cast<std::size_t>(row));
+    if (x == w) end_substream(static_cast<std::size_t>(row));
   }
-  return true;
+  return RowState::complete;
 }
 
 void SliceDecoder::init_contexts_for_ctb(int rs, int ts, bool first) {

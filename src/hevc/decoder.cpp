@@ -29,6 +29,7 @@
 #include "hevc/picture.hpp"
 #include "hevc/record_plan.hpp"
 #include "hevc/recycler.hpp"
+#include "hevc/row_scheduler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
@@ -186,10 +187,9 @@ struct Engine {
   /// With Schedule::records: reconstructs and filters whole pictures, queued by gpu_lanes[0] in
   /// decoding order; gpu_lanes[1] waits for each and hands it on to be finished.
   std::unique_ptr<RecordPipeline> record_pipeline;
-  /// Threads helping to parse WPP pictures' rows (wpp_rows.hpp): apart from the workers, which
-  /// may all be taken by pictures waiting for the rows of the picture they predict from. Before
-  /// the workers, which queue work for them.
-  std::unique_ptr<WorkQueue> row_helpers;
+  /// Threads parsing WPP pictures' rows (wpp_rows.hpp), apart from the workers, which may all
+  /// be taken by pictures waiting for their rows. Before the workers, which queue work for them.
+  std::unique_ptr<RowScheduler> row_scheduler;
   bool previous_intra = false;  ///< the last picture handed to the workers was intra
   /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
   /// lanes queue work for the workers) before the jobs and filters they use go away.
@@ -655,7 +655,7 @@ void Engine::start_stages() {
   pictures.keep(max_in_flight + kKeptPictures);
   if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
   workers = std::make_unique<WorkQueue>(threads);
-  if (record_pipeline) row_helpers = std::make_unique<WorkQueue>(threads);
+  if (record_pipeline) row_scheduler = std::make_unique<RowScheduler>(threads);
   if (schedule.pipelined)
     for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
   if (record_pipeline)
@@ -880,7 +880,7 @@ void Engine::reconstruct(PictureJob& job) {
     try {
       if (rows)
         parse_wpp_rows(pic, s.sh, s.nal, s.slice_index, s.refs.get(), state.reconstruct,
-                       [this](std::function<void()> task) { row_helpers->push(std::move(task)); });
+                       *row_scheduler);
       else
         SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {

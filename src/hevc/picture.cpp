@@ -24,6 +24,7 @@ void ParseProgress::rows(int rows) {
     rows_ = rows;
   }
   changed_.notify_all();
+  wake(rows, false);
 }
 
 void ParseProgress::finish() {
@@ -32,6 +33,20 @@ void ParseProgress::finish() {
     started_ = finished_ = true;
   }
   changed_.notify_all();
+  wake(0, true);
+}
+
+void ParseProgress::wake(int rows, bool finished) {
+  std::vector<std::function<void()>> due;
+  {
+    std::lock_guard lock(mutex_);
+    std::erase_if(waiters_, [&](Waiter& w) {
+      if (!finished && w.rows > rows) return false;
+      due.push_back(std::move(w.then));
+      return true;
+    });
+  }
+  for (auto& then : due) then();
 }
 
 void ParseProgress::wait_started() const {
@@ -44,6 +59,14 @@ void ParseProgress::wait_rows(int rows) const {
   if (rows_ >= rows || finished_) return;
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return rows_ >= rows || finished_; });
+}
+
+bool ParseProgress::when_rows(int rows, std::function<void()> then) const {
+  if (rows_ >= rows || finished_) return true;
+  std::lock_guard lock(mutex_);
+  if (rows_ >= rows || finished_) return true;
+  waiters_.push_back(Waiter{rows, std::move(then)});
+  return false;
 }
 
 std::size_t DecodedPicture::samples(const Sps& s) {

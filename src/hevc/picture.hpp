@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -61,10 +62,21 @@ class ParseProgress {
   void wait_started() const;
   /// Waits until `rows` CTB rows are parsed, or the parse is over.
   void wait_rows(int rows) const;
+  /// True when `rows` CTB rows are parsed or the parse is over; otherwise false, and `then` is
+  /// called by the thread that gets it there (for a waiter that gives its thread back).
+  bool when_rows(int rows, std::function<void()> then) const;
 
  private:
+  struct Waiter {
+    int rows;
+    std::function<void()> then;
+  };
+  /// Calls the waiters whose rows are parsed (all once the parse is over).
+  void wake(int rows, bool finished);
+
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
+  mutable std::vector<Waiter> waiters_;
   std::atomic<int> rows_{0};
   std::atomic<bool> started_{true}, finished_{true};
 };

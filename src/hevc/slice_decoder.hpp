@@ -41,10 +41,21 @@ class SliceDecoder {
                const RefPicLists* refs = nullptr, PictureRecords* records = nullptr);
   /// Decodes the segment's CTUs; throws DecodeError naming the CTB and element on bad data.
   void decode(const NalUnit& nal);
-  /// Decodes CTB row `row` of a segment that wpp_rows.hpp parses row by row, after the rows
-  /// above as far as WPP needs (`rows` says how far they are); throws as decode() does. Returns
-  /// false when the segment ended (end_of_slice_segment_flag) before the row's last CTB.
-  bool decode_row(const NalUnit& nal, int row, WppRows& rows);
+  /// How far a row of a segment parsed row by row has come.
+  enum class RowState {
+    waiting,     ///< for the row above, which `rows` will say has moved on
+    complete,    ///< every CTB parsed, the substream ended as it must
+    incomplete,  ///< the segment ended before the row's last CTB, or the row above stopped
+  };
+  /// Starts CTB row `row` of a segment that wpp_rows.hpp parses row by row (this decoder's
+  /// only row).
+  void begin_row(const NalUnit& nal, int row);
+  /// Parses the row's CTBs from `x` on (advancing it) while the row above is as far ahead as
+  /// WPP needs; when it is not, tells `rows` what to wait for and returns waiting. Throws as
+  /// decode() does.
+  RowState continue_row(int row, int& x, WppRows& rows);
+  /// The collocated picture, whose parse TMVP reads (nullptr without TMVP).
+  const DecodedPicture* collocated() const { return col_pic_; }
 
  private:
   // coding_tree.cpp

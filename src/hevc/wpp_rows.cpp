@@ -1,29 +1,50 @@
 #include "hevc/wpp_rows.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "hevc/errors.hpp"
 #include "hevc/slice_decoder.hpp"
 
 namespace sigpu::hevc {
 
-WppRows::WppRows(int rows, ParseProgress& progress)
-    : progress_(progress),
+namespace {
+// CTBs a waiting row lets the row above get ahead of what it needs before it goes on: a row
+// parsing as fast as the one above would otherwise give its thread back at every CTB.
+constexpr int kResumeLead = 3;
+}  // namespace
+
+WppRows::WppRows(int rows, int width, ParseProgress& progress, std::function<void(int row)> resume)
+    : width_(width),
+      progress_(progress),
+      resume_(std::move(resume)),
       done_(static_cast<std::size_t>(rows), 0),
+      wanted_(static_cast<std::size_t>(rows), 0),
       stopped_(static_cast<std::size_t>(rows), false),
       complete_rows_(static_cast<std::size_t>(rows), false),
       contexts_(static_cast<std::size_t>(rows)) {}
 
-bool WppRows::wait(int row, int ctbs) {
+WppRows::Ready WppRows::ready(int row, int ctbs) {
   const auto r = static_cast<std::size_t>(row);
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return done_[r] >= ctbs || stopped_[r]; });
-  return done_[r] >= ctbs;
+  std::lock_guard lock(mutex_);
+  if (done_[r] >= ctbs) return Ready::yes;
+  if (stopped_[r]) return Ready::stopped;
+  wanted_[r + 1] = std::min(ctbs + kResumeLead, width_);
+  return Ready::no;
+}
+
+void WppRows::resume_below(int row, int ctbs) {
+  const auto below = static_cast<std::size_t>(row) + 1;
+  if (below >= wanted_.size()) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (wanted_[below] == 0 || (ctbs < wanted_[below] && !stopped_[below - 1])) return;
+    wanted_[below] = 0;
+  }
+  resume_(row + 1);
 }
 
 void WppRows::done(int row, int ctbs) {
@@ -31,7 +52,7 @@ void WppRows::done(int row, int ctbs) {
     std::lock_guard lock(mutex_);
     done_[static_cast<std::size_t>(row)] = ctbs;
   }
-  changed_.notify_all();
+  resume_below(row, ctbs);
 }
 
 void WppRows::complete(int row) {
@@ -54,7 +75,7 @@ void WppRows::stop(int row) {
     std::lock_guard lock(mutex_);
     stopped_[static_cast<std::size_t>(row)] = true;
   }
-  changed_.notify_all();
+  resume_below(row, 0);
 }
 
 void WppRows::save_contexts(int row, const ContextSet& contexts) {
@@ -71,52 +92,78 @@ bool wpp_rows_possible(const DecodedPicture& pic, const SliceHeader& sh) {
 
 namespace {
 
-// One row's outcome.
+// One row's parse and outcome.
 struct Row {
   PictureRecords* records = nullptr;  ///< the picture's row_records[row]
-  bool complete = false;              ///< parsed to its end as the segment's data says
-  std::optional<std::string> error;   ///< what it stopped on
   std::unique_ptr<SliceDecoder> decoder;
   PictureParseState state;
+  bool begun = false;
+  int next_ctb = 0;                  ///< in the row
+  bool complete = false;             ///< parsed to its end as the segment's data says
+  std::optional<std::string> error;  ///< what it stopped on
 };
 
-struct Rows {
+// A picture's rows, shared by the steps that parse them.
+struct Rows : std::enable_shared_from_this<Rows> {
+  const NalUnit& nal;
+  RowScheduler& scheduler;
+  const int decode_index;
   WppRows progress;
   std::vector<Row> rows;
-  std::atomic<int> next{0};
   std::mutex mutex;
   std::condition_variable all_done;
   int finished = 0;
 
-  Rows(int n, ParseProgress& p) : progress(n, p), rows(static_cast<std::size_t>(n)) {}
+  Rows(const NalUnit& n, RowScheduler& s, DecodedPicture& pic)
+      : nal(n),
+        scheduler(s),
+        decode_index(pic.decode_index),
+        progress(pic.sps->height_ctbs(), pic.sps->width_ctbs(), pic.progress,
+                 [this](int row) { queue(row); }),
+        rows(static_cast<std::size_t>(pic.sps->height_ctbs())) {}
 
-  // Parses rows until none is left to take.
-  void take_rows(const NalUnit& nal) {
-    for (int r; (r = next.fetch_add(1)) < static_cast<int>(rows.size());) {
-      Row& row = rows[static_cast<std::size_t>(r)];
-      try {
-        row.complete = row.decoder->decode_row(nal, r, progress);
-        if (row.complete) progress.complete(r);
-      } catch (const std::exception& e) {
-        row.error = e.what();
-        row.records->truncate_to_parsed();
+  void queue(int r) {
+    scheduler.run(RowScheduler::priority(decode_index, r),
+                  [self = shared_from_this(), r] { self->step(r); });
+  }
+
+  // Parses row r as far as it can go now; queued again by whoever lets it go on.
+  void step(int r) {
+    Row& row = rows[static_cast<std::size_t>(r)];
+    SliceDecoder::RowState state;
+    try {
+      if (!row.begun) {
+        // TMVP reads the collocated picture's motion in this CTB row only.
+        const DecodedPicture* col = row.decoder->collocated();
+        if (col &&
+            !col->progress.when_rows(r + 1, [self = shared_from_this(), r] { self->queue(r); }))
+          return;
+        row.decoder->begin_row(nal, r);
+        row.begun = true;
       }
-      progress.stop(r);
-      std::lock_guard lock(mutex);
-      if (++finished == static_cast<int>(rows.size())) all_done.notify_all();
+      state = row.decoder->continue_row(r, row.next_ctb, progress);
+      if (state == SliceDecoder::RowState::waiting) return;
+    } catch (const std::exception& e) {
+      row.error = e.what();
+      row.records->truncate_to_parsed();
+      state = SliceDecoder::RowState::incomplete;
     }
+    row.complete = state == SliceDecoder::RowState::complete;
+    if (row.complete) progress.complete(r);
+    progress.stop(r);
+    std::lock_guard lock(mutex);
+    if (++finished == static_cast<int>(rows.size())) all_done.notify_all();
   }
 };
 
 }  // namespace
 
 void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& nal, int slice_index,
-                    const RefPicLists* refs, bool reconstruct,
-                    const std::function<void(std::function<void()>)>& run_beside) {
+                    const RefPicLists* refs, bool reconstruct, RowScheduler& scheduler) {
   const int w = pic.sps->width_ctbs(), n = pic.sps->height_ctbs();
   if (pic.ctb_slice_addr[0] != -1)
     throw DecodeError("CTB 0 (0,0): slice_segment_address: CTB already decoded in this picture");
-  auto shared = std::make_shared<Rows>(n, pic.progress);
+  auto shared = std::make_shared<Rows>(nal, scheduler, pic);
   pic.row_records.resize(static_cast<std::size_t>(n));
   // Made here, one by one: each also records the slice's reference POCs in the picture.
   for (int r = 0; r < n; ++r) {
@@ -127,12 +174,7 @@ void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& n
     row.decoder =
         std::make_unique<SliceDecoder>(pic, sh, slice_index, row.state, refs, row.records);
   }
-  const unsigned helpers =
-      std::min<unsigned>(static_cast<unsigned>(n), std::thread::hardware_concurrency()) - 1;
-  // A helper that starts after every row is taken returns at once; it holds `shared`, not the
-  // picture, which it never touches then.
-  for (unsigned k = 0; k < helpers; ++k) run_beside([shared, &nal] { shared->take_rows(nal); });
-  shared->take_rows(nal);
+  for (int r = 0; r < n; ++r) shared->queue(r);
   {
     std::unique_lock lock(shared->mutex);
     shared->all_done.wait(lock, [&] { return shared->finished == n; });

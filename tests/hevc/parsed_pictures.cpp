@@ -1,7 +1,6 @@
 #include "hevc/parsed_pictures.hpp"
 
 #include <span>
-#include <thread>
 #include <utility>
 
 #include "hevc/errors.hpp"
@@ -69,15 +68,8 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
         }
         const RefPicLists* lists = sh.slice_type == 2 ? nullptr : &refs;
         if (by_rows && picture.size() == 1 && wpp_rows_possible(*pic, sh)) {
-          std::vector<std::thread> threads;
-          try {
-            parse_wpp_rows(*pic, sh, nal, slice_index, lists, false,
-                           [&](std::function<void()> task) { threads.emplace_back(task); });
-          } catch (...) {
-            for (auto& t : threads) t.join();
-            throw;
-          }
-          for (auto& t : threads) t.join();
+          RowScheduler scheduler(4);
+          parse_wpp_rows(*pic, sh, nal, slice_index, lists, false, scheduler);
         } else {
           SliceDecoder(*pic, sh, slice_index, state, lists).decode(nal);
         }
