@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "hevc/picture.hpp"
 #include "hevc/plane_pool.hpp"
 #include "hevc/recycler.hpp"
+#include "hevc/row_scheduler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
 #include "hevc/work_queue.hpp"
@@ -83,6 +85,44 @@ TEST(HevcPipeline, WorkQueueRunsEveryTaskBeforeJoining) {
   }
   EXPECT_EQ(ran, 200);
   EXPECT_EQ(nested, 20);
+}
+
+// With one thread busy, the steps queued meanwhile run by priority (older pictures, then upper
+// rows first), equal priorities in the order queued; steps queued by steps run too.
+TEST(HevcPipeline, RowSchedulerRunsTheOldestPicturesRowsFirst) {
+  std::vector<int> order;  // the one thread's alone
+  std::mutex gate;
+  {
+    RowScheduler scheduler(1);
+    std::unique_lock hold(gate);
+    scheduler.run(0, [&] { std::lock_guard wait(gate); });
+    const int keys[][2] = {{5, 0}, {3, 7}, {3, 2}, {9, 1}, {3, 2}, {4, 0}};
+    for (int i = 0; i < 6; ++i)
+      scheduler.run(RowScheduler::priority(keys[i][0], keys[i][1]), [&order, &scheduler, i] {
+        order.push_back(i);
+        if (i == 3) scheduler.run(0, [&order] { order.push_back(100); });
+      });
+    hold.unlock();
+  }
+  EXPECT_EQ(order, (std::vector<int>{2, 4, 1, 5, 0, 3, 100}));
+  EXPECT_LT(RowScheduler::priority(1, 4000), RowScheduler::priority(2, 0));
+}
+
+// A waiter on a picture's parse is called once its rows are parsed, or when the parse ends short
+// of them; one asking for rows already parsed is told so and not kept.
+TEST(HevcPipeline, ParseProgressCallsWaitersWhenTheirRowsAreParsed) {
+  ParseProgress progress;
+  progress.reset();
+  std::vector<int> called;
+  EXPECT_FALSE(progress.when_rows(2, [&] { called.push_back(2); }));
+  EXPECT_FALSE(progress.when_rows(5, [&] { called.push_back(5); }));
+  progress.rows(1);
+  EXPECT_TRUE(called.empty());
+  progress.rows(3);
+  EXPECT_EQ(called, std::vector<int>{2});
+  EXPECT_TRUE(progress.when_rows(3, [&] { called.push_back(-1); }));
+  progress.finish();
+  EXPECT_EQ(called, (std::vector<int>{2, 5}));
 }
 
 // A store dropped by its owner is taken again for a picture of the same size, not for another
