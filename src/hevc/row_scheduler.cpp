@@ -19,11 +19,10 @@ RowScheduler::~RowScheduler() {
 }
 
 void RowScheduler::run(std::uint64_t priority, std::function<void()> step) {
-  {
-    std::lock_guard lock(mutex_);
-    steps_.push_back(Step{priority, queued_++, std::move(step)});
-    std::push_heap(steps_.begin(), steps_.end());
-  }
+  // Signalled under the mutex, as WorkQueue::push does.
+  std::lock_guard lock(mutex_);
+  steps_.push_back(Step{priority, queued_++, std::move(step)});
+  std::push_heap(steps_.begin(), steps_.end());
   wake_.notify_one();
 }
 

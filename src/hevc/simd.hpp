@@ -5,10 +5,10 @@
 // up) only the baseline is built.
 #pragma once
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SIGPU_HEVC_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SIGPU_HEVC_SANITIZED 1
 #endif
 #endif
