@@ -19,4 +19,5 @@ class Frames(Iterator[Frame]):
     format: str
 
 def decode(src: Union[str, os.PathLike, bytes, Any], *, device: str = "cpu",
-           unfiltered: bool = False, check_hash: bool = True) -> Frames: ...
+           unfiltered: bool = False, check_hash: bool = True,
+           frames_on_device: bool = False) -> Frames: ...

@@ -371,6 +371,38 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device) {
   copy_on_device(dst, src, bytes, device, false);
 }
 
+Array device_rows(std::shared_ptr<void> owner, const void* data, std::size_t pitch,
+                  std::size_t row_bytes, std::int64_t rows, DLDataType dtype) {
+#if SIGPU_HAVE_CUDA
+  cudaPointerAttributes at{};
+  PY_CUDA_CHECK(cudaPointerGetAttributes(&at, data));
+  const std::int64_t width = std::int64_t(row_bytes / (dtype.bits / 8));
+  Array a;
+  a.shape = {rows, width};
+  a.dtype = dtype;
+  a.device = {kDLCUDA, at.device};
+  if (pitch == row_bytes) {
+    a.owner = std::move(owner);
+    a.data = const_cast<void*>(data);
+    return a;
+  }
+  a.memory = device_alloc(row_bytes * std::size_t(rows), at.device);
+  a.owner = a.memory;
+  a.data = a.memory->data();
+  PY_CUDA_CHECK(cudaSetDevice(at.device));
+  cudaStream_t s = copy_stream(at.device);
+  a.memory->wait_on(s);
+  PY_CUDA_CHECK(cudaMemcpy2DAsync(a.data, row_bytes, data, pitch, row_bytes, std::size_t(rows),
+                                  cudaMemcpyDeviceToDevice, s));
+  // Waited for (microseconds on the device), so that `owner` lets the source go now.
+  PY_CUDA_CHECK(cudaStreamSynchronize(s));
+  return a;
+#else
+  (void)owner, (void)data, (void)pitch, (void)row_bytes, (void)rows, (void)dtype;
+  no_cuda();
+#endif
+}
+
 Array device_array(const void* src, std::size_t bytes, std::vector<std::int64_t> shape,
                    DLDataType dtype, int device) {
 #if SIGPU_HAVE_CUDA

@@ -123,6 +123,12 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device);
 Array device_array(const void* src, std::size_t bytes, std::vector<std::int64_t> shape,
                    DLDataType dtype, int device);
 
+/// A device array of `rows` rows of `row_bytes` each, `pitch` bytes apart in device memory that
+/// `owner` keeps, complete: a view when the rows follow each other, else a copy on the device
+/// (sigpu arrays are C-contiguous), made before it returns.
+Array device_rows(std::shared_ptr<void> owner, const void* data, std::size_t pitch,
+                  std::size_t row_bytes, std::int64_t rows, DLDataType dtype);
+
 void bind_array(py::module_& m);
 
 }  // namespace sigpu::python

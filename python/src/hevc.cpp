@@ -1,4 +1,4 @@
-// sigpu.hevc: HEVC intra streams decoded into frames of planes as the caller iterates.
+// sigpu.hevc: HEVC streams decoded into frames of planes as the caller iterates.
 #include <sigpu/hevc.hpp>
 
 #include <deque>
@@ -34,15 +34,21 @@ std::string hash_name(hevc::HashStatus h) {
   }
 }
 
-// The decoder hands frames by const reference: their planes are copied once, into arrays.
-PyFrame to_python(const hevc::Frame& f) {
+// Host planes are taken from the decoder's frame (it reuses what the sink leaves, an empty one);
+// planes on the device are views of the picture, which the frame's owner keeps from reuse.
+PyFrame to_python(hevc::Frame& f) {
   PyFrame out{f.width,        f.height,   f.bit_depth_luma,  f.poc,
               f.decode_index, f.filtered, hash_name(f.hash), {}};
   for (int c = 0; c < 3; ++c) {
-    if (f.planes[c].empty()) continue;
-    out.planes.push_back(
-        host_array(std::vector<std::uint16_t>(f.planes[c]),
-                   {std::int64_t(f.plane_height[c]), std::int64_t(f.plane_width[c])}));
+    const std::int64_t w = f.plane_width[c], h = f.plane_height[c];
+    if (w == 0) continue;
+    if (f.device.planes[c]) {
+      out.planes.push_back(device_rows(std::const_pointer_cast<void>(f.device.owner),
+                                       f.device.planes[c], std::size_t(f.device.pitch[c]) * 2,
+                                       std::size_t(w) * 2, h, dl_type<std::uint16_t>()));
+    } else {
+      out.planes.push_back(host_array(std::move(f.planes[c]), {h, w}));
+    }
   }
   return out;
 }
@@ -54,7 +60,7 @@ class Frames {
       : source_(std::move(source)), bytes_(std::move(bytes)), decoder_(o) {}
 
   PyFrame next() {
-    auto on_frame = [this](const hevc::Frame& f) { ready_.push_back(to_python(f)); };
+    auto on_frame = [this](hevc::Frame& f) { ready_.push_back(to_python(f)); };
     while (ready_.empty() && !done_) {
       py::gil_scoped_release nogil;
       hevc::Chunk chunk{std::span<const std::uint8_t>{}};
@@ -96,11 +102,13 @@ class Frames {
 }  // namespace
 
 void init_hevc(py::module_& m) {
-  m.doc() = "HEVC (H.265) intra decoding, Main and Main 10, with the in-loop filters on the GPU.";
+  m.doc() =
+      "HEVC (H.265) decoding, Main and Main 10, reconstructed on the GPU with device=\"cuda\".";
 
   py::class_<PyFrame>(m, "Frame", R"doc(
 One decoded picture in output order, cropped: planes Y, Cb, Cr (Y alone for monochrome) as
-uint16 arrays (rows, plane width), whatever the bit depth.
+uint16 arrays (rows, plane width), whatever the bit depth; in host memory, or on the GPU with
+frames_on_device=True.
 )doc")
       .def_readonly("width", &PyFrame::width)
       .def_readonly("height", &PyFrame::height)
@@ -121,13 +129,15 @@ uint16 arrays (rows, plane width), whatever the bit depth.
 
   m.def(
       "decode",
-      [](py::handle src, const std::string& device, bool unfiltered, bool check_hash) {
+      [](py::handle src, const std::string& device, bool unfiltered, bool check_hash,
+         bool frames_on_device) {
         hevc::DecodeOptions o;
         o.backend = device == "cpu-parallel"    ? Backend::cpu_parallel
                     : parse_device(device).cuda ? Backend::cuda
                                                 : Backend::cpu;
         o.unfiltered = unfiltered;
         o.check_hash = check_hash;
+        o.frames_on_device = frames_on_device;
         if (py::isinstance<py::str>(src) || py::hasattr(src, "__fspath__")) {
           auto path = py::module_::import("os").attr("fspath")(src).cast<std::string>();
           py::gil_scoped_release nogil;
@@ -136,10 +146,14 @@ uint16 arrays (rows, plane width), whatever the bit depth.
         return std::make_unique<Frames>(std::nullopt, input_bytes(src, false), o);
       },
       py::arg("src"), py::kw_only(), py::arg("device") = "cpu", py::arg("unfiltered") = false,
-      py::arg("check_hash") = true, R"doc(
+      py::arg("check_hash") = true, py::arg("frames_on_device") = false, R"doc(
 Decodes an HEVC stream: a path (.hevc Annex B, .mp4, .mkv, .ts) or Annex B bytes. Returns an
-iterator of Frames in output order, decoding as it goes. device: where the in-loop filters run
-("cpu", "cpu-parallel", "cuda[:N]"; parsing is on the CPU); planes come back in host memory.
+iterator of Frames in output order, decoding as it goes. device: "cpu" (serial),
+"cpu-parallel", "cuda" (parsing on CPU threads, the rest on the GPU). Planes come back in host
+memory, or with frames_on_device=True (device="cuda" only) as GPU arrays that share the decoded
+picture (DLPack, __cuda_array_interface__): no copy to the host, and the picture is not reused
+while an array holds it. check_hash=False skips the picture hash check (with frames on the GPU,
+a picture with a hash is otherwise copied down for the check).
 )doc");
 }
 

@@ -113,3 +113,44 @@ def test_gpu_video_matches_cpu(prores_clip, hevc_stream):
         assert b.hash == "matched"
         for p, q in zip(a.planes, b.planes):
             np.testing.assert_array_equal(np.asarray(p), np.asarray(q))
+
+
+@pytest.fixture(scope="module")
+def hevc_cropped(tmp_path_factory):
+    """Random access (P and B pictures) at 124x76, which x265 codes as 128x80 cropped on the
+    right and at the bottom."""
+    folder = tmp_path_factory.mktemp("hevc_cropped")
+    y4m, out = folder / "src.y4m", folder / "clip.hevc"
+    subprocess.run([need("ffmpeg"), "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=124x76:rate=25", "-frames:v", "9", "-pix_fmt", "yuv420p",
+                    str(y4m)], check=True)
+    subprocess.run([need("x265"), "--log-level", "error", "--input", str(y4m), "--keyint", "8",
+                    "--bframes", "2", "--hash", "1", "--frame-threads", "1", "-o", str(out)],
+                   check=True)
+    return out
+
+
+def test_hevc_frames_on_device_need_the_gpu_reconstruction(hevc_stream):
+    hevc = pytest.importorskip("sigpu.hevc")
+    for device in ("cpu", "cpu-parallel"):
+        with pytest.raises(sigpu.UsageError, match="frames on the device"):
+            list(hevc.decode(hevc_stream, device=device, frames_on_device=True))
+
+
+@pytest.mark.gpu
+def test_hevc_frames_on_device_are_the_host_frames(hevc_stream, hevc_cropped):
+    hevc = pytest.importorskip("sigpu.hevc")
+    for stream in (hevc_stream, hevc_cropped):
+        host = list(hevc.decode(stream, device="cuda"))
+        for check_hash in (False, True):
+            # Every frame kept: the decoder must not reuse a picture an array still holds.
+            on_gpu = list(hevc.decode(stream, device="cuda", frames_on_device=True,
+                                      check_hash=check_hash))
+            assert len(on_gpu) == len(host) > 0
+            for a, b in zip(host, on_gpu):
+                assert (a.width, a.height, a.poc) == (b.width, b.height, b.poc)
+                assert b.hash == ("matched" if check_hash else "unchecked")
+                for p, q in zip(a.planes, b.planes):
+                    assert q.device == "cuda:0" and q.__dlpack_device__() == (2, 0)
+                    assert q.shape == p.shape
+                    np.testing.assert_array_equal(np.asarray(p), q.numpy())
