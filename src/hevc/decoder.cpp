@@ -29,7 +29,6 @@
 #include "hevc/picture.hpp"
 #include "hevc/record_plan.hpp"
 #include "hevc/recycler.hpp"
-#include "hevc/row_scheduler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/sei.hpp"
 #include "hevc/slice_decoder.hpp"
@@ -189,7 +188,7 @@ struct Engine {
   std::unique_ptr<RecordPipeline> record_pipeline;
   /// Threads parsing WPP pictures' rows (wpp_rows.hpp), apart from the workers, which may all
   /// be taken by pictures waiting for their rows. Before the workers, which queue work for them.
-  std::unique_ptr<RowScheduler> row_scheduler;
+  std::unique_ptr<WorkQueue> row_threads;
   bool previous_intra = false;  ///< the last picture handed to the workers was intra
   /// Declared last, the GPU lanes after the workers: destroying them runs what is queued (the
   /// lanes queue work for the workers) before the jobs and filters they use go away.
@@ -656,7 +655,7 @@ void Engine::start_stages() {
   pictures.keep(max_in_flight + kKeptPictures);
   if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
   workers = std::make_unique<WorkQueue>(threads);
-  if (record_pipeline) row_scheduler = std::make_unique<RowScheduler>(threads);
+  if (record_pipeline) row_threads = std::make_unique<WorkQueue>(threads);
   if (schedule.pipelined)
     for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
   if (record_pipeline)
@@ -881,7 +880,7 @@ void Engine::reconstruct(PictureJob& job) {
     try {
       if (rows)
         parse_wpp_rows(pic, s.sh, s.nal, s.slice_index, s.refs.get(), state.reconstruct,
-                       *row_scheduler);
+                       *row_threads);
       else
         SliceDecoder(pic, s.sh, s.slice_index, state, s.refs.get()).decode(s.nal);
     } catch (const Error& e) {

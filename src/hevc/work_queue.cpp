@@ -1,5 +1,7 @@
 #include "hevc/work_queue.hpp"
 
+#include <algorithm>
+
 namespace sigpu::hevc {
 
 WorkQueue::WorkQueue(unsigned threads) {
@@ -16,18 +18,27 @@ WorkQueue::~WorkQueue() {
   for (auto& t : threads_) t.join();
 }
 
-// The queue's threads may run the task and the queue go away as soon as the mutex is free, so
-// the condition variable is signalled before, not after (ThreadSanitizer found a pusher on
-// another queue's thread still in notify_one while the queue was destroyed).
 void WorkQueue::push(std::function<void()> task) {
   std::lock_guard lock(mutex_);
-  tasks_.push_back(std::move(task));
-  wake_.notify_one();
+  queue(kLast, queued_++, std::move(task));
 }
 
 void WorkQueue::push_front(std::function<void()> task) {
   std::lock_guard lock(mutex_);
-  tasks_.push_front(std::move(task));
+  queue(0, front_--, std::move(task));
+}
+
+void WorkQueue::push(std::uint64_t priority, std::function<void()> task) {
+  std::lock_guard lock(mutex_);
+  queue(std::min(priority, kLast - 2) + 1, queued_++, std::move(task));
+}
+
+// Under the mutex. The queue's threads may run the task and the queue go away as soon as the
+// mutex is free, so the condition variable is signalled before, not after (ThreadSanitizer found
+// a pusher on another queue's thread still in notify_one while the queue was destroyed).
+void WorkQueue::queue(std::uint64_t rank, std::uint64_t order, std::function<void()> task) {
+  tasks_.push_back(Task{rank, order, std::move(task)});
+  std::push_heap(tasks_.begin(), tasks_.end());
   wake_.notify_one();
 }
 
@@ -38,8 +49,9 @@ void WorkQueue::loop() {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
       if (tasks_.empty()) return;  // stopping, and nothing left to run
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+      std::pop_heap(tasks_.begin(), tasks_.end());
+      task = std::move(tasks_.back().run);
+      tasks_.pop_back();
     }
     task();
   }

@@ -106,7 +106,7 @@ struct Row {
 // A picture's rows, shared by the steps that parse them.
 struct Rows : std::enable_shared_from_this<Rows> {
   const NalUnit& nal;
-  RowScheduler& scheduler;
+  WorkQueue& scheduler;
   const int decode_index;
   WppRows progress;
   std::vector<Row> rows;
@@ -114,7 +114,7 @@ struct Rows : std::enable_shared_from_this<Rows> {
   std::condition_variable all_done;
   int finished = 0;
 
-  Rows(const NalUnit& n, RowScheduler& s, DecodedPicture& pic)
+  Rows(const NalUnit& n, WorkQueue& s, DecodedPicture& pic)
       : nal(n),
         scheduler(s),
         decode_index(pic.decode_index),
@@ -123,8 +123,8 @@ struct Rows : std::enable_shared_from_this<Rows> {
         rows(static_cast<std::size_t>(pic.sps->height_ctbs())) {}
 
   void queue(int r) {
-    scheduler.run(RowScheduler::priority(decode_index, r),
-                  [self = shared_from_this(), r] { self->step(r); });
+    scheduler.push(row_priority(decode_index, r),
+                   [self = shared_from_this(), r] { self->step(r); });
   }
 
   // Parses row r as far as it can go now; queued again by whoever lets it go on.
@@ -159,7 +159,7 @@ struct Rows : std::enable_shared_from_this<Rows> {
 }  // namespace
 
 void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& nal, int slice_index,
-                    const RefPicLists* refs, bool reconstruct, RowScheduler& scheduler) {
+                    const RefPicLists* refs, bool reconstruct, WorkQueue& scheduler) {
   const int w = pic.sps->width_ctbs(), n = pic.sps->height_ctbs();
   if (pic.ctb_slice_addr[0] != -1)
     throw DecodeError("CTB 0 (0,0): slice_segment_address: CTB already decoded in this picture");

@@ -2,12 +2,15 @@
 // 9.3.1): with entropy_coding_sync_enabled_flag each row is a substream of its own, starting
 // from the CABAC contexts the row above had after its second CTB, and a CTB reads neighbours no
 // further right in the row above than the next CTB. So rows run side by side, each a CTB behind
-// the one above, as steps of a RowScheduler that give their thread back while they wait. The
+// the one above, as steps on a WorkQueue of their own that give their thread back while they
+// wait, the oldest picture's first, so that a picture that later ones wait for (an IDR
+// picture, a reference) is not held up by rows of younger pictures that started first. The
 // records of each row go to a buffer of its own and are joined in decoding order afterwards. Damage
 // is made to look as the serial parse leaves it: the CTBs from the first failure (or end of the
 // segment) in decoding order on are dropped and that failure is thrown.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -15,8 +18,8 @@
 #include "hevc/cabac.hpp"
 #include "hevc/nal.hpp"
 #include "hevc/picture.hpp"
-#include "hevc/row_scheduler.hpp"
 #include "hevc/slice_header.hpp"
+#include "hevc/work_queue.hpp"
 
 namespace sigpu::hevc {
 
@@ -66,6 +69,13 @@ bool wpp_rows_possible(const DecodedPicture& pic, const SliceHeader& sh);
 /// has made), and pic.records are left empty. Returns when every row has ended. Throws the
 /// DecodeError the serial parse would throw, after dropping what it would not have parsed.
 void parse_wpp_rows(DecodedPicture& pic, const SliceHeader& sh, const NalUnit& nal, int slice_index,
-                    const RefPicLists* refs, bool reconstruct, RowScheduler& scheduler);
+                    const RefPicLists* refs, bool reconstruct, WorkQueue& scheduler);
+
+/// The priority (WorkQueue::push) of row `row` of the picture decoded `decode_index`-th: older
+/// pictures first, then upper rows.
+inline std::uint64_t row_priority(int decode_index, int row) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(decode_index)) << 20) |
+         static_cast<std::uint32_t>(row);
+}
 
 }  // namespace sigpu::hevc

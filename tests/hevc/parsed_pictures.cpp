@@ -68,7 +68,7 @@ std::unique_ptr<Parsed> parse_pictures(const std::vector<std::uint8_t>& bytes, s
         }
         const RefPicLists* lists = sh.slice_type == 2 ? nullptr : &refs;
         if (by_rows && picture.size() == 1 && wpp_rows_possible(*pic, sh)) {
-          RowScheduler scheduler(4);
+          WorkQueue scheduler(4);
           parse_wpp_rows(*pic, sh, nal, slice_index, lists, false, scheduler);
         } else {
           SliceDecoder(*pic, sh, slice_index, state, lists).decode(nal);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 
 #include <sigpu/hevc.hpp>
@@ -19,10 +20,10 @@
 #include "hevc/picture.hpp"
 #include "hevc/plane_pool.hpp"
 #include "hevc/recycler.hpp"
-#include "hevc/row_scheduler.hpp"
 #include "hevc/schedule.hpp"
 #include "hevc/streams.hpp"
 #include "hevc/work_queue.hpp"
+#include "hevc/wpp_rows.hpp"
 
 namespace sigpu::hevc {
 namespace {
@@ -87,25 +88,33 @@ TEST(HevcPipeline, WorkQueueRunsEveryTaskBeforeJoining) {
   EXPECT_EQ(nested, 20);
 }
 
-// With one thread busy, the steps queued meanwhile run by priority (older pictures, then upper
-// rows first), equal priorities in the order queued; steps queued by steps run too.
-TEST(HevcPipeline, RowSchedulerRunsTheOldestPicturesRowsFirst) {
-  std::vector<int> order;  // the one thread's alone
+// With its one thread busy, the tasks queued meanwhile run: those pushed to the front, the last
+// first; then those with a priority, the lowest first (a WPP row of an older picture before any
+// row of a younger one), equal ones in the order queued; then the others in the order queued.
+// Tasks queued by tasks run too.
+TEST(HevcPipeline, WorkQueueRunsFrontThenPriorityThenInOrder) {
+  std::vector<char> order;  // the one thread's alone
   std::mutex gate;
   {
-    RowScheduler scheduler(1);
+    WorkQueue queue(1);
     std::unique_lock hold(gate);
-    scheduler.run(0, [&] { std::lock_guard wait(gate); });
-    const int keys[][2] = {{5, 0}, {3, 7}, {3, 2}, {9, 1}, {3, 2}, {4, 0}};
-    for (int i = 0; i < 6; ++i)
-      scheduler.run(RowScheduler::priority(keys[i][0], keys[i][1]), [&order, &scheduler, i] {
-        order.push_back(i);
-        if (i == 3) scheduler.run(0, [&order] { order.push_back(100); });
-      });
+    queue.push([&] { std::lock_guard wait(gate); });
+    auto note = [&order](char c) { return [&order, c] { order.push_back(c); }; };
+    queue.push(note('a'));
+    queue.push_front(note('b'));
+    queue.push(row_priority(3, 7), note('c'));
+    queue.push(row_priority(3, 2), note('d'));
+    queue.push(row_priority(9, 0), [&] {
+      order.push_back('e');
+      queue.push(note('z'));
+    });
+    queue.push_front(note('f'));
+    queue.push(row_priority(3, 2), note('g'));
+    queue.push(note('h'));
+    queue.push(row_priority(2, 4000), note('i'));
     hold.unlock();
   }
-  EXPECT_EQ(order, (std::vector<int>{2, 4, 1, 5, 0, 3, 100}));
-  EXPECT_LT(RowScheduler::priority(1, 4000), RowScheduler::priority(2, 0));
+  EXPECT_EQ(std::string(order.begin(), order.end()), "fbidgceahz");
 }
 
 // A waiter on a picture's parse is called once its rows are parsed, or when the parse ends short
