@@ -68,16 +68,20 @@ def test_prores_errors(tmp_path):
         prores.decode(b"not prores at all")
 
 
-@pytest.fixture(scope="module")
-def hevc_stream(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hevc")
+def x265_clip(folder, size, frames, *x265_args):
+    """An x265 stream with MD5 hashes of FFmpeg's testsrc2 pattern."""
     y4m, out = folder / "src.y4m", folder / "clip.hevc"
     subprocess.run([need("ffmpeg"), "-v", "error", "-f", "lavfi", "-i",
-                    "testsrc2=size=128x80:rate=25", "-frames:v", "3", "-pix_fmt", "yuv420p",
-                    str(y4m)], check=True)
-    subprocess.run([need("x265"), "--log-level", "error", "--input", str(y4m), "--keyint", "1",
+                    f"testsrc2=size={size}:rate=25", "-frames:v", str(frames), "-pix_fmt",
+                    "yuv420p", str(y4m)], check=True)
+    subprocess.run([need("x265"), "--log-level", "error", "--input", str(y4m), *x265_args,
                     "--hash", "1", "--frame-threads", "1", "-o", str(out)], check=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def hevc_stream(tmp_path_factory):
+    return x265_clip(tmp_path_factory.mktemp("hevc"), "128x80", 3, "--keyint", "1")
 
 
 def test_hevc_matches_ffmpeg(hevc_stream):
@@ -119,15 +123,8 @@ def test_gpu_video_matches_cpu(prores_clip, hevc_stream):
 def hevc_cropped(tmp_path_factory):
     """Random access (P and B pictures) at 124x76, which x265 codes as 128x80 cropped on the
     right and at the bottom."""
-    folder = tmp_path_factory.mktemp("hevc_cropped")
-    y4m, out = folder / "src.y4m", folder / "clip.hevc"
-    subprocess.run([need("ffmpeg"), "-v", "error", "-f", "lavfi", "-i",
-                    "testsrc2=size=124x76:rate=25", "-frames:v", "9", "-pix_fmt", "yuv420p",
-                    str(y4m)], check=True)
-    subprocess.run([need("x265"), "--log-level", "error", "--input", str(y4m), "--keyint", "8",
-                    "--bframes", "2", "--hash", "1", "--frame-threads", "1", "-o", str(out)],
-                   check=True)
-    return out
+    return x265_clip(tmp_path_factory.mktemp("hevc_cropped"), "124x76", 9, "--keyint", "8",
+                     "--bframes", "2")
 
 
 def test_hevc_frames_on_device_need_the_gpu_reconstruction(hevc_stream):
