@@ -151,3 +151,16 @@ def test_hevc_frames_on_device_are_the_host_frames(hevc_stream, hevc_cropped):
                     assert q.device == "cuda:0" and q.__dlpack_device__() == (2, 0)
                     assert q.shape == p.shape
                     np.testing.assert_array_equal(np.asarray(p), q.numpy())
+
+
+@pytest.mark.gpu
+def test_hevc_frames_on_device_reach_torch_without_a_copy(hevc_stream):
+    hevc = pytest.importorskip("sigpu.hevc")
+    torch = pytest.importorskip("torch")
+    host = list(hevc.decode(hevc_stream, device="cuda"))
+    on_gpu = list(hevc.decode(hevc_stream, device="cuda", frames_on_device=True, check_hash=False))
+    for a, b in zip(host, on_gpu):
+        for p, q in zip(a.planes, b.planes):
+            t = torch.from_dlpack(q)
+            assert t.is_cuda and t.data_ptr() == q.__cuda_array_interface__["data"][0]
+            np.testing.assert_array_equal(t.cpu().numpy(), np.asarray(p))
