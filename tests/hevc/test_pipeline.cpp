@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <random>
 #include <string>
@@ -98,7 +99,13 @@ TEST(HevcPipeline, WorkQueueRunsFrontThenPriorityThenInOrder) {
   {
     WorkQueue queue(1);
     std::unique_lock hold(gate);
-    queue.push([&] { std::lock_guard wait(gate); });
+    // The thread is taken before anything else is queued (else it could run any of them first).
+    std::promise<void> taken;
+    queue.push([&] {
+      taken.set_value();
+      std::lock_guard wait(gate);
+    });
+    taken.get_future().wait();
     auto note = [&order](char c) { return [&order, c] { order.push_back(c); }; };
     queue.push(note('a'));
     queue.push_front(note('b'));
