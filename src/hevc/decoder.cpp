@@ -102,7 +102,7 @@ struct PictureJob {
   /// SIGPU_TRACE: seconds since the engine started when it was handed on, its parse began and
   /// ended, its lane took it and had queued its GPU work, the work was done, its finishing began
   /// and ended; and the CPU seconds its worker spent in the parse (the rest of the parse's time
-  /// it waited, on other pictures' parses or on the row scheduler parsing its rows).
+  /// it waited, on other pictures' parses or on the row threads parsing its rows).
   double t[8] = {};
   double parse_cpu = 0;
 };
@@ -632,7 +632,7 @@ void Engine::finish_picture() {
   if (job->pic->inter && !record_pipeline) wait_for_references(*job);
   // An intra picture after an intra picture (an all-intra run) parses on its worker alone: the
   // pictures of the run, which read nothing of each other, already keep every core busy side by
-  // side, and their rows on the row scheduler besides only add steps that wait for the rows
+  // side, and their rows on the row threads besides only add steps that wait for the rows
   // above. An intra picture among inter ones, which every later picture waits for, parses by
   // rows.
   job->rows_side_by_side = job->pic->inter || !previous_intra;

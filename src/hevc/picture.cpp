@@ -19,34 +19,35 @@ void ParseProgress::started() {
 }
 
 void ParseProgress::rows(int rows) {
-  {
-    std::lock_guard lock(mutex_);
-    rows_ = rows;
-  }
-  changed_.notify_all();
-  wake(rows, false);
-}
-
-void ParseProgress::finish() {
-  {
-    std::lock_guard lock(mutex_);
-    started_ = finished_ = true;
-  }
-  changed_.notify_all();
-  wake(0, true);
-}
-
-void ParseProgress::wake(int rows, bool finished) {
   std::vector<std::function<void()>> due;
   {
     std::lock_guard lock(mutex_);
-    std::erase_if(waiters_, [&](Waiter& w) {
-      if (!finished && w.rows > rows) return false;
-      due.push_back(std::move(w.then));
-      return true;
-    });
+    rows_ = rows;
+    due = take_due();
   }
+  changed_.notify_all();
   for (auto& then : due) then();
+}
+
+void ParseProgress::finish() {
+  std::vector<std::function<void()>> due;
+  {
+    std::lock_guard lock(mutex_);
+    started_ = finished_ = true;
+    due = take_due();
+  }
+  changed_.notify_all();
+  for (auto& then : due) then();
+}
+
+std::vector<std::function<void()>> ParseProgress::take_due() {
+  std::vector<std::function<void()>> due;
+  std::erase_if(waiters_, [&](Waiter& w) {
+    if (!finished_ && w.rows > rows_) return false;
+    due.push_back(std::move(w.then));
+    return true;
+  });
+  return due;
 }
 
 void ParseProgress::wait_started() const {

@@ -71,8 +71,9 @@ class ParseProgress {
     int rows;
     std::function<void()> then;
   };
-  /// Calls the waiters whose rows are parsed (all once the parse is over).
-  void wake(int rows, bool finished);
+  /// Under the mutex: takes out the waiters whose rows are parsed (all once the parse is over),
+  /// to be called after it is released.
+  std::vector<std::function<void()>> take_due();
 
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;

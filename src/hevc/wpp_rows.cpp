@@ -36,23 +36,22 @@ WppRows::Ready WppRows::ready(int row, int ctbs) {
   return Ready::no;
 }
 
-void WppRows::resume_below(int row, int ctbs) {
-  const auto below = static_cast<std::size_t>(row) + 1;
-  if (below >= wanted_.size()) return;
-  {
-    std::lock_guard lock(mutex_);
-    if (wanted_[below] == 0 || (ctbs < wanted_[below] && !stopped_[below - 1])) return;
-    wanted_[below] = 0;
-  }
-  resume_(row + 1);
+bool WppRows::below_may_go_on(int row) {
+  const auto r = static_cast<std::size_t>(row);
+  if (r + 1 >= wanted_.size() || wanted_[r + 1] == 0) return false;
+  if (done_[r] < wanted_[r + 1] && !stopped_[r]) return false;
+  wanted_[r + 1] = 0;
+  return true;
 }
 
 void WppRows::done(int row, int ctbs) {
+  bool resume = false;
   {
     std::lock_guard lock(mutex_);
     done_[static_cast<std::size_t>(row)] = ctbs;
+    resume = below_may_go_on(row);
   }
-  resume_below(row, ctbs);
+  if (resume) resume_(row + 1);
 }
 
 void WppRows::complete(int row) {
@@ -71,11 +70,13 @@ void WppRows::complete(int row) {
 }
 
 void WppRows::stop(int row) {
+  bool resume = false;
   {
     std::lock_guard lock(mutex_);
     stopped_[static_cast<std::size_t>(row)] = true;
+    resume = below_may_go_on(row);
   }
-  resume_below(row, 0);
+  if (resume) resume_(row + 1);
 }
 
 void WppRows::save_contexts(int row, const ContextSet& contexts) {

@@ -45,8 +45,9 @@ class WppRows {
   const ContextSet& contexts(int row) const { return contexts_[static_cast<std::size_t>(row)]; }
 
  private:
-  /// Resumes the row below `row` when it waits for no more than `ctbs` of it (done or stopped).
-  void resume_below(int row, int ctbs);
+  /// Under the mutex: whether the row below `row` waits and may go on now (`row` is as far as
+  /// it wanted, or stopped); if so, it no longer waits.
+  bool below_may_go_on(int row);
 
   const int width_;
   ParseProgress& progress_;
