@@ -118,6 +118,9 @@ constexpr int kGpuLanes = 4;
 /// sps_max_dec_pic_buffering, 16) and the one the front end is starting.
 constexpr std::size_t kKeptPictures = 16 + 2;
 
+/// The most pictures a record pipeline keeps in flight, whatever the number of cores.
+constexpr std::size_t kMaxRecordPicturesInFlight = 64;
+
 struct Engine {
   Engine(const DecodeOptions& o, const Schedule& s)
       : options(o),
@@ -649,12 +652,22 @@ void Engine::finish_picture() {
 void Engine::start_stages() {
   if (workers) return;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  unsigned worker_threads = threads;
   // Room for a picture per worker plus slack, so that a slow picture at the front does not idle
   // the workers while the ones behind it wait to be output.
   max_in_flight = threads + threads / 2 + 2;
+  if (schedule.records) {
+    // The workers of a record pipeline mostly wait: for the rows their pictures' parses left to
+    // the row threads, and those rows for the rows above and the collocated pictures' rows. Each
+    // picture's parse takes many times its CPU time, so the cores stay busy only with many
+    // pictures in flight, each with a worker of its own (bounded: each holds its records and
+    // its staged filter side information).
+    max_in_flight = std::min<std::size_t>(3 * threads, kMaxRecordPicturesInFlight);
+    worker_threads = static_cast<unsigned>(max_in_flight);
+  }
   pictures.keep(max_in_flight + kKeptPictures);
   if (schedule.records) record_pipeline = make_record_pipeline(*schedule.records);
-  workers = std::make_unique<WorkQueue>(threads);
+  workers = std::make_unique<WorkQueue>(worker_threads);
   if (record_pipeline) row_threads = std::make_unique<WorkQueue>(threads);
   if (schedule.pipelined)
     for (auto& lane : gpu_lanes) lane = std::make_unique<WorkQueue>(1);
