@@ -145,6 +145,40 @@ void SliceDecoder::decode(const NalUnit& nal) {
   }
 }
 
+namespace {
+
+/// Prefetches, for writing, `across` elements of `rows` rows of a per-block array from `first`.
+template <class T>
+void prefetch_rows(const std::vector<T>& v, std::size_t first, std::size_t stride, int rows,
+                   int across) {
+  if (v.empty()) return;
+  for (int j = 0; j < rows; ++j) {
+    const auto* row = reinterpret_cast<const char*>(v.data() + first + j * stride);
+    const auto bytes = static_cast<std::size_t>(across) * sizeof(T);
+    for (std::size_t at = 0; at < bytes; at += 64) __builtin_prefetch(row + at, 1);
+    __builtin_prefetch(row + bytes - 1, 1);
+  }
+}
+
+}  // namespace
+
+// The per-block state is written once per picture, in storage a picture many pictures back
+// last wrote: every line of it misses every cache. Asked for while the CTB before parses, the
+// lines are there when its stores come.
+void SliceDecoder::prefetch_ctb_state(int x0, int y0) const {
+  const int size = 1 << sps_.log2_ctb;
+  const int across = (std::min(size, pic_.width[0] - x0) + 3) >> 2;
+  const int rows = (std::min(size, pic_.height[0] - y0) + 3) >> 2;
+  const std::size_t first = pic_.block(x0, y0), stride = static_cast<std::size_t>(pic_.blocks_w);
+  prefetch_rows(pic_.motion, first, stride, rows, across);
+  prefetch_rows(pic_.info.motion, first, stride, rows, across);
+  prefetch_rows(pic_.info.blocks, first, stride, rows, across);
+  prefetch_rows(pic_.intra_mode, first, stride, rows, across);
+  prefetch_rows(pic_.ct_depth, first, stride, rows, across);
+  prefetch_rows(pic_.skip, first, stride, rows, across);
+  prefetch_rows(pic_.pcm, first, stride, rows, across);
+}
+
 bool SliceDecoder::parse_ctb(int rs, int ts, bool first) {
   const int w = geo_.width_ctbs;
   ctb_rs_ = rs;
@@ -154,6 +188,7 @@ bool SliceDecoder::parse_ctb(int rs, int ts, bool first) {
   pic_.info.ctb_slice[rs] = static_cast<std::uint16_t>(slice_index_);
   // Temporal MV prediction reads the collocated picture's motion in this CTB row only.
   if (col_pic_) col_pic_->progress.wait_rows((rs / w) + 1);
+  if ((rs + 1) % w != 0) prefetch_ctb_state(ctb_x0_ + (1 << sps_.log2_ctb), ctb_y0_);
   find_near_ctbs();
   const std::size_t cu_begin = rec_.cu.size();
   init_contexts_for_ctb(rs, ts, first);

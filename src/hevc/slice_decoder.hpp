@@ -137,6 +137,8 @@ class SliceDecoder {
   bool available_in_other_ctb(int x_cur, int y_cur, int xn, int yn) const;
   /// Fills near_ctbs_ for the current CTB.
   void find_near_ctbs();
+  /// Asks for the cache lines of the per-block state the CTB at luma (x0, y0) will write.
+  void prefetch_ctb_state(int x0, int y0) const;
   void record_cu(int x0, int y0, int log2, bool no_filter);
   void record_tu(int x0, int y0, int log2, bool coded_luma);
   int chroma_qp(int c) const;
