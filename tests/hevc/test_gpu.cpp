@@ -5,6 +5,7 @@
 // and the same pictures and problems on damaged streams. Runs on the GPU machine from the
 // streams its bundle carries.
 #include <gtest/gtest.h>
+#include <functional>
 
 #include <random>
 
@@ -44,19 +45,34 @@ std::vector<testing::StreamSpec> filtered_streams() {
   return specs;
 }
 
-const Schedule kGpuSchedules[] = {
-    {.parallel = true, .pipelined = true, .filter = Backend::cuda},
-    {.parallel = true, .records = Backend::cuda},
-};
-
-TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
+// Calls check(spec, stream, the CPU decoder's frames) for each of filtered_streams(): the
+// tests that compare a GPU decode with the CPU's on the x265 streams. Skips the calling test
+// where no device, no filters or no streams are there.
+void compare_on_filtered_streams(
+    const std::function<void(const testing::StreamSpec&, const std::vector<std::uint8_t>&,
+                             const std::vector<Frame>&)>& check) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
   int compared = 0;
   for (const auto& spec : filtered_streams()) {
     const auto data = testing::read_file(testing::stream_path(spec));
     std::vector<Problem> pc;
-    const auto cpu = decode_all(data, Backend::cpu, pc);
+    check(spec, data, decode_all(data, Backend::cpu, pc));
+    ++compared;
+  }
+  if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
+  std::printf("compared %d streams\n", compared);
+}
+
+const Schedule kGpuSchedules[] = {
+    {.parallel = true, .pipelined = true, .filter = Backend::cuda},
+    {.parallel = true, .records = Backend::cuda},
+};
+
+TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
+  compare_on_filtered_streams([](const testing::StreamSpec& spec,
+                                 const std::vector<std::uint8_t>& data,
+                                 const std::vector<Frame>& cpu) {
     for (const Schedule& s : kGpuSchedules) {
       SCOPED_TRACE(s.records ? "record pipeline" : "pipelined filters");
       std::vector<Problem> pg;
@@ -69,23 +85,16 @@ TEST(HevcDecodeGpu, CudaSchedulesMatchCpuOnX265Streams) {
           EXPECT_TRUE(cpu[i].planes[c] == gpu[i].planes[c]) << spec.name << " plane " << c;
       }
     }
-    ++compared;
-  }
-  if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
-  std::printf("compared %d streams\n", compared);
+  });
 }
 
 // Frames left on the device (cropped streams among them: a pitch and an offset into the
 // picture's planes), every one taken by the sink and held while the later pictures decode, then
 // copied down: the CPU decoder's pictures, with the hashes checked where asked.
 TEST(HevcDecodeGpu, FramesLeftOnTheDeviceAreTheCpuPictures) {
-  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  if (!Decoder::filters_available()) GTEST_SKIP() << "no hevc_filter module in this build";
-  int compared = 0;
-  for (const auto& spec : filtered_streams()) {
-    const auto data = testing::read_file(testing::stream_path(spec));
-    std::vector<Problem> pc;
-    const auto cpu = decode_all(data, Backend::cpu, pc);
+  compare_on_filtered_streams([](const testing::StreamSpec& spec,
+                                 const std::vector<std::uint8_t>& data,
+                                 const std::vector<Frame>& cpu) {
     for (const bool check : {true, false}) {
       std::vector<Frame> held;
       Decoder dec({.backend = Backend::cuda, .frames_on_device = true, .check_hash = check});
@@ -106,10 +115,7 @@ TEST(HevcDecodeGpu, FramesLeftOnTheDeviceAreTheCpuPictures) {
               << spec.name << " picture " << i << " plane " << c;
       }
     }
-    ++compared;
-  }
-  if (compared == 0) GTEST_SKIP() << "no cached streams (make them with x265, bundle hevc-streams)";
-  std::printf("compared %d streams\n", compared);
+  });
 }
 
 // Bytes flipped in inter streams' slices: lost CTBs concealed on the device, pictures dropped or
