@@ -118,8 +118,11 @@ constexpr int kGpuLanes = 4;
 /// sps_max_dec_pic_buffering, 16) and the one the front end is starting.
 constexpr std::size_t kKeptPictures = 16 + 2;
 
-/// The most pictures a record pipeline keeps in flight, whatever the number of cores.
+/// The most pictures a record pipeline keeps in flight, whatever the number of cores, and the
+/// most luma samples of them (48 4K pictures): each holds its planes, its records and its staged
+/// filter side information (10 MB of pinned memory at 4K).
 constexpr std::size_t kMaxRecordPicturesInFlight = 64;
+constexpr std::int64_t kMaxRecordSamplesInFlight = std::int64_t{48} * 3840 * 2160;
 
 struct Engine {
   Engine(const DecodeOptions& o, const Schedule& s)
@@ -212,7 +215,8 @@ struct Engine {
   void slice(const NalUnit& nal);
   void start_picture(const NalUnit& nal, const SliceHeader& sh);
   void finish_picture();
-  void start_stages();
+  /// Starts the workers (and the record pipeline) for pictures of `luma_samples` samples.
+  void start_stages(std::int64_t luma_samples);
   void picture_task(PictureJob& job);
   void gpu_task(PictureJob& job);
   void record_task(PictureJob& job);
@@ -626,7 +630,7 @@ void Engine::finish_picture() {
     emit(*job);
     return;
   }
-  start_stages();
+  start_stages(std::int64_t{job->pic->sps->width} * job->pic->sps->height);
   // Motion compensation reads finished (filtered) references: an inter picture starts once the
   // pictures its slices predict from are done. Pictures that refer to none of each other (the
   // B pictures of one level of a hierarchy) reconstruct at the same time.
@@ -649,7 +653,7 @@ void Engine::finish_picture() {
   drain(max_in_flight);
 }
 
-void Engine::start_stages() {
+void Engine::start_stages(std::int64_t luma_samples) {
   if (workers) return;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   unsigned worker_threads = threads;
@@ -660,9 +664,11 @@ void Engine::start_stages() {
     // The workers of a record pipeline mostly wait: for the rows their pictures' parses left to
     // the row threads, and those rows for the rows above and the collocated pictures' rows. Each
     // picture's parse takes many times its CPU time, so the cores stay busy only with many
-    // pictures in flight, each with a worker of its own (bounded: each holds its records and
-    // its staged filter side information).
-    max_in_flight = std::min<std::size_t>(3 * threads, kMaxRecordPicturesInFlight);
+    // pictures in flight, each with a worker of its own.
+    const auto by_size = static_cast<std::size_t>(kMaxRecordSamplesInFlight /
+                                                  std::max<std::int64_t>(luma_samples, 1));
+    max_in_flight = std::max(
+        max_in_flight, std::min({std::size_t{3} * threads, by_size, kMaxRecordPicturesInFlight}));
     worker_threads = static_cast<unsigned>(max_in_flight);
   }
   pictures.keep(max_in_flight + kKeptPictures);
@@ -1028,7 +1034,7 @@ std::shared_ptr<DecodedPicture> Engine::make_missing(const Sps& s, const std::sh
               static_cast<std::uint16_t>(1 << ((c ? s.bit_depth_chroma : s.bit_depth_luma) - 1)));
   std::fill(pic->motion.begin(), pic->motion.end(), MvField{});
   if (schedule.records) {
-    start_stages();
+    start_stages(std::int64_t{s.width} * s.height);
     pic->allocate_work(plane_pool.take(DecodedPicture::samples(s), record_pipeline->memory()));
     record_pipeline->grey(*pic);
   }
