@@ -272,9 +272,10 @@ FrameIndex build_frame_index(const std::vector<Candidate>& cands, const Stream& 
        it != cands.end() && !found; ++it) {
     try {
       const StreamFormat f = stream_format(*it, stream, params);
-      // A verified successor shows where the frame ends as well as a decode does.
-      const auto end = it->next >= 0 ? std::optional<std::uint64_t>(cands[it->next].pos)
-                                     : probe(*it, f.bits_per_sample);
+      // Decoded, not taken on the word of a verified successor: a frame whose CRC-16 holds can
+      // still fail to decode (a syntax error in a subframe), and then the serial decoder takes
+      // the format from a later frame.
+      const auto end = probe(*it, f.bits_per_sample);
       if (end) {
         found = f;
         first = it;
