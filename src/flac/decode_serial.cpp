@@ -68,9 +68,7 @@ class SerialDecoder {
                                          c.bits_per_sample ? c.bits_per_sample : f.bits_per_sample,
                                          true, scratch_, [](unsigned, unsigned, std::int32_t) {});
       if (have_last_ && !damage_ && continues(last_, c) && own.error == FrameError::ok)
-        throw Error(
-            "stream changes its channel count, bit depth or sample rate at the frame at byte " +
-            std::to_string(pos) + "; streams with changing parameters are not supported");
+        throw parameter_change(f, c);
       return 0;
     }
     if (!fmt_ && codes_samples(c, pos, f.bits_per_sample)) {

@@ -38,21 +38,6 @@ class Walker {
            (c.sample_rate == 0 || c.sample_rate == fmt_.sample_rate);
   }
 
-  [[noreturn]] void refuse(const Candidate& c) const {
-    std::string what;
-    if (c.channels != fmt_.channels)
-      what = "channel count from " + std::to_string(fmt_.channels) + " to " +
-             std::to_string(c.channels);
-    else if (c.bits_per_sample && c.bits_per_sample != fmt_.bits_per_sample)
-      what = "bit depth from " + std::to_string(fmt_.bits_per_sample) + " to " +
-             std::to_string(c.bits_per_sample);
-    else
-      what = "sample rate from " + std::to_string(fmt_.sample_rate) + " to " +
-             std::to_string(c.sample_rate);
-    throw Error("stream changes its " + what + " at the frame at " + at(c) +
-                "; streams with changing parameters are not supported");
-  }
-
   unsigned bps_of(const Candidate& c) const {
     return c.bits_per_sample ? c.bits_per_sample : fmt_.bits_per_sample;
   }
@@ -77,7 +62,8 @@ class Walker {
       const Candidate& c = cands_[j];
       if (prev && (c.variable != prev->variable || c.number < min_number)) continue;
       if (!consistent(c)) {
-        if (adjacent && c.pos == from && continues(*prev, c) && probe_(c, bps_of(c))) refuse(c);
+        if (adjacent && c.pos == from && continues(*prev, c) && probe_(c, bps_of(c)))
+          throw parameter_change(fmt_, c);
         continue;
       }
       if (verify(j)) return j;
@@ -237,6 +223,20 @@ std::size_t chained_frames(const std::vector<Candidate>& cands, const Stream& st
     at += cands[i].block_size;
   }
   return cands.size();
+}
+
+Error parameter_change(const StreamFormat& f, const Candidate& c) {
+  std::string what;
+  if (c.channels != f.channels)
+    what = "channel count from " + std::to_string(f.channels) + " to " + std::to_string(c.channels);
+  else if (c.bits_per_sample && c.bits_per_sample != f.bits_per_sample)
+    what = "bit depth from " + std::to_string(f.bits_per_sample) + " to " +
+           std::to_string(c.bits_per_sample);
+  else
+    what = "sample rate from " + std::to_string(f.sample_rate) + " to " +
+           std::to_string(c.sample_rate);
+  return Error("stream changes its " + what + " at the frame at " + at(c) +
+               "; streams with changing parameters are not supported");
 }
 
 StreamFormat stream_format(const Candidate& first, const Stream& stream,

@@ -37,6 +37,9 @@ struct StreamFormat {
 };
 StreamFormat stream_format(const Candidate& first, const Stream& stream,
                            const std::optional<StreamParams>& params);
+/// The error for a frame `c` that really changes the stream's parameters from `f` (it continues
+/// the last good frame and decodes), naming what changes and where.
+Error parameter_change(const StreamFormat& f, const Candidate& c);
 
 /// Decodes the frame of a candidate on the host; returns its end when it is valid (CRC-16
 /// included). Used only for frames the parallel search could not verify (the last frame,
